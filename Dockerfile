@@ -1,0 +1,9 @@
+FROM node:22-slim
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY . .
+RUN npm run build
+ENV PORT=8080
+EXPOSE 8080
+CMD ["node", "dist/src/main.js"]
