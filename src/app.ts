@@ -1,0 +1,185 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { ApolloServer } from '@apollo/server';
+import { accessTokenRoutes } from './auth/access-token.routes.js';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Services } from './context.js';
+import { forkEm, openDatabase, type Orm } from './db/orm.js';
+import { AppError } from './errors/app-error.js';
+import { notificationListener } from './events/notification-listener.js';
+import { dispatchOutbox } from './events/outbox-dispatcher.job.js';
+import { PAYMENT_EVENT_CHANNEL, PaymentEventBus } from './events/payment-event-bus.js';
+import type { GraphQLContext } from './graphql/graphql-context.js';
+import { createGraphQLServer, handleGraphQLRequest } from './graphql/graphql-http.js';
+import { attachSubscriptionServer } from './graphql/graphql-ws.js';
+import { buildSchema } from './graphql/schema.js';
+import { readBody } from './http/body.js';
+import type { HttpRequest, HttpResponse } from './http/http-types.js';
+import { asAppError, renderEpaymentProblem } from './http/problem.js';
+import { logError, logRequest } from './http/request-log.js';
+import { Router } from './http/router.js';
+import { Scheduler } from './jobs/scheduler.js';
+import { SalesUnitDirectory } from './merchants/sales-unit.directory.js';
+import { expireDuePayments } from './payments/payment-expiry.job.js';
+import { paymentRoutes } from './payments/payment.routes.js';
+import { seedTestEnvironment } from './seed/test-environment.seed.js';
+import { walletRoutes } from './wallet/wallet.routes.js';
+import { WebhookDeliverer } from './webhooks/webhook-deliverer.job.js';
+import { webhookRoutes } from './webhooks/webhook.routes.js';
+
+export interface AppOptions {
+  clock?: Clock;
+  /** Called with every SQL statement (tests count statements). */
+  onQuery?: (sql: string) => void;
+}
+
+export interface App {
+  server: Server;
+  services: Services;
+  router: Router;
+  /** Listens on `port` (0: any free port) and resolves with the port. */
+  listen(port: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Builds the whole service without listening: database, seed, routes, graph and jobs. */
+export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  const orm: Orm = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, onQuery: options.onQuery });
+  const clock = options.clock ?? systemClock;
+  const paymentEvents = new PaymentEventBus(orm, notificationListener(orm, config.databaseUrl, PAYMENT_EVENT_CHANNEL));
+  await paymentEvents.start();
+  const services: Services = { config, orm, clock, salesUnits: new SalesUnitDirectory(), paymentEvents };
+  if (config.env === 'test') await seedTestEnvironment(forkEm(orm), clock.now());
+
+  const router = new Router();
+  router.add(...accessTokenRoutes(services), ...paymentRoutes(services), ...walletRoutes(services), ...webhookRoutes(services));
+  const schema = buildSchema();
+  const apollo = await createGraphQLServer(services, schema);
+  const scheduler = new Scheduler([{ name: 'expire-payments', run: () => expireDuePayments(services) }], config.jobIntervalMs);
+  // Webhooks run apart from expiry, never waiting behind it; a settled POST wakes them, so the next event of that
+  // payment goes out at once rather than at the next tick.
+  const deliverer = new WebhookDeliverer(services, () => webhookJobs.wake());
+  const webhookJobs = new Scheduler(
+    [
+      { name: 'dispatch-outbox', run: () => dispatchOutbox(services) },
+      { name: 'deliver-webhooks', run: () => deliverer.run() },
+    ],
+    config.jobIntervalMs,
+  );
+
+  const server = createServer((req, res) => {
+    void handle(services, router, apollo, req, res);
+  });
+  const subscriptions = attachSubscriptionServer(server, services, schema);
+  scheduler.start();
+  webhookJobs.start();
+
+  return {
+    server,
+    services,
+    router,
+    listen: (port) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, () => {
+          const address = server.address();
+          resolve(typeof address === 'object' && address ? address.port : port);
+        });
+      }),
+    close: async () => {
+      await subscriptions.close();
+      await scheduler.stop();
+      await webhookJobs.stop();
+      await deliverer.drain();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await apollo.stop();
+      await paymentEvents.stop();
+      await orm.close(true);
+    },
+  };
+}
+
+async function handle(
+  services: Services,
+  router: Router,
+  apollo: ApolloServer<GraphQLContext>,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const started = performance.now();
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const request: HttpRequest = {
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    query: url.searchParams,
+    headers: req.headers,
+    params: {},
+    rawBody: Buffer.alloc(0),
+    traceId: randomUUID(),
+  };
+  let response: HttpResponse;
+  let failure: unknown;
+  try {
+    request.rawBody = await readBody(req);
+    response = await route(services, router, apollo, request);
+  } catch (error) {
+    failure = error;
+    response = renderEpaymentProblem(asAppError(error), request);
+  }
+  if (failure && !(failure instanceof AppError)) logError('request failed', failure, { traceId: request.traceId, path: request.path });
+  send(res, response, request.traceId);
+  if (services.config.logRequests) {
+    logRequest({
+      method: request.method,
+      path: request.path,
+      status: response.status,
+      durationMs: Math.round((performance.now() - started) * 10) / 10,
+      traceId: request.traceId,
+      msn: typeof req.headers['merchant-serial-number'] === 'string' ? req.headers['merchant-serial-number'] : undefined,
+    });
+  }
+}
+
+async function route(
+  services: Services,
+  router: Router,
+  apollo: ApolloServer<GraphQLContext>,
+  request: HttpRequest,
+): Promise<HttpResponse> {
+  if (request.path === '/healthz') return { status: 200, body: { status: 'ok' } };
+  if (request.path === '/graphql') return handleGraphQLRequest(services, apollo, request);
+  const match = router.match(request);
+  if (!match) throw new AppError('NOT_FOUND', `No route for ${request.method} ${request.path}`);
+  if ('allowed' in match) {
+    const response = renderEpaymentProblem(
+      new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.path}`),
+      request,
+    );
+    return { ...response, headers: { ...response.headers, allow: match.allowed.join(', ') } };
+  }
+  request.params = match.params;
+  try {
+    return await match.route.handler(request);
+  } catch (error) {
+    if (!(error instanceof AppError)) logError('request failed', error, { traceId: request.traceId, path: request.path });
+    return match.route.renderError(asAppError(error), request);
+  }
+}
+
+function send(res: ServerResponse, response: HttpResponse, traceId: string): void {
+  const headers: Record<string, string> = { 'x-trace-id': traceId, ...response.headers };
+  let body: string | Buffer | undefined;
+  if (response.body === undefined) body = undefined;
+  else if (typeof response.body === 'string' || Buffer.isBuffer(response.body)) body = response.body;
+  else {
+    body = JSON.stringify(response.body);
+    headers['content-type'] ??= 'application/json; charset=utf-8';
+  }
+  if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+  res.writeHead(response.status, headers);
+  res.end(body);
+}

@@ -1,0 +1,55 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** Claims of a Paygraph access token. */
+export interface AccessTokenClaims {
+  iss: string;
+  /** The client id the token was issued to. */
+  sub: string;
+  /** The merchant the client belongs to. */
+  mid: string;
+  /** SHA-256 digest of the subscription key the token was issued with; requests must present the same key. */
+  skd: string;
+  iat: number;
+  nbf: number;
+  exp: number;
+  jti: string;
+}
+
+const HEADER = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
+
+export function signJwt(claims: AccessTokenClaims, secret: string): string {
+  const payload = base64url(JSON.stringify(claims));
+  return `${HEADER}.${payload}.${sign(`${HEADER}.${payload}`, secret)}`;
+}
+
+export type JwtVerdict = { ok: true; claims: AccessTokenClaims } | { ok: false; reason: string };
+
+export function verifyJwt(token: string, secret: string, nowSeconds: number): JwtVerdict {
+  const parts = token.split('.');
+  if (parts.length !== 3) return { ok: false, reason: 'The access token is not a JWT' };
+  const [header, payload, signature] = parts as [string, string, string];
+  if (header !== HEADER) return { ok: false, reason: 'The access token is not an HS256 JWT issued here' };
+  const expected = Buffer.from(sign(`${header}.${payload}`, secret));
+  const given = Buffer.from(signature);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    return { ok: false, reason: 'The access token signature is invalid' };
+  }
+  let claims: AccessTokenClaims;
+  try {
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as AccessTokenClaims;
+  } catch {
+    return { ok: false, reason: 'The access token payload is not JSON' };
+  }
+  if (typeof claims !== 'object' || claims === null) return { ok: false, reason: 'The access token payload is not a JSON object' };
+  if (typeof claims.exp !== 'number' || nowSeconds >= claims.exp) return { ok: false, reason: 'The access token has expired' };
+  if (typeof claims.nbf !== 'number' || nowSeconds < claims.nbf) return { ok: false, reason: 'The access token is not valid yet' };
+  return { ok: true, claims };
+}
+
+function sign(input: string, secret: string): string {
+  return createHmac('sha256', secret).update(input).digest('base64url');
+}
+
+function base64url(text: string): string {
+  return Buffer.from(text, 'utf8').toString('base64url');
+}

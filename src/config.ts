@@ -1,0 +1,91 @@
+import { defaultQueryLimits, type QueryLimits } from './graphql/query-limits.js';
+
+export type PaygraphEnv = 'test' | 'production';
+
+export interface Config {
+  port: number;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  env: PaygraphEnv;
+  publicUrl: string;
+  /** HMAC key for access tokens. Tests and the test environment may use the built-in development key. */
+  tokenSecret: string;
+  /** Access token lifetime: 1 hour in test, 24 hours in production (FACTS §3). */
+  tokenLifetimeSeconds: number;
+  /** How often the expiry job looks for payments nobody acted on, and the webhook outbox for new events and due deliveries. */
+  jobIntervalMs: number;
+  logRequests: boolean;
+  /** Depth, alias and cost caps of graph operations, on HTTP and graphql-ws alike. */
+  graphqlLimits: QueryLimits;
+  /** Interval of WebSocket pings to subscribers; a subscriber that misses one pong in that time is dropped. */
+  subscriptionKeepAliveMs: number;
+  /** Outbound webhook deliveries: how long to wait for a receiver, and how to retry one that fails. */
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** Response timeout of one POST (FACTS §2: 10 s). */
+  timeoutMs: number;
+  /** Delay before the first retry; each further retry doubles it, with jitter, up to `maxRetryDelayMs`. */
+  firstRetryDelayMs: number;
+  maxRetryDelayMs: number;
+  /** How long after its event a delivery is still retried before it is marked failed (FACTS §2: 7 days). */
+  retryWindowMs: number;
+}
+
+const DEVELOPMENT_TOKEN_SECRET = 'paygraph-test-environment-token-key-not-for-production';
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const port = parsePort(env.PORT ?? '8080');
+  const paygraphEnv = env.PAYGRAPH_ENV ?? 'test';
+  if (paygraphEnv !== 'test' && paygraphEnv !== 'production') {
+    throw new ConfigError(`PAYGRAPH_ENV must be "test" or "production", got "${paygraphEnv}"`);
+  }
+  const tokenSecret = env.PAYGRAPH_TOKEN_SECRET ?? (paygraphEnv === 'test' ? DEVELOPMENT_TOKEN_SECRET : '');
+  if (tokenSecret.length < 32) {
+    throw new ConfigError('PAYGRAPH_TOKEN_SECRET must be set to at least 32 characters in production');
+  }
+  const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^/]+/.test(publicUrl)) {
+    throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL, got "${publicUrl}"`);
+  }
+  return {
+    port,
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir: env.DATA_DIR ?? './data',
+    env: paygraphEnv,
+    publicUrl,
+    tokenSecret,
+    tokenLifetimeSeconds: paygraphEnv === 'test' ? 3600 : 86400,
+    // It bounds the delay from commit to webhook delivery (median about half of it); the polls are index lookups.
+    jobIntervalMs: parseInterval('PAYGRAPH_JOB_INTERVAL_MS', env.PAYGRAPH_JOB_INTERVAL_MS ?? '250'),
+    logRequests: env.PAYGRAPH_LOG_REQUESTS !== 'false',
+    graphqlLimits: defaultQueryLimits,
+    subscriptionKeepAliveMs: parseInterval('PAYGRAPH_SUBSCRIPTION_KEEPALIVE_MS', env.PAYGRAPH_SUBSCRIPTION_KEEPALIVE_MS ?? '15000'),
+    webhooks: {
+      timeoutMs: parseInterval('PAYGRAPH_WEBHOOK_TIMEOUT_MS', env.PAYGRAPH_WEBHOOK_TIMEOUT_MS ?? '10000'),
+      firstRetryDelayMs: parseInterval('PAYGRAPH_WEBHOOK_FIRST_RETRY_MS', env.PAYGRAPH_WEBHOOK_FIRST_RETRY_MS ?? '2000'),
+      maxRetryDelayMs: parseInterval('PAYGRAPH_WEBHOOK_MAX_RETRY_MS', env.PAYGRAPH_WEBHOOK_MAX_RETRY_MS ?? String(60 * 60 * 1000)),
+      retryWindowMs: parseInterval(
+        'PAYGRAPH_WEBHOOK_RETRY_WINDOW_MS',
+        env.PAYGRAPH_WEBHOOK_RETRY_WINDOW_MS ?? String(7 * 24 * 60 * 60 * 1000),
+      ),
+    },
+  };
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${value}"`);
+  }
+  return port;
+}
+
+function parseInterval(name: string, value: string): number {
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 1) throw new ConfigError(`${name} must be a positive integer of milliseconds, got "${value}"`);
+  return ms;
+}

@@ -1,0 +1,35 @@
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { Em, Orm } from './db/orm.js';
+import type { PaymentEventBus } from './events/payment-event-bus.js';
+import type { Loaders } from './graphql/loaders.js';
+import type { SalesUnitDirectory } from './merchants/sales-unit.directory.js';
+
+/** Process-wide collaborators, built once by the app. */
+export interface Services {
+  config: Config;
+  orm: Orm;
+  clock: Clock;
+  salesUnits: SalesUnitDirectory;
+  /** Committed payment events of every instance, for live subscribers in this process. */
+  paymentEvents: PaymentEventBus;
+}
+
+/** A merchant's API client, acting for one of its sales units. */
+export interface MerchantPrincipal {
+  kind: 'merchant';
+  clientId: string;
+  merchantId: string;
+}
+
+/** What every domain service takes first: who is calling, for which sales unit, and with what. */
+export interface RequestContext {
+  principal: MerchantPrincipal;
+  /** The sales unit the request acts for, already checked to belong to the principal. */
+  msn: string;
+  em: Em;
+  clock: Clock;
+  config: Config;
+  traceId: string;
+  loaders: Loaders;
+}

@@ -1,0 +1,57 @@
+import type { EntityManager as CoreEntityManager, Logger, LoggerNamespace } from '@mikro-orm/core';
+import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
+import { MikroORM as PostgresMikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/sql';
+import { entities } from './entities.js';
+import { migrationsList } from './migrations/index.js';
+
+export type Orm = Awaited<ReturnType<typeof PostgresMikroORM.init>> | Awaited<ReturnType<typeof PgliteMikroORM.init>>;
+export type Em = EntityManager;
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; absent means the embedded PGlite. */
+  databaseUrl?: string;
+  /** PGlite data directory; `memory://` keeps the database in memory. */
+  dataDir: string;
+  /** Called with every SQL statement, for tests that count statements. */
+  onQuery?: (sql: string) => void;
+}
+
+/** Opens the database (PostgreSQL when a URL is given, else PGlite) and brings its schema up to date. */
+export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
+  const common = {
+    entities,
+    extensions: [Migrator],
+    migrations: { migrationsList, snapshot: false, snapshotOnMigrate: false, transactional: true, allOrNothing: true, silent: true },
+    discovery: { warnWhenNoEntities: false },
+    allowGlobalContext: false,
+    ...(options.onQuery ? queryLogging(options.onQuery) : {}),
+  };
+  const orm = options.databaseUrl
+    ? await PostgresMikroORM.init({ ...common, clientUrl: options.databaseUrl, pool: { min: 0, max: 20 } })
+    : await PgliteMikroORM.init({
+        ...common,
+        ...(options.dataDir === 'memory://' ? {} : { dbName: options.dataDir }),
+      });
+  await orm.migrator.up();
+  return orm;
+}
+
+function queryLogging(onQuery: (sql: string) => void): { debug: LoggerNamespace[]; loggerFactory: () => Logger } {
+  const logger: Logger = {
+    log: (namespace, message) => {
+      if (namespace === 'query') onQuery(message);
+    },
+    error: () => undefined,
+    warn: () => undefined,
+    logQuery: (context) => onQuery(context.query ?? ''),
+    setDebugMode: () => undefined,
+    isEnabled: (namespace) => namespace === 'query',
+  };
+  return { debug: ['query'], loggerFactory: () => logger };
+}
+
+export function forkEm(orm: Orm): Em {
+  return (orm.em as unknown as CoreEntityManager).fork() as unknown as Em;
+}

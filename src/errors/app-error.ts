@@ -1,0 +1,33 @@
+import { catalogue, type ErrorCode } from './catalogue.js';
+
+export interface ErrorDetail {
+  /** The field the problem is about, as a dotted path in the request (`amount.value`) or a header name. */
+  name: string;
+  reason: string;
+}
+
+/** An expected failure with a stable code from the catalogue; anything else is an internal error. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[];
+  constructor(code: ErrorCode, detail?: string, details: ErrorDetail[] = []) {
+    super(detail ?? catalogue[code].title);
+    this.code = code;
+    this.details = details;
+  }
+  get status(): number {
+    return catalogue[this.code].status;
+  }
+  get title(): string {
+    return catalogue[this.code].title;
+  }
+  /** The first field named, for the graph's `userErrors.field`. */
+  get field(): string | undefined {
+    return this.details[0]?.name;
+  }
+
+  static validation(details: ErrorDetail[]): AppError {
+    const summary = details.map((d) => `${d.name}: ${d.reason}`).join('; ');
+    return new AppError('VALIDATION_FAILED', summary, details);
+  }
+}

@@ -1,0 +1,105 @@
+import { createHash } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { RequestContext } from '../context.js';
+import type { Em } from '../db/orm.js';
+import { AppError, type ErrorDetail } from '../errors/app-error.js';
+import { catalogue, type ErrorCode } from '../errors/catalogue.js';
+import { IdempotencyRecord } from './idempotency-record.entity.js';
+
+export interface IdempotentRequest {
+  /** The operation, e.g. `payment.capture`; a key is scoped to (client, MSN, operation). */
+  operation: string;
+  key: string;
+  /** The request as the domain sees it (face-independent), so REST and the graph share one key space. */
+  request: unknown;
+}
+
+type Outcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; detail: string; details: ErrorDetail[] };
+
+/**
+ * Runs `action` at most once per idempotency key. The record is written in the action's own transaction, so a
+ * crash or a server error leaves no record and a retry runs again. Failures that depend on the resource's state
+ * (catalogue `replayable`) are recorded too, in a transaction of their own, so a retry gets the same answer.
+ */
+export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentRequest, action: (em: Em) => Promise<T>): Promise<T> {
+  const scope = { clientId: ctx.principal.clientId, msn: ctx.msn, operation: request.operation, idempotencyKey: request.key };
+  const requestDigest = digestRequest(request.operation, request.request);
+  let actionError: AppError | undefined;
+  let outcome: Outcome<T>;
+  try {
+    outcome = await ctx.em.transactional(async (em) => {
+      // Two requests with one key must not run side by side; the second is told so rather than made to wait.
+      const scopeText = `${scope.clientId}|${scope.msn}|${scope.operation}|${scope.idempotencyKey}`;
+      const [lock] = await em.execute<{ locked: boolean }[]>('select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked', [
+        scopeText,
+      ]);
+      if (!lock?.locked)
+        throw new AppError('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed', [
+          { name: 'Idempotency-Key', reason: 'In use by a request in flight' },
+        ]);
+      const existing = await em.findOne(IdempotencyRecord, scope);
+      if (existing) return replay<T>(existing, requestDigest);
+      try {
+        const value = await action(em);
+        em.create(IdempotencyRecord, {
+          ...scope,
+          requestDigest,
+          outcome: { ok: true, value } as unknown as Record<string, unknown>,
+          createdAt: ctx.clock.now(),
+        });
+        await em.flush();
+        return { ok: true as const, value };
+      } catch (error) {
+        if (error instanceof AppError && catalogue[error.code].replayable) actionError = error;
+        throw error;
+      }
+    });
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException) {
+      throw new AppError('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed', [
+        { name: 'Idempotency-Key', reason: 'In use by a request in flight' },
+      ]);
+    }
+    if (actionError) await recordFailure(ctx, scope, requestDigest, actionError);
+    throw error;
+  }
+  if (outcome.ok) return outcome.value;
+  throw new AppError(outcome.code, outcome.detail, outcome.details);
+}
+
+function replay<T>(record: IdempotencyRecord, requestDigest: string): Outcome<T> {
+  if (record.requestDigest !== requestDigest) {
+    throw new AppError(
+      'IDEMPOTENCY_CONFLICT',
+      'This Idempotency-Key was used before with a different request; a retry must repeat the request exactly',
+      [{ name: 'Idempotency-Key', reason: 'Already used for a different request' }],
+    );
+  }
+  return record.outcome as unknown as Outcome<T>;
+}
+
+async function recordFailure(ctx: RequestContext, scope: Record<string, string>, requestDigest: string, error: AppError): Promise<void> {
+  const outcome: Outcome<never> = { ok: false, code: error.code, detail: error.message, details: error.details };
+  await ctx.em.execute(
+    `insert into idempotency_record (client_id, msn, operation, idempotency_key, request_digest, outcome, created_at)
+     values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
+    [scope.clientId, scope.msn, scope.operation, scope.idempotencyKey, requestDigest, JSON.stringify(outcome), ctx.clock.now()],
+  );
+}
+
+function digestRequest(operation: string, request: unknown): string {
+  return createHash('sha256').update(operation).update('\n').update(canonicalJson(request)).digest('hex');
+}
+
+/** JSON with sorted keys, so the same request always has the same digest. */
+export function canonicalJson(value: unknown): string {
+  if (value instanceof Date) return JSON.stringify(value.toISOString());
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -1,0 +1,33 @@
+import { createApp } from './app.js';
+import { loadConfig } from './config.js';
+import { testMerchants, testUsers } from './seed/test-environment.seed.js';
+
+const config = loadConfig();
+const app = await createApp(config);
+const port = await app.listen(config.port);
+const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
+process.stdout.write(
+  `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'listening', port, env: config.env, database, publicUrl: config.publicUrl })}\n`,
+);
+if (config.env === 'test') {
+  process.stdout.write(
+    [
+      'Test environment. Demo credentials (POST /accesstoken/get with headers client_id, client_secret, Ocp-Apim-Subscription-Key):',
+      ...testMerchants.map(
+        (m) => `  MSN ${m.msn}: client_id ${m.clientId}, client_secret ${m.clientSecret}, subscription key ${m.subscriptionKey}`,
+      ),
+      `Test users: ${testUsers.map((u) => `${u.phoneNumber}${u.approvedPaymentsCount > 0 ? ' (force approve ready)' : ' (approve once on the landing page first)'}`).join(', ')}`,
+      `GraphQL: ${config.publicUrl}/graphql`,
+      '',
+    ].join('\n'),
+  );
+}
+
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    void app.close().finally(() => process.exit(0));
+  });
+}
