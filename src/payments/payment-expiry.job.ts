@@ -1,0 +1,36 @@
+import { LockMode } from '@mikro-orm/core';
+import type { Services } from '../context.js';
+import { forkEm } from '../db/orm.js';
+import { recordPaymentEvent } from './payment-event.recorder.js';
+import { Payment } from './payment.entity.js';
+import { assertTransition } from './payment.transitions.js';
+
+const BATCH_SIZE = 100;
+
+/**
+ * Moves payments nobody acted on to EXPIRED, with their event. Rows are claimed with SKIP LOCKED, so any
+ * number of instances can run this at once and each payment expires exactly once.
+ */
+export async function expireDuePayments(services: Services): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const expired = await forkEm(services.orm).transactional(async (em) => {
+      const now = services.clock.now();
+      const due = await em.find(
+        Payment,
+        { state: 'CREATED', expiresAt: { $lte: now } },
+        { orderBy: { expiresAt: 'asc' }, limit: BATCH_SIZE, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+      );
+      for (const payment of due) {
+        assertTransition(payment.state, 'EXPIRED');
+        payment.state = 'EXPIRED';
+        payment.updatedAt = now;
+        recordPaymentEvent(em, payment, 'EXPIRED', payment.amount, null, now);
+      }
+      await em.flush();
+      return due.length;
+    });
+    total += expired;
+    if (expired < BATCH_SIZE) return total;
+  }
+}

@@ -1,0 +1,129 @@
+import type { RequestContext } from '../context.js';
+import { AppError } from '../errors/app-error.js';
+import { runIdempotent } from '../idempotency/idempotency.service.js';
+import { recordPaymentEvent } from './payment-event.recorder.js';
+import type { Currency, Payment } from './payment.entity.js';
+import { findOwnPayment } from './payment.service.js';
+import { assertTransition } from './payment.transitions.js';
+import { toPaymentView, type PaymentView } from './payment.view.js';
+
+export interface ModificationAmount {
+  currency: Currency;
+  value: number;
+}
+
+const DAY_MS = 24 * 60 * 60_000;
+/** Capture and cancel within 180 days of the reservation, refund within 365 (FACTS §1.3). */
+const CAPTURE_AND_CANCEL_PERIOD_MS = 180 * DAY_MS;
+const REFUND_PERIOD_MS = 365 * DAY_MS;
+
+/**
+ * Every modification runs the same steps: take the idempotency key, lock the payment row, check its state and
+ * amounts, change the aggregate and record the event, all in one transaction.
+ */
+export async function capturePayment(
+  ctx: RequestContext,
+  reference: string,
+  amount: ModificationAmount,
+  idempotencyKey: string,
+): Promise<PaymentView> {
+  return runIdempotent(ctx, { operation: 'payment.capture', key: idempotencyKey, request: { reference, amount } }, async (em) => {
+    const payment = await findOwnPayment(em, ctx.msn, reference, { lock: true });
+    const now = ctx.clock.now();
+    if (payment.state === 'CREATED')
+      throw new AppError('CAPTURE_BEFORE_RESERVATION', 'The payment has not been authorized by the user yet');
+    if (payment.state === 'TERMINATED' || payment.cancelledAmount > 0)
+      throw new AppError('CAPTURE_CANCELLED_PAYMENT', 'The payment has been cancelled');
+    if (payment.state !== 'AUTHORIZED')
+      throw new AppError('CAPTURE_INVALID_STATE', `A payment in state ${payment.state} cannot be captured`);
+    if (withinPeriod(payment, now, CAPTURE_AND_CANCEL_PERIOD_MS) === false)
+      throw new AppError('CAPTURE_PERIOD_EXPIRED', 'Captures are possible for 180 days after authorization');
+    checkCurrency(payment, amount);
+    const capturable = payment.authorizedAmount - payment.capturedAmount - payment.cancelledAmount;
+    if (amount.value > capturable) {
+      throw new AppError('CAPTURE_AMOUNT_TOO_HIGH', `At most ${capturable} can be captured; ${amount.value} was requested`, [
+        { name: 'modificationAmount.value', reason: `Must be at most ${capturable}` },
+      ]);
+    }
+    payment.capturedAmount += amount.value;
+    payment.updatedAt = now;
+    recordPaymentEvent(em, payment, 'CAPTURED', amount.value, idempotencyKey, now);
+    await em.flush();
+    return toPaymentView(payment, ctx.config);
+  });
+}
+
+export async function refundPayment(
+  ctx: RequestContext,
+  reference: string,
+  amount: ModificationAmount,
+  idempotencyKey: string,
+): Promise<PaymentView> {
+  return runIdempotent(ctx, { operation: 'payment.refund', key: idempotencyKey, request: { reference, amount } }, async (em) => {
+    const payment = await findOwnPayment(em, ctx.msn, reference, { lock: true });
+    const now = ctx.clock.now();
+    if (payment.state === 'CREATED') throw new AppError('REFUND_BEFORE_RESERVATION', 'The payment has not been authorized by the user yet');
+    if (payment.state !== 'AUTHORIZED')
+      throw new AppError('REFUND_INVALID_STATE', `A payment in state ${payment.state} cannot be refunded`);
+    if (withinPeriod(payment, now, REFUND_PERIOD_MS) === false)
+      throw new AppError('REFUND_PERIOD_EXPIRED', 'Refunds are possible for 365 days after authorization');
+    checkCurrency(payment, amount);
+    const refundable = payment.capturedAmount - payment.refundedAmount;
+    if (amount.value > refundable) {
+      throw new AppError('REFUND_NOT_ENOUGH_REFUNDABLE', `At most ${refundable} can be refunded; ${amount.value} was requested`, [
+        { name: 'modificationAmount.value', reason: `Must be at most ${refundable}` },
+      ]);
+    }
+    payment.refundedAmount += amount.value;
+    payment.updatedAt = now;
+    recordPaymentEvent(em, payment, 'REFUNDED', amount.value, idempotencyKey, now);
+    await em.flush();
+    return toPaymentView(payment, ctx.config);
+  });
+}
+
+/**
+ * Before authorization, cancel terminates the payment. After it, cancel releases whatever is not captured and
+ * the state stays AUTHORIZED; after a full capture there is nothing left to release (FACTS §1.3).
+ */
+export async function cancelPayment(ctx: RequestContext, reference: string, idempotencyKey: string): Promise<PaymentView> {
+  return runIdempotent(ctx, { operation: 'payment.cancel', key: idempotencyKey, request: { reference } }, async (em) => {
+    const payment = await findOwnPayment(em, ctx.msn, reference, { lock: true });
+    const now = ctx.clock.now();
+    if (payment.state === 'CREATED') {
+      assertTransition(payment.state, 'TERMINATED');
+      payment.state = 'TERMINATED';
+      payment.cancelledAmount = payment.amount;
+      recordPaymentEvent(em, payment, 'TERMINATED', payment.amount, idempotencyKey, now);
+    } else if (payment.state === 'AUTHORIZED') {
+      if (payment.cancelledAmount > 0) throw new AppError('CANCEL_INVALID_STATE', 'The payment has already been cancelled');
+      if (payment.capturedAmount >= payment.authorizedAmount)
+        throw new AppError('CANCEL_CAPTURED_PAYMENT', 'The payment is fully captured; refund it instead');
+      if (withinPeriod(payment, now, CAPTURE_AND_CANCEL_PERIOD_MS) === false)
+        throw new AppError('CANCEL_PERIOD_EXPIRED', 'Cancellation is possible for 180 days after authorization');
+      const released = payment.authorizedAmount - payment.capturedAmount;
+      payment.cancelledAmount = released;
+      recordPaymentEvent(em, payment, 'CANCELLED', released, idempotencyKey, now);
+    } else if (payment.state === 'TERMINATED') {
+      throw new AppError('CANCEL_INVALID_STATE', 'The payment has already been cancelled');
+    } else {
+      throw new AppError('CANCEL_NON_RESERVED_PAYMENT', `A payment in state ${payment.state} cannot be cancelled`);
+    }
+    payment.updatedAt = now;
+    await em.flush();
+    return toPaymentView(payment, ctx.config);
+  });
+}
+
+function checkCurrency(payment: Payment, amount: ModificationAmount): void {
+  if (amount.currency !== payment.currency) {
+    throw new AppError('CURRENCY_MISMATCH', `The payment is in ${payment.currency}, not ${amount.currency}`, [
+      { name: 'modificationAmount.currency', reason: `Must be ${payment.currency}` },
+    ]);
+  }
+}
+
+function withinPeriod(payment: Payment, now: Date, periodMs: number): boolean | undefined {
+  if (!payment.authorizedAt) return undefined;
+  return now.getTime() - payment.authorizedAt.getTime() <= periodMs;
+}

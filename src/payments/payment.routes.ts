@@ -1,0 +1,86 @@
+import type { Services } from '../context.js';
+import { AppError } from '../errors/app-error.js';
+import { jsonBody } from '../http/body.js';
+import type { HeaderRules } from '../http/headers.js';
+import type { HttpRequest, Route } from '../http/http-types.js';
+import { merchantRequest } from '../http/merchant-request.js';
+import { renderEpaymentProblem } from '../http/problem.js';
+import { Checker, isObject } from '../validation/checker.js';
+import { forceApprovePayment } from '../wallet/force-approve.service.js';
+import { checkAmount, checkCustomer, parseCreatePayment, REFERENCE_PATTERN } from './create-payment.validation.js';
+import { cancelPayment, capturePayment, refundPayment, type ModificationAmount } from './payment-modification.service.js';
+import { createPaymentResponse, getPaymentResponse, modificationResponse, paymentEventResponse } from './payment.presenter.js';
+import { createPayment, getPayment, getPaymentEvents } from './payment.service.js';
+
+const READ: HeaderRules = { msn: 'required', idempotencyKey: 'absent', systemHeaderMaxLength: 30 };
+const MODIFY: HeaderRules = { msn: 'required', idempotencyKey: 'required', systemHeaderMaxLength: 30 };
+
+/** The ePayment API v1 (FACTS §1.1): thin translations between HTTP and the payment services. */
+export function paymentRoutes(services: Services): Route[] {
+  const route = (method: string, pattern: string, handler: Route['handler']): Route => ({
+    method,
+    pattern,
+    handler,
+    renderError: renderEpaymentProblem,
+  });
+  return [
+    route('POST', '/epayment/v1/payments', async (request) => {
+      const { ctx, headers } = await merchantRequest(services, request, MODIFY);
+      const command = parseCreatePayment(jsonBody(request), { env: services.config.env, now: ctx.clock.now() });
+      const view = await createPayment(ctx, command, headers.idempotencyKey!);
+      return { status: 201, body: createPaymentResponse(view) };
+    }),
+    route('GET', '/epayment/v1/payments/{reference}', async (request) => {
+      const { ctx } = await merchantRequest(services, request, READ);
+      return { status: 200, body: getPaymentResponse(await getPayment(ctx, reference(request))) };
+    }),
+    route('GET', '/epayment/v1/payments/{reference}/events', async (request) => {
+      const { ctx } = await merchantRequest(services, request, READ);
+      return { status: 200, body: (await getPaymentEvents(ctx, reference(request))).map(paymentEventResponse) };
+    }),
+    route('POST', '/epayment/v1/payments/{reference}/capture', async (request) => {
+      const { ctx, headers } = await merchantRequest(services, request, MODIFY);
+      const view = await capturePayment(ctx, reference(request), modificationAmount(request), headers.idempotencyKey!);
+      return { status: 200, body: modificationResponse(view) };
+    }),
+    route('POST', '/epayment/v1/payments/{reference}/refund', async (request) => {
+      const { ctx, headers } = await merchantRequest(services, request, MODIFY);
+      const view = await refundPayment(ctx, reference(request), modificationAmount(request), headers.idempotencyKey!);
+      return { status: 200, body: modificationResponse(view) };
+    }),
+    route('POST', '/epayment/v1/payments/{reference}/cancel', async (request) => {
+      const { ctx, headers } = await merchantRequest(services, request, MODIFY);
+      const view = await cancelPayment(ctx, reference(request), headers.idempotencyKey!);
+      return { status: 200, body: modificationResponse(view) };
+    }),
+    route('POST', '/epayment/v1/test/payments/{reference}/approve', async (request) => {
+      const { ctx } = await merchantRequest(services, request, READ);
+      const body = jsonBody(request) ?? {};
+      const check = new Checker();
+      if (!isObject(body)) throw AppError.validation([{ name: 'body', reason: 'Must be a JSON object' }]);
+      const customer = checkCustomer(check, body.customer, 'customer');
+      const token = check.string(body, 'token', 'token', { min: 1, max: 1000 });
+      check.throwIfFailed();
+      await forceApprovePayment(ctx, reference(request), { customer, token });
+      return { status: 200 };
+    }),
+  ];
+}
+
+function reference(request: HttpRequest): string {
+  const value = request.params.reference!;
+  if (!REFERENCE_PATTERN.test(value)) {
+    throw AppError.validation([{ name: 'reference', reason: 'Must be 8 to 50 letters, digits or "-"' }]);
+  }
+  return value;
+}
+
+function modificationAmount(request: HttpRequest): ModificationAmount {
+  const body = jsonBody(request);
+  if (!isObject(body)) throw AppError.validation([{ name: 'modificationAmount', reason: 'Required' }]);
+  const check = new Checker();
+  const amount = checkAmount(check, body, 'modificationAmount');
+  if (amount && amount.value === 0) check.fail('modificationAmount.value', 'Must be greater than 0');
+  check.throwIfFailed();
+  return amount!;
+}

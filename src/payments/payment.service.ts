@@ -1,0 +1,101 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { RequestContext } from '../context.js';
+import type { Em } from '../db/orm.js';
+import { AppError } from '../errors/app-error.js';
+import { runIdempotent } from '../idempotency/idempotency.service.js';
+import { SalesUnit } from '../merchants/sales-unit.entity.js';
+import type { CreatePaymentCommand } from './create-payment.validation.js';
+import type { PaymentEvent } from './payment-event.entity.js';
+import { recordPaymentEvent } from './payment-event.recorder.js';
+import { Payment } from './payment.entity.js';
+import { readPayment, readPaymentEvents } from './payment.read-model.js';
+import { toPaymentView, type PaymentView } from './payment.view.js';
+import { newPspReference } from './psp-reference.js';
+
+/** A payment nobody acts on expires after 10 minutes (FACTS §1.7). */
+export const DEFAULT_PAYMENT_LIFETIME_MS = 10 * 60_000;
+
+export async function createPayment(ctx: RequestContext, command: CreatePaymentCommand, idempotencyKey: string): Promise<PaymentView> {
+  return runIdempotent(ctx, { operation: 'payment.create', key: idempotencyKey, request: command }, async (em) => {
+    if (command.expiresAt) {
+      const unit = await em.findOneOrFail(SalesUnit, { msn: ctx.msn });
+      if (!unit.longLivingPaymentsAllowed) {
+        throw new AppError('LONG_LIVING_PAYMENT_NOT_ALLOWED', 'This sales unit is not approved for long-living payments', [
+          { name: 'expiresAt', reason: 'The sales unit may not create long-living payments' },
+        ]);
+      }
+    }
+    const now = ctx.clock.now();
+    const payment = em.create(Payment, {
+      id: randomUUID(),
+      msn: ctx.msn,
+      reference: command.reference,
+      pspReference: newPspReference(),
+      state: 'CREATED',
+      currency: command.amount.currency,
+      amount: command.amount.value,
+      authorizedAmount: 0,
+      capturedAmount: 0,
+      cancelledAmount: 0,
+      refundedAmount: 0,
+      paymentMethodType: command.paymentMethod,
+      cardBin: null,
+      userFlow: command.userFlow,
+      customerInteraction: command.customerInteraction,
+      customerPhoneNumber: command.customer?.phoneNumber ?? null,
+      customerPersonalQr: command.customer?.personalQr ?? null,
+      customerToken: command.customer?.customerToken ?? null,
+      returnUrl: command.returnUrl ?? null,
+      receiptUrl: command.receiptUrl ?? null,
+      paymentDescription: command.paymentDescription ?? null,
+      receipt: command.receipt ?? null,
+      industryData: command.industryData ?? null,
+      metadata: command.metadata ?? null,
+      profileScope: command.profileScope ?? null,
+      profileSub: null,
+      qrFormat: command.userFlow === 'QR' ? (command.qrFormat?.format ?? 'IMAGE/SVG+XML') : null,
+      qrSize: command.userFlow === 'QR' && command.qrFormat?.format === 'IMAGE/PNG' ? (command.qrFormat.size ?? 1024) : null,
+      approvalToken: randomBytes(24).toString('base64url'),
+      expiresAt: command.expiresAt ?? new Date(now.getTime() + DEFAULT_PAYMENT_LIFETIME_MS),
+      authorizedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    recordPaymentEvent(em, payment, 'CREATED', payment.amount, idempotencyKey, now);
+    try {
+      await em.flush();
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException && /payment_reference_unique/.test(error.message)) {
+        throw new AppError('REFERENCE_ALREADY_EXISTS', `A payment with reference ${command.reference} already exists`, [
+          { name: 'reference', reason: 'Already used by another payment of this sales unit' },
+        ]);
+      }
+      throw error;
+    }
+    return toPaymentView(payment, ctx.config);
+  });
+}
+
+/** The caller's payment, or 404: a payment of another sales unit is indistinguishable from a missing one. */
+export async function getPayment(ctx: RequestContext, reference: string): Promise<PaymentView> {
+  const payment = await readPayment(ctx.em, ctx.msn, reference);
+  if (!payment) throw paymentNotFound(reference);
+  return toPaymentView(payment, ctx.config);
+}
+
+function paymentNotFound(reference: string): AppError {
+  return new AppError('PAYMENT_NOT_FOUND', `No payment with reference ${reference}`, [{ name: 'reference', reason: 'Not found' }]);
+}
+
+export async function findOwnPayment(em: Em, msn: string, reference: string, options: { lock?: boolean } = {}): Promise<Payment> {
+  const payment = await em.findOne(Payment, { msn, reference }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  if (!payment) throw paymentNotFound(reference);
+  return payment;
+}
+
+export async function getPaymentEvents(ctx: RequestContext, reference: string): Promise<PaymentEvent[]> {
+  const payment = await readPayment(ctx.em, ctx.msn, reference);
+  if (!payment) throw paymentNotFound(reference);
+  return readPaymentEvents(ctx.em, [payment.id]);
+}

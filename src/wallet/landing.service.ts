@@ -1,0 +1,80 @@
+import { LockMode } from '@mikro-orm/core';
+import type { Services } from '../context.js';
+import { forkEm } from '../db/orm.js';
+import { SalesUnit } from '../merchants/sales-unit.entity.js';
+import { Merchant } from '../merchants/merchant.entity.js';
+import { Payment } from '../payments/payment.entity.js';
+import { abortPayment, authorizePayment, awaitsUser } from './payment-authorization.js';
+import { normalizePhoneNumber } from './phone-number.js';
+import { TestUser } from './test-user.entity.js';
+
+/** What the landing page shows of a payment: only what the wallet app would show its user. */
+export interface LandingPayment {
+  merchantName: string;
+  amount: number;
+  currency: string;
+  description: string | null;
+  state: string;
+  awaitsUser: boolean;
+  customerPhoneNumber: string | null;
+  returnUrl: string | null;
+}
+
+export type LandingOutcome = { ok: true; payment: LandingPayment } | { ok: false; message: string; payment?: LandingPayment };
+
+export async function findLandingPayment(services: Services, token: string): Promise<LandingPayment | undefined> {
+  const em = forkEm(services.orm);
+  const payment = await em.findOne(Payment, { approvalToken: token });
+  return payment ? describe(services, em, payment) : undefined;
+}
+
+/** The person on the landing page approves as the test user with this phone number. */
+export async function approveOnLanding(services: Services, token: string, phoneInput: string): Promise<LandingOutcome> {
+  if (services.config.env !== 'test') return { ok: false, message: 'There is no simulated wallet user in production.' };
+  return forkEm(services.orm).transactional(async (em) => {
+    const payment = await em.findOne(Payment, { approvalToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!payment) return { ok: false, message: 'This payment link is not valid.' };
+    const now = services.clock.now();
+    if (!awaitsUser(payment, now))
+      return { ok: false, message: 'This payment can no longer be approved.', payment: await describe(services, em, payment) };
+    const phoneNumber = normalizePhoneNumber(phoneInput);
+    const user = phoneNumber ? await em.findOne(TestUser, { phoneNumber }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    if (!user) return { ok: false, message: 'No test user has that phone number.', payment: await describe(services, em, payment) };
+    if (payment.customerPhoneNumber && payment.customerPhoneNumber !== user.phoneNumber) {
+      return { ok: false, message: 'This payment is for another user.', payment: await describe(services, em, payment) };
+    }
+    authorizePayment(em, payment, user, now);
+    user.approvedPaymentsCount += 1;
+    await em.flush();
+    return { ok: true, payment: await describe(services, em, payment) };
+  });
+}
+
+export async function rejectOnLanding(services: Services, token: string): Promise<LandingOutcome> {
+  if (services.config.env !== 'test') return { ok: false, message: 'There is no simulated wallet user in production.' };
+  return forkEm(services.orm).transactional(async (em) => {
+    const payment = await em.findOne(Payment, { approvalToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!payment) return { ok: false, message: 'This payment link is not valid.' };
+    const now = services.clock.now();
+    if (!awaitsUser(payment, now))
+      return { ok: false, message: 'This payment can no longer be rejected.', payment: await describe(services, em, payment) };
+    abortPayment(em, payment, now);
+    await em.flush();
+    return { ok: true, payment: await describe(services, em, payment) };
+  });
+}
+
+async function describe(services: Services, em: ReturnType<typeof forkEm>, payment: Payment): Promise<LandingPayment> {
+  const unit = await em.findOne(SalesUnit, { msn: payment.msn });
+  const merchant = unit ? await em.findOne(Merchant, { id: unit.merchantId }) : null;
+  return {
+    merchantName: unit?.name ?? merchant?.name ?? payment.msn,
+    amount: payment.amount,
+    currency: payment.currency,
+    description: payment.paymentDescription ?? null,
+    state: payment.state,
+    awaitsUser: awaitsUser(payment, services.clock.now()),
+    customerPhoneNumber: payment.customerPhoneNumber ?? null,
+    returnUrl: payment.returnUrl ?? null,
+  };
+}

@@ -1,0 +1,7 @@
+/** Norwegian test users may be named by their 8-digit number; stored numbers carry the country code 47. */
+export function normalizePhoneNumber(input: string): string | undefined {
+  const digits = input.replace(/[\s+]/g, '');
+  if (/^\d{8}$/.test(digits)) return `47${digits}`;
+  if (/^\d{10,15}$/.test(digits)) return digits;
+  return undefined;
+}
