@@ -1,0 +1,21 @@
+import type { Resolvers } from '../src/generated/graphql.js';
+import { fromGlobalId } from '../src/graphql/relay.js';
+import { findPaymentById } from '../src/payments/payment.queries.js';
+import { findPaymentEventById } from '../src/payments/payment-event.queries.js';
+
+export const nodeResolvers: Resolvers = {
+  Query: {
+    node: async (_, { id }, { request }) => {
+      const global = fromGlobalId(id);
+      if (global?.type === 'Payment') {
+        const payment = await findPaymentById(request, global.key);
+        return payment ? { __typename: 'Payment', ...payment } : null;
+      }
+      if (global?.type === 'PaymentEvent') {
+        const event = await findPaymentEventById(request, global.key);
+        return event ? Object.assign(event, { __typename: 'PaymentEvent' as const }) : null;
+      }
+      return null;
+    },
+  },
+};

@@ -1,0 +1,97 @@
+import { ApolloServer, HeaderMap } from '@apollo/server';
+import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { unwrapResolverError } from '@apollo/server/errors';
+import { assertActsFor, authenticate, credentialsFromRequest } from '../auth/authenticate.js';
+import type { Services } from '../context.js';
+import { forkEm } from '../db/orm.js';
+import { AppError } from '../errors/app-error.js';
+import { jsonBody } from '../http/body.js';
+import { readHeaders } from '../http/headers.js';
+import type { HttpRequest, HttpResponse } from '../http/http-types.js';
+import { logError } from '../http/request-log.js';
+import type { GraphQLContext } from './graphql-context.js';
+import { createLoaders } from './loaders.js';
+import { queryLimitRules } from './query-limits.js';
+import { buildSchema } from './schema.js';
+
+/** `schema` is passed in when the WebSocket face shares it, so both serve one executable schema. */
+export async function createGraphQLServer(
+  services: Services,
+  schema: GraphQLSchema = buildSchema(),
+): Promise<ApolloServer<GraphQLContext>> {
+  const production = services.config.env === 'production';
+  const apollo = new ApolloServer<GraphQLContext>({
+    schema,
+    introspection: !production,
+    hideSchemaDetailsFromClientErrors: production,
+    includeStacktraceInErrorResponses: false,
+    csrfPrevention: true,
+    validationRules: queryLimitRules(services.config.graphqlLimits),
+    formatError: (formatted, error) => scrubInternal(formatted, error),
+  });
+  await apollo.start();
+  return apollo;
+}
+
+/** Internal errors reach the log with their detail; the client sees a code and the trace id only. */
+function scrubInternal(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  if (formatted.extensions?.code !== 'INTERNAL_SERVER_ERROR') return formatted;
+  const cause = unwrapResolverError(error);
+  if (cause instanceof AppError && cause.status < 500) {
+    return { message: cause.message, path: formatted.path, extensions: { code: cause.code, details: cause.details } };
+  }
+  logError('graphql resolver failed', cause);
+  return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+}
+
+/** `/graphql` over HTTP, authenticated by the same token, subscription key and MSN headers as REST. */
+export async function handleGraphQLRequest(
+  services: Services,
+  apollo: ApolloServer<GraphQLContext>,
+  request: HttpRequest,
+): Promise<HttpResponse> {
+  let context: GraphQLContext;
+  try {
+    const { msn } = readHeaders(request, { msn: 'required', idempotencyKey: 'absent', systemHeaderMaxLength: 30 });
+    const principal = authenticate(services, credentialsFromRequest(request));
+    const em = forkEm(services.orm);
+    await assertActsFor(services, em, principal, msn!);
+    context = {
+      services,
+      request: {
+        principal,
+        msn: msn!,
+        em,
+        clock: services.clock,
+        config: services.config,
+        traceId: request.traceId,
+        loaders: createLoaders(em),
+      },
+    };
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    const code = error.status === 401 ? 'UNAUTHENTICATED' : error.status === 403 ? 'FORBIDDEN' : 'BAD_REQUEST';
+    return {
+      status: error.status,
+      headers: { 'content-type': 'application/json' },
+      body: { errors: [{ message: error.message, extensions: { code, traceId: request.traceId, details: error.details } }] },
+    };
+  }
+  const headers = new HeaderMap();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  }
+  const response = await apollo.executeHTTPGraphQLRequest({
+    httpGraphQLRequest: {
+      method: request.method,
+      headers,
+      search: request.query.toString() ? `?${request.query.toString()}` : '',
+      body: request.method === 'POST' ? jsonBody(request) : undefined,
+    },
+    context: async () => context,
+  });
+  const out: Record<string, string> = {};
+  for (const [name, value] of response.headers) out[name] = value;
+  if (response.body.kind !== 'complete') throw new Error('Incremental delivery is not enabled');
+  return { status: response.status ?? 200, headers: out, body: response.body.string };
+}
