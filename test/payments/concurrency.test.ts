@@ -1,0 +1,72 @@
+import { MerchantClient } from '../support/merchant-client.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { onPostgres } from '../support/test-database.js';
+
+// Row-lock races only exist on a PostgreSQL server; PGlite runs one transaction at a time.
+const describeOnPostgres = onPostgres ? describe : describe.skip;
+
+describeOnPostgres('concurrent modifications on PostgreSQL', () => {
+  let t: TestApp;
+  let merchant: MerchantClient;
+
+  beforeAll(async () => {
+    t = await startTestApp();
+    merchant = new MerchantClient(t.baseUrl);
+  });
+  afterAll(() => t.close());
+
+  test('20 concurrent captures adding up to more than authorized never capture more than authorized', async () => {
+    const reference = await merchant.authorizedPayment(10_000);
+    const results = await Promise.all(Array.from({ length: 20 }, () => merchant.modify(reference, 'capture', 700)));
+    const succeeded = results.filter((r) => r.status === 200).length;
+    for (const r of results) expect([200, 400]).toContain(r.status);
+    // 14 * 700 = 9800 fits, the 15th would not.
+    expect(succeeded).toBe(14);
+    const payment = await merchant.getPayment(reference);
+    expect(payment.body.aggregate.capturedAmount.value).toBe(9_800);
+    const captured = (await merchant.events(reference)).body.filter((e: any) => e.name === 'CAPTURED');
+    expect(captured).toHaveLength(14);
+  });
+
+  test('concurrent captures, refunds and a cancel keep every invariant', async () => {
+    const reference = await merchant.authorizedPayment(10_000);
+    await merchant.modify(reference, 'capture', 5_000);
+    const calls = [
+      ...Array.from({ length: 8 }, () => merchant.modify(reference, 'capture', 1_000)),
+      ...Array.from({ length: 8 }, () => merchant.modify(reference, 'refund', 1_000)),
+      merchant.modify(reference, 'cancel'),
+    ];
+    await Promise.all(calls);
+    const { aggregate } = (await merchant.getPayment(reference)).body;
+    expect(aggregate.capturedAmount.value + aggregate.cancelledAmount.value).toBeLessThanOrEqual(aggregate.authorizedAmount.value);
+    expect(aggregate.refundedAmount.value).toBeLessThanOrEqual(aggregate.capturedAmount.value);
+    const events = (await merchant.events(reference)).body as { name: string; amount: { value: number } }[];
+    const sum = (name: string) => events.filter((e) => e.name === name).reduce((s, e) => s + e.amount.value, 0);
+    expect(sum('CAPTURED')).toBe(aggregate.capturedAmount.value);
+    expect(sum('REFUNDED')).toBe(aggregate.refundedAmount.value);
+    expect(sum('CANCELLED')).toBe(aggregate.cancelledAmount.value);
+  });
+
+  test('10 concurrent identical requests with one idempotency key create one capture and one event', async () => {
+    const reference = await merchant.authorizedPayment(10_000);
+    const results = await Promise.all(Array.from({ length: 10 }, () => merchant.modify(reference, 'capture', 1_000, 'same-key')));
+    // Each answer is the first response replayed, or "still in flight" while the first runs.
+    for (const r of results) expect([200, 409]).toContain(r.status);
+    const ok = results.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    for (const r of ok) expect(r.body.aggregate.capturedAmount.value).toBe(1_000);
+    const captured = (await merchant.events(reference)).body.filter((e: any) => e.name === 'CAPTURED');
+    expect(captured).toHaveLength(1);
+    expect((await merchant.getPayment(reference)).body.aggregate.capturedAmount.value).toBe(1_000);
+    // And once the first has finished, every retry gets its response.
+    expect((await merchant.modify(reference, 'capture', 1_000, 'same-key')).status).toBe(200);
+  });
+
+  test('10 concurrent creates with one key and one reference create one payment', async () => {
+    const body = { reference: `conc-create-${Date.now()}` };
+    const results = await Promise.all(Array.from({ length: 10 }, () => merchant.createPayment(body, 'create-once')));
+    for (const r of results) expect([201, 409]).toContain(r.status);
+    const events = await merchant.events(body.reference);
+    expect(events.body.filter((e: any) => e.name === 'CREATED')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,102 @@
+import fc from 'fast-check';
+import { randomUUID } from 'node:crypto';
+import { MerchantClient, newReference, type HttpResult } from '../support/merchant-client.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { onPostgres } from '../support/test-database.js';
+
+let t: TestApp;
+let merchant: MerchantClient;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  merchant = new MerchantClient(t.baseUrl);
+});
+afterAll(() => t.close());
+
+type Operation =
+  | { kind: 'approve' }
+  | { kind: 'capture' | 'refund'; amount: number }
+  | { kind: 'cancel' }
+  /** Repeats an earlier modification with its idempotency key and body. */
+  | { kind: 'retry'; pick: number };
+
+const operation: fc.Arbitrary<Operation> = fc.oneof(
+  fc.constant({ kind: 'approve' as const }),
+  fc.record({ kind: fc.constantFrom('capture' as const, 'refund' as const), amount: fc.integer({ min: 1, max: 6_000 }) }),
+  fc.constant({ kind: 'cancel' as const }),
+  fc.record({ kind: fc.constant('retry' as const), pick: fc.nat() }),
+);
+
+/** Batches run one after another; the operations inside a batch run at the same time. */
+const scenario = fc.array(fc.array(operation, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 6 });
+
+interface Sent {
+  kind: 'capture' | 'refund' | 'cancel';
+  amount?: number;
+  key: string;
+  first: HttpResult;
+}
+
+/** What a replay must repeat: status and body, less the trace id that names each request. */
+function answer(result: HttpResult): unknown {
+  const { traceId: _traceId, ...body } = result.body as Record<string, unknown>;
+  return { status: result.status, body };
+}
+
+async function run(reference: string, op: Operation, sent: Sent[]): Promise<void> {
+  if (op.kind === 'approve') {
+    await merchant.forceApprove(reference);
+    return;
+  }
+  if (op.kind === 'retry') {
+    const earlier = sent[op.pick % Math.max(sent.length, 1)];
+    if (!earlier) return;
+    const again = await merchant.modify(reference, earlier.kind, earlier.amount, earlier.key);
+    // The same request under the same key has one effect: its first answer, or "still in flight".
+    if (again.status !== 409) expect(answer(again)).toEqual(answer(earlier.first));
+    return;
+  }
+  const key = randomUUID();
+  const amount = op.kind === 'cancel' ? undefined : op.amount;
+  const first = await merchant.modify(reference, op.kind, amount, key);
+  expect([200, 400]).toContain(first.status);
+  sent.push({ kind: op.kind, amount, key, first });
+}
+
+test('random sequences of modifications never break the money invariants', async () => {
+  await fc.assert(
+    fc.asyncProperty(scenario, async (batches) => {
+      const reference = newReference('prop');
+      expect((await merchant.createPayment({ reference })).status).toBe(201);
+      const sent: Sent[] = [];
+      for (const batch of batches) await Promise.all(batch.map((op) => run(reference, op, sent)));
+
+      const payment = (await merchant.getPayment(reference)).body;
+      const a = payment.aggregate;
+      const value = (m: { value: number }) => m.value;
+      if (payment.state !== 'TERMINATED')
+        expect(value(a.capturedAmount) + value(a.cancelledAmount)).toBeLessThanOrEqual(value(a.authorizedAmount));
+      expect(value(a.refundedAmount)).toBeLessThanOrEqual(value(a.capturedAmount));
+      expect(value(a.authorizedAmount)).toBeLessThanOrEqual(payment.amount.value);
+
+      // The event log and the aggregate always agree.
+      const events = (await merchant.events(reference)).body as {
+        name: string;
+        amount: { value: number };
+        idempotencyKey: string | null;
+      }[];
+      const sum = (name: string) => events.filter((e) => e.name === name).reduce((s, e) => s + e.amount.value, 0);
+      expect(sum('CAPTURED')).toBe(value(a.capturedAmount));
+      expect(sum('REFUNDED')).toBe(value(a.refundedAmount));
+      expect(sum('CANCELLED') + sum('TERMINATED')).toBe(value(a.cancelledAmount));
+      expect(sum('AUTHORIZED')).toBe(value(a.authorizedAmount));
+
+      // One idempotency key never has two effects, and every 200 left exactly one event.
+      const keys = events.map((e) => e.idempotencyKey).filter((k): k is string => k !== null);
+      expect(new Set(keys).size).toBe(keys.length);
+      const succeeded = sent.filter((s) => s.first.status === 200).map((s) => s.key);
+      expect(keys.filter((k) => succeeded.includes(k)).sort()).toEqual([...succeeded].sort());
+    }),
+    { numRuns: onPostgres ? 40 : 20, interruptAfterTimeLimit: 45_000 },
+  );
+}, 60_000);

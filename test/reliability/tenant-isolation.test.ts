@@ -1,0 +1,186 @@
+import { randomUUID } from 'node:crypto';
+import { isObjectType } from 'graphql';
+import { MERCHANT_B, MerchantClient, newReference, type HttpResult } from '../support/merchant-client.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { toGlobalId } from '../../src/graphql/relay.js';
+
+let t: TestApp;
+let owner: MerchantClient;
+let intruder: MerchantClient;
+/** Identifiers of merchant A's objects, and the same kind of identifier that exists for nobody. */
+let owned: Identifiers;
+let missing: Identifiers;
+
+interface Identifiers {
+  reference: string;
+  paymentId: string;
+  eventId: string;
+  webhookId: string;
+  deliveryId: string;
+}
+
+beforeAll(async () => {
+  t = await startTestApp();
+  owner = new MerchantClient(t.baseUrl);
+  intruder = new MerchantClient(t.baseUrl, MERCHANT_B);
+  // Nothing listens on port 9: the webhook's deliveries exist (and fail), which is all the probes need.
+  const webhook = await owner.request('POST', '/webhooks/v1/webhooks', {
+    url: 'http://127.0.0.1:9/hook',
+    events: ['epayments.payment.created.v1'],
+  });
+  const reference = await owner.authorizedPayment(10_000);
+  const res = await owner.graphql('query($r: String!) { payment(reference: $r) { id events { edges { node { id } } } } }', {
+    r: reference,
+  });
+  const deliveryId = await firstDeliveryOf(webhook.body.id);
+  owned = {
+    reference,
+    paymentId: res.body.data.payment.id,
+    eventId: res.body.data.payment.events.edges[0].node.id,
+    webhookId: webhook.body.id,
+    deliveryId,
+  };
+  missing = {
+    reference: newReference(),
+    paymentId: toGlobalId('Payment', randomUUID()),
+    eventId: toGlobalId('PaymentEvent', 987654321),
+    webhookId: randomUUID(),
+    deliveryId: toGlobalId('WebhookDelivery', 987654321),
+  };
+});
+afterAll(() => t.close());
+
+/** The outbox dispatcher creates deliveries in the background: wait for the first one. */
+async function firstDeliveryOf(webhookId: string): Promise<string> {
+  for (const deadline = Date.now() + 5_000; ;) {
+    const res = await owner.graphql('query($id: ID!) { webhookDeliveries(webhookId: $id) { edges { node { id } } } }', { id: webhookId });
+    const id = res.body.data?.webhookDeliveries?.edges[0]?.node.id;
+    if (id) return id;
+    if (Date.now() > deadline) throw new Error(`no webhook delivery: ${res.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+type Probe = (client: MerchantClient, ids: Identifiers) => Promise<HttpResult>;
+
+/**
+ * Every REST route, by method and pattern. A route that takes or returns a merchant's object has a probe; one that
+ * does not says why. A route missing from this table fails the suite.
+ */
+const restMatrix: Record<string, Probe | { none: string }> = {
+  'POST /accesstoken/get': { none: 'issues tokens for the caller’s own credentials' },
+  'POST /epayment/v1/payments': { none: 'creates; references are scoped per sales unit (covered by lifecycle tests)' },
+  'GET /epayment/v1/payments/{reference}': (c, ids) => c.getPayment(ids.reference),
+  'GET /epayment/v1/payments/{reference}/events': (c, ids) => c.events(ids.reference),
+  'POST /epayment/v1/payments/{reference}/capture': (c, ids) => c.modify(ids.reference, 'capture', 100, 'tenant-capture'),
+  'POST /epayment/v1/payments/{reference}/refund': (c, ids) => c.modify(ids.reference, 'refund', 100, 'tenant-refund'),
+  'POST /epayment/v1/payments/{reference}/cancel': (c, ids) => c.modify(ids.reference, 'cancel', undefined, 'tenant-cancel'),
+  'POST /epayment/v1/test/payments/{reference}/approve': (c, ids) => c.forceApprove(ids.reference),
+  'GET /wallet/landing': { none: 'public: identified by an unguessable token, not by merchant' },
+  'POST /wallet/landing/approve': { none: 'public: identified by an unguessable token, not by merchant' },
+  'POST /wallet/landing/reject': { none: 'public: identified by an unguessable token, not by merchant' },
+  'GET /wallet/qr': { none: 'public: identified by an unguessable token, not by merchant' },
+  'GET /webhooks/v1/webhooks': { none: 'lists only the caller’s sales unit (webhooks-api tests)' },
+  'POST /webhooks/v1/webhooks': { none: 'registers for the caller’s sales unit' },
+  'DELETE /webhooks/v1/webhooks/{id}': (c, ids) => c.request('DELETE', `/webhooks/v1/webhooks/${ids.webhookId}`),
+};
+
+const gql =
+  (query: string, pick: (ids: Identifiers) => Record<string, unknown>): Probe =>
+  (c, ids) =>
+    c.graphql(query, pick(ids));
+
+/** Every root field of the graph, by `Type.field`; same rule as the REST table. */
+const graphMatrix: Record<string, Probe | { none: string }> = {
+  'Query.node': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.paymentId })),
+  'Query.node(event)': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.eventId })),
+  'Query.payment': gql('query($r: String!) { payment(reference: $r) { reference } }', (ids) => ({ r: ids.reference })),
+  'Query.payments': { none: 'lists only the caller’s sales unit (checked below)' },
+  'Mutation._empty': { none: 'placeholder field' },
+  'Mutation.createPayment': { none: 'creates in the caller’s sales unit' },
+  'Mutation.capturePayment': gql(
+    'mutation($r: String!) { capturePayment(input: { idempotencyKey: "t-cap", reference: $r, amount: { value: 100, currency: NOK } }) { payment { reference } userErrors { code field } } }',
+    (ids) => ({ r: ids.reference }),
+  ),
+  'Mutation.refundPayment': gql(
+    'mutation($r: String!) { refundPayment(input: { idempotencyKey: "t-ref", reference: $r, amount: { value: 100, currency: NOK } }) { payment { reference } userErrors { code field } } }',
+    (ids) => ({ r: ids.reference }),
+  ),
+  'Mutation.cancelPayment': gql(
+    'mutation($r: String!) { cancelPayment(input: { idempotencyKey: "t-can", reference: $r }) { payment { reference } userErrors { code field } } }',
+    (ids) => ({ r: ids.reference }),
+  ),
+  'Query.webhooks': { none: 'lists only the caller’s sales unit (webhooks-api tests)' },
+  'Query.webhookDeliveries': gql('query($id: ID!) { webhookDeliveries(webhookId: $id) { edges { node { id } } } }', (ids) => ({
+    id: ids.webhookId,
+  })),
+  'Mutation.registerWebhook': { none: 'registers for the caller’s sales unit' },
+  'Mutation.deleteWebhook': gql(
+    'mutation($id: ID!) { deleteWebhook(input: { id: $id }) { deletedWebhookId userErrors { code field message } } }',
+    (ids) => ({ id: ids.webhookId }),
+  ),
+  'Mutation.redeliverWebhookDelivery': gql(
+    'mutation($id: ID!) { redeliverWebhookDelivery(input: { deliveryId: $id }) { delivery { id } userErrors { code field message } } }',
+    (ids) => ({ id: ids.deliveryId }),
+  ),
+  'Mutation.approveTestPayment': gql(
+    'mutation($r: String!) { approveTestPayment(input: { reference: $r }) { payment { reference } userErrors { code field } } }',
+    (ids) => ({ r: ids.reference }),
+  ),
+  'Subscription.paymentEvents': {
+    none: 'graphql-ws: bound to the connection’s sales unit (subscriptions tests: merchant B never sees A’s events)',
+  },
+};
+
+/** What a caller can tell from an answer: status and body, with the identifier asked about and per-request ids blanked. */
+function observable(result: HttpResult, ids: Identifiers): string {
+  let text = JSON.stringify({ status: result.status, body: result.body });
+  for (const id of Object.values(ids)) text = text.split(id).join('<id>');
+  return text.replace(/"traceId":"[^"]+"/g, '"traceId":"<trace>"');
+}
+
+describe('tenant isolation', () => {
+  test('every REST route has an entry', () => {
+    const routes = t.app.router.routes.map((r) => `${r.method} ${r.pattern}`);
+    expect(routes.filter((r) => !(r in restMatrix))).toEqual([]);
+  });
+
+  test('every root field of the graph has an entry', () => {
+    const schema = buildSchema();
+    const fields = ['Query', 'Mutation', 'Subscription'].flatMap((name) => {
+      const type = schema.getType(name);
+      return isObjectType(type) ? Object.keys(type.getFields()).map((field) => `${name}.${field}`) : [];
+    });
+    expect(fields.filter((f) => !(f in graphMatrix))).toEqual([]);
+  });
+
+  const probes = (matrix: Record<string, Probe | { none: string }>) =>
+    Object.entries(matrix).filter((e): e is [string, Probe] => typeof e[1] === 'function');
+
+  test.each(probes(restMatrix))("REST %s: another merchant's identifier answers exactly like a missing one", async (_, probe) => {
+    const foreign = await probe(intruder, owned);
+    const absent = await probe(intruder, missing);
+    expect(observable(foreign, owned)).toEqual(observable(absent, missing));
+    expect(foreign.status).toBe(404);
+  });
+
+  test.each(probes(graphMatrix))("graph %s: another merchant's identifier answers exactly like a missing one", async (_, probe) => {
+    const foreign = await probe(intruder, owned);
+    const absent = await probe(intruder, missing);
+    expect(observable(foreign, owned)).toEqual(observable(absent, missing));
+  });
+
+  test("the payments connection never lists another merchant's payments", async () => {
+    const res = await intruder.graphql('{ payments(first: 100) { edges { node { reference } } } }');
+    expect(res.body.data.payments.edges.map((e: any) => e.node.reference)).not.toContain(owned.reference);
+  });
+
+  test('nothing the intruder did changed the payment', async () => {
+    const payment = (await owner.getPayment(owned.reference)).body;
+    expect(payment.state).toBe('AUTHORIZED');
+    expect(payment.aggregate.capturedAmount.value + payment.aggregate.refundedAmount.value + payment.aggregate.cancelledAmount.value).toBe(
+      0,
+    );
+  });
+});

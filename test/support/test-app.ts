@@ -1,0 +1,50 @@
+import { createApp, type App } from '../../src/app.js';
+import { ManualClock } from '../../src/clock.js';
+import { loadConfig, type Config } from '../../src/config.js';
+import { createTestDatabase, type TestDatabase } from './test-database.js';
+
+export interface TestApp {
+  app: App;
+  baseUrl: string;
+  clock: ManualClock;
+  /** Every SQL statement the app ran, for tests that count them. */
+  queries: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The whole service on a free loopback port, with its own database and a clock the test moves. Given
+ * `overrides.databaseUrl`, it joins that database instead (a second instance of another test app): it neither
+ * creates nor drops one.
+ */
+export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+  const database = overrides.databaseUrl ? sharedDatabase(overrides.databaseUrl) : await createTestDatabase();
+  const clock = new ManualClock(new Date());
+  const queries: string[] = [];
+  const config: Config = {
+    ...loadConfig({ PAYGRAPH_LOG_REQUESTS: 'false', ...env }),
+    databaseUrl: database.databaseUrl,
+    dataDir: database.dataDir,
+    jobIntervalMs: 25,
+    ...overrides,
+  };
+  const app = await createApp({ ...config, publicUrl: 'http://127.0.0.1:0' }, { clock, onQuery: (sql) => queries.push(sql) });
+  const port = await app.listen(0);
+  const baseUrl = `http://127.0.0.1:${port}`;
+  // The public URL is known only once the port is: links the service hands out must point at it.
+  app.services.config.publicUrl = overrides.publicUrl ?? baseUrl;
+  return {
+    app,
+    baseUrl,
+    clock,
+    queries,
+    close: async () => {
+      await app.close();
+      await database.drop();
+    },
+  };
+}
+
+function sharedDatabase(databaseUrl: string): TestDatabase {
+  return { databaseUrl, dataDir: 'memory://', drop: async () => undefined };
+}
