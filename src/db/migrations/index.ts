@@ -1,0 +1,10 @@
+import { Migration20261122000001Foundation } from './Migration20261122000001Foundation.js';
+import { Migration20261122000002Webhooks } from './Migration20261122000002Webhooks.js';
+import { Migration20261122000003PaymentEventNotify } from './Migration20261122000003PaymentEventNotify.js';
+
+/** Every migration, in order. Committed, and run at start on PGlite and PostgreSQL alike. */
+export const migrationsList = [
+  { name: 'Migration20261122000001Foundation', class: Migration20261122000001Foundation },
+  { name: 'Migration20261122000002Webhooks', class: Migration20261122000002Webhooks },
+  { name: 'Migration20261122000003PaymentEventNotify', class: Migration20261122000003PaymentEventNotify },
+];

@@ -1,0 +1,47 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { PaygraphEnv } from '../config.js';
+import { outboundUrlShapeProblem, publicOnlyLookup } from './outbound-url.js';
+
+export type OutboundOutcome = { statusCode: number } | { error: string };
+
+/**
+ * POSTs `body` to a merchant's URL and reports the status code, or why there is none. The caller holds no
+ * database transaction. Redirects are never followed (node:http does not, and a 3xx is not a 2xx), the whole
+ * exchange is bounded by `timeoutMs`, and the receiver's body is discarded.
+ */
+export function postOutbound(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  options: { timeoutMs: number; env: PaygraphEnv },
+): Promise<OutboundOutcome> {
+  const problem = outboundUrlShapeProblem(url, options.env);
+  if (problem) return Promise.resolve({ error: `refused: ${problem}` });
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve) => {
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        signal: AbortSignal.timeout(options.timeoutMs),
+        lookup: options.env === 'production' ? publicOnlyLookup : undefined,
+      },
+      (response) => {
+        // The status is all we need; the rest of the body is drained (or cut off by the timeout) and ignored.
+        response.on('error', () => undefined);
+        response.resume();
+        resolve({ statusCode: response.statusCode ?? 0 });
+      },
+    );
+    request.on('error', (error) => resolve({ error: describe(error, options.timeoutMs) }));
+    request.end(body);
+  });
+}
+
+function describe(error: Error & { code?: string }, timeoutMs: number): string {
+  if (error.name === 'AbortError' || error.name === 'TimeoutError') return `timeout: no response within ${timeoutMs} ms`;
+  if (error.code === 'ECONNREFUSED') return 'connection refused';
+  return error.code ? `${error.code}: ${error.message}` : error.message;
+}

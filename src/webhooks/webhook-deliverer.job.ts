@@ -1,0 +1,161 @@
+import type { Services } from '../context.js';
+import { forkEm } from '../db/orm.js';
+import { postOutbound, type OutboundOutcome } from '../http/outbound-post.js';
+import { logError } from '../http/request-log.js';
+import type { PaymentEvent } from '../payments/payment-event.entity.js';
+import { webhookPayload } from './webhook-events.js';
+import { afterFailedAttempt } from './webhook-retry.js';
+import { signWebhookRequest } from './webhook-signature.js';
+
+/** POSTs in flight per instance; a slow receiver takes one slot, not the whole deliverer. */
+const MAX_IN_FLIGHT = 32;
+/**
+ * A lease outlives the POST's timeout by this much, for recording the outcome (a short transaction); after that
+ * the row is anyone's, so a delivery claimed by an instance that died is retried by another within seconds.
+ */
+const LEASE_MARGIN_MS = 5_000;
+
+/** The header a receiver de-duplicates on: the outbox id of the event, the same on every retry. */
+export const EVENT_ID_HEADER = 'x-paygraph-event-id';
+
+type Row = Record<string, unknown>;
+
+interface ClaimedDelivery {
+  id: number;
+  leaseUntil: Date;
+  attemptCount: number;
+  createdAt: Date;
+  url: string;
+  secret: string;
+  event: PaymentEvent;
+}
+
+/**
+ * Delivers due webhook deliveries. A claim is a short transaction that sets a lease; the POST runs outside any
+ * transaction and without blocking the scheduler; a second short transaction records the attempt and what
+ * follows. A delivery is not claimed while an earlier event of the same payment is still pending for the same
+ * registration (or not yet dispatched), so one endpoint sees one payment's events in order.
+ */
+export class WebhookDeliverer {
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly services: Services,
+    /** Called when a POST settles: the next event of that payment may now be due. */
+    private readonly onSettled: () => void = () => undefined,
+  ) {}
+
+  async run(): Promise<number> {
+    const capacity = MAX_IN_FLIGHT - this.inFlight.size;
+    if (capacity <= 0) return 0;
+    const claimed = await this.claim(capacity);
+    for (const delivery of claimed) {
+      const attempt: Promise<void> = this.attempt(delivery)
+        .catch((error: unknown) => logError('webhook delivery failed to record', error, { deliveryId: delivery.id }))
+        .finally(() => {
+          this.inFlight.delete(attempt);
+          this.onSettled();
+        });
+      this.inFlight.add(attempt);
+    }
+    return claimed.length;
+  }
+
+  /** Waits for the POSTs in flight, so shutdown records their outcome before the database closes. */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async claim(limit: number): Promise<ClaimedDelivery[]> {
+    const now = this.services.clock.now();
+    const leaseUntil = new Date(now.getTime() + this.services.config.webhooks.timeoutMs + LEASE_MARGIN_MS);
+    const rows = await forkEm(this.services.orm).execute<Row[]>(
+      `with due as (
+         select d.id from webhook_delivery d
+         where d.status = 'pending' and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until <= ?)
+           and not exists (
+             select 1 from webhook_delivery earlier
+             where earlier.webhook_id = d.webhook_id and earlier.payment_id = d.payment_id
+               and earlier.status = 'pending' and earlier.event_id < d.event_id)
+           and not exists (
+             select 1 from payment_event undispatched
+             where undispatched.payment_id = d.payment_id and undispatched.id < d.event_id and undispatched.dispatched_at is null)
+         order by d.next_attempt_at, d.id
+         limit ?
+         for update of d skip locked
+       )
+       update webhook_delivery d set lease_until = ?
+       from due, webhook w, payment_event e
+       where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
+       returning d.id, d.attempt_count, d.created_at, w.url, w.secret, e.id as event_id, e.payment_id, e.msn, e.reference,
+         e.psp_reference, e.name, e.currency, e.amount, e.idempotency_key, e.success, e.occurred_at`,
+      [now, now, limit, leaseUntil],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      leaseUntil,
+      attemptCount: Number(row.attempt_count),
+      createdAt: timestamp(row.created_at),
+      url: row.url as string,
+      secret: row.secret as string,
+      event: {
+        id: Number(row.event_id),
+        paymentId: row.payment_id as string,
+        msn: row.msn as string,
+        reference: row.reference as string,
+        pspReference: row.psp_reference as string,
+        name: row.name as PaymentEvent['name'],
+        currency: row.currency as PaymentEvent['currency'],
+        amount: Number(row.amount),
+        idempotencyKey: (row.idempotency_key as string | null) ?? null,
+        success: Boolean(row.success),
+        occurredAt: timestamp(row.occurred_at),
+      },
+    }));
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const { config, clock } = this.services;
+    const url = new URL(delivery.url);
+    const body = webhookPayload(delivery.event);
+    const attemptedAt = clock.now();
+    const headers = {
+      'content-type': 'application/json',
+      [EVENT_ID_HEADER]: String(delivery.event.id),
+      ...signWebhookRequest(url, body, delivery.secret, attemptedAt),
+    };
+    const started = performance.now();
+    const outcome = await postOutbound(url, body, headers, { timeoutMs: config.webhooks.timeoutMs, env: config.env });
+    await this.record(delivery, attemptedAt, Math.round(performance.now() - started), outcome);
+  }
+
+  private async record(delivery: ClaimedDelivery, attemptedAt: Date, durationMs: number, outcome: OutboundOutcome): Promise<void> {
+    const now = this.services.clock.now();
+    const statusCode = 'statusCode' in outcome ? outcome.statusCode : null;
+    const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    const attemptCount = delivery.attemptCount + 1;
+    const next = delivered
+      ? { status: 'delivered', nextAttemptAt: now }
+      : afterFailedAttempt(attemptCount, delivery.createdAt, now, this.services.config.webhooks);
+    // A response, even a 5xx, is described by its status code; `error` says why there was none.
+    const error = 'error' in outcome ? outcome.error : null;
+    await forkEm(this.services.orm).transactional(async (em) => {
+      // The registration may have been deleted meanwhile (its deliveries with it): then there is nothing to record.
+      const [current] = await em.execute<Row[]>('select lease_until from webhook_delivery where id = ? for update', [delivery.id]);
+      if (!current) return;
+      await em.execute(
+        'insert into webhook_delivery_attempt (delivery_id, attempted_at, status_code, duration_ms, error) values (?, ?, ?, ?, ?)',
+        [delivery.id, attemptedAt, statusCode, durationMs, error],
+      );
+      // Only the lease holder moves the delivery on; a holder whose lease ran out leaves it to the next one.
+      await em.execute(
+        `update webhook_delivery set status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?, lease_until = null,
+           delivered_at = ?, last_status_code = ?
+         where id = ? and lease_until = ?`,
+        [next.status, next.nextAttemptAt, delivered ? now : null, statusCode, delivery.id, delivery.leaseUntil],
+      );
+    });
+  }
+}
+
+const timestamp = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));

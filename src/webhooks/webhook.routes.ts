@@ -1,0 +1,37 @@
+import type { Services } from '../context.js';
+import { jsonBody } from '../http/body.js';
+import type { HeaderRules } from '../http/headers.js';
+import type { Route } from '../http/http-types.js';
+import { merchantRequest } from '../http/merchant-request.js';
+import { renderEpaymentProblem } from '../http/problem.js';
+import { deleteWebhook, listWebhooks, parseWebhookRegistration, registerWebhook } from './webhook.service.js';
+
+const RULES: HeaderRules = { msn: 'required', idempotencyKey: 'absent', systemHeaderMaxLength: 30 };
+
+/** The Webhooks API v1 (FACTS §2): the same credentials and problem body as the ePayment API. */
+export function webhookRoutes(services: Services): Route[] {
+  const route = (method: string, pattern: string, handler: Route['handler']): Route => ({
+    method,
+    pattern,
+    handler,
+    renderError: renderEpaymentProblem,
+  });
+  return [
+    route('GET', '/webhooks/v1/webhooks', async (request) => {
+      const { ctx } = await merchantRequest(services, request, RULES);
+      const webhooks = await listWebhooks(ctx);
+      return { status: 200, body: { webhooks: webhooks.map((w) => ({ id: w.id, url: w.url, events: w.events })) } };
+    }),
+    route('POST', '/webhooks/v1/webhooks', async (request) => {
+      const { ctx } = await merchantRequest(services, request, RULES);
+      const registration = await parseWebhookRegistration(jsonBody(request), services.config.env);
+      const { webhook, secret } = await registerWebhook(ctx, registration);
+      return { status: 201, body: { id: webhook.id, secret } };
+    }),
+    route('DELETE', '/webhooks/v1/webhooks/{id}', async (request) => {
+      const { ctx } = await merchantRequest(services, request, RULES);
+      await deleteWebhook(ctx, request.params.id!);
+      return { status: 204 };
+    }),
+  ];
+}

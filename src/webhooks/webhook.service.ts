@@ -1,0 +1,98 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { RequestContext } from '../context.js';
+import { AppError } from '../errors/app-error.js';
+import { outboundUrlProblem } from '../http/outbound-url.js';
+import { Checker, isObject } from '../validation/checker.js';
+import { WEBHOOK_EVENT_NAMES } from './webhook-events.js';
+import { Webhook } from './webhook.entity.js';
+
+/** At most this many registrations of one sales unit may subscribe to any one event (FACTS §2, spec text). */
+export const MAX_WEBHOOKS_PER_EVENT = 5;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface WebhookRegistration {
+  url: string;
+  events: string[];
+}
+
+/** The caller's registrations, oldest first. The secret is never shown again after registration. */
+export async function listWebhooks(ctx: RequestContext): Promise<Webhook[]> {
+  return ctx.em.find(Webhook, { msn: ctx.msn }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+/** Checks a registration body (REST and the graph alike): every problem, each naming its field. */
+export async function parseWebhookRegistration(body: unknown, env: RequestContext['config']['env']): Promise<WebhookRegistration> {
+  if (!isObject(body)) throw AppError.validation([{ name: 'body', reason: 'Must be a JSON object with url and events' }]);
+  const check = new Checker();
+  const urlProblem = await outboundUrlProblem(body.url, env);
+  if (urlProblem) check.fail('url', urlProblem);
+  const events: string[] = [];
+  if (!Array.isArray(body.events) || body.events.length === 0) {
+    check.fail('events', 'Must be a non-empty array of event names');
+  } else {
+    body.events.forEach((name: unknown, i) => {
+      if (typeof name !== 'string' || !WEBHOOK_EVENT_NAMES.has(name))
+        check.fail(`events[${i}]`, `Unknown event; one of ${[...WEBHOOK_EVENT_NAMES].join(', ')}`);
+      else if (events.includes(name)) check.fail(`events[${i}]`, 'Listed more than once');
+      else events.push(name);
+    });
+  }
+  check.throwIfFailed();
+  return { url: body.url as string, events };
+}
+
+/** Registers a webhook for the caller's sales unit and hands out its signing secret, once. */
+export async function registerWebhook(
+  ctx: RequestContext,
+  registration: WebhookRegistration,
+): Promise<{ webhook: Webhook; secret: string }> {
+  return ctx.em.transactional(async (em) => {
+    // Registrations of one sales unit take turns, so two at once cannot both squeeze under the limit.
+    await em.execute('select msn from sales_unit where msn = ? for update', [ctx.msn]);
+    const counts = await em.execute<{ event: string; n: unknown }[]>(
+      `select event, count(*) as n from webhook w, jsonb_array_elements_text(w.events) as event where w.msn = ? group by event`,
+      [ctx.msn],
+    );
+    const taken = new Map(counts.map((row) => [row.event, Number(row.n)]));
+    const full = registration.events.flatMap((name, i) => ((taken.get(name) ?? 0) >= MAX_WEBHOOKS_PER_EVENT ? [{ name, i }] : []));
+    if (full.length > 0) {
+      throw new AppError(
+        'WEBHOOK_LIMIT_REACHED',
+        `At most ${MAX_WEBHOOKS_PER_EVENT} webhooks may be registered per event`,
+        full.map(({ name, i }) => ({
+          name: `events[${i}]`,
+          reason: `${MAX_WEBHOOKS_PER_EVENT} webhooks are already registered for ${name}`,
+        })),
+      );
+    }
+    const secret = randomBytes(32).toString('base64');
+    const webhook = em.create(Webhook, {
+      id: randomUUID(),
+      msn: ctx.msn,
+      url: registration.url,
+      events: registration.events,
+      secret,
+      createdAt: ctx.clock.now(),
+    });
+    await em.flush();
+    return { webhook, secret };
+  });
+}
+
+/** Deletes one of the caller's registrations, with its pending deliveries and their history. */
+export async function deleteWebhook(ctx: RequestContext, id: string): Promise<void> {
+  const deleted = UUID.test(id) ? await ctx.em.nativeDelete(Webhook, { id, msn: ctx.msn }) : 0;
+  if (deleted === 0) throw webhookNotFound(id);
+}
+
+/** Another sales unit's registration is as unknown as one that never existed. */
+export function webhookNotFound(id: string): AppError {
+  return new AppError('WEBHOOK_NOT_FOUND', `No webhook ${id} for this Merchant-Serial-Number`, [
+    { name: 'id', reason: 'Unknown webhook id' },
+  ]);
+}
+
+export function isWebhookId(id: string): boolean {
+  return UUID.test(id);
+}

@@ -1,0 +1,97 @@
+import { hostname } from 'node:os';
+import { postOutbound } from '../../src/http/outbound-post.js';
+import { isPublicAddress, outboundUrlProblem } from '../../src/http/outbound-url.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+
+test.each([
+  ['127.0.0.1', false],
+  ['127.8.9.10', false],
+  ['10.0.0.1', false],
+  ['172.16.5.4', false],
+  ['172.32.0.1', true],
+  ['192.168.0.1', false],
+  ['169.254.169.254', false],
+  ['100.64.0.1', false],
+  ['0.0.0.0', false],
+  ['224.0.0.1', false],
+  ['8.8.8.8', true],
+  ['93.184.216.34', true],
+  ['::1', false],
+  ['::', false],
+  ['fe80::1', false],
+  ['fd12:3456::1', false],
+  ['::ffff:10.0.0.1', false],
+  ['::ffff:127.0.0.1', false],
+  ['2606:4700:4700::1111', true],
+  ['not-an-ip', false],
+])('isPublicAddress(%s) is %s', (address, expected) => {
+  expect(isPublicAddress(address)).toBe(expected);
+});
+
+describe('production', () => {
+  test.each([
+    'http://127.0.0.1:8080/hook',
+    'https://127.0.0.1/hook',
+    'https://[::1]/hook',
+    'https://localhost/hook',
+    'https://api.localhost/hook',
+    'https://10.1.2.3/hook',
+    'https://[fe80::1]/hook',
+    'https://[::ffff:7f00:1]/hook',
+    'http://93.184.216.34/hook',
+  ])('refuses %s', async (url) => {
+    expect(await outboundUrlProblem(url, 'production')).toBeDefined();
+  });
+
+  test('accepts HTTPS to a public address', async () => {
+    expect(await outboundUrlProblem('https://93.184.216.34:8443/hook?x=1', 'production')).toBeUndefined();
+  });
+
+  test('resolves names: one that points inside the machine or network is refused at registration', async () => {
+    // Containers map their own host name to a loopback or private address; either way it is not public.
+    expect(await outboundUrlProblem(`https://${hostname()}/hook`, 'production')).toMatch(/loopback|private|resolve/);
+  });
+
+  test('refuses at connect time too, so no request reaches a loopback receiver', async () => {
+    const receiver = await new WebhookReceiver().start();
+    try {
+      const literal = await postOutbound(new URL(receiver.url('/x')), '{}', {}, { timeoutMs: 1_000, env: 'production' });
+      expect(literal).toEqual({ error: expect.stringMatching(/^refused/) });
+      // A name that passes the shape check but resolves to a non-public address is stopped by the lookup guard.
+      const byName = await postOutbound(
+        new URL(`https://${hostname()}:${receiver.port}/x`),
+        '{}',
+        {},
+        { timeoutMs: 1_000, env: 'production' },
+      );
+      expect(byName).toEqual({ error: expect.stringMatching(/ENOTPUBLIC|ENOTFOUND|EAI_AGAIN/) });
+      expect(receiver.received).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
+
+describe('test environment', () => {
+  test('allows plain HTTP to loopback on any port, and nothing else over plain HTTP', async () => {
+    expect(await outboundUrlProblem('http://127.0.0.1:1/hook', 'test')).toBeUndefined();
+    expect(await outboundUrlProblem('http://localhost:65535/hook', 'test')).toBeUndefined();
+    expect(await outboundUrlProblem('http://merchant.example/hook', 'test')).toMatch(/HTTPS/);
+    expect(await outboundUrlProblem('https://192.168.1.1/hook', 'test')).toMatch(/private/);
+  });
+
+  test('a POST is bounded by its timeout and does not follow redirects', async () => {
+    const receiver = await new WebhookReceiver().start();
+    try {
+      receiver.route('/slow', 'secret', () => ({ hang: 1_000 }));
+      receiver.route('/moved', 'secret', () => 302);
+      expect(await postOutbound(new URL(receiver.url('/slow')), '{}', {}, { timeoutMs: 100, env: 'test' })).toEqual({
+        error: 'timeout: no response within 100 ms',
+      });
+      expect(await postOutbound(new URL(receiver.url('/moved')), '{}', {}, { timeoutMs: 1_000, env: 'test' })).toEqual({ statusCode: 302 });
+      expect(receiver.received.map((r) => r.path)).toEqual(['/slow', '/moved']);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
