@@ -1,0 +1,26 @@
+import { paymentEventStream } from '../events/payment-event-stream.js';
+import type { PaymentEvent, PaymentEventName } from '../payments/payment-event.entity.js';
+import type { GraphQLContext } from './graphql-context.js';
+
+/** What `paymentEvents` yields per event; the notification's `payment` is read when (and only if) selected. */
+export interface PaymentEventNotificationSource {
+  event: PaymentEvent;
+}
+
+export interface PaymentEventSubscriptionArgs {
+  reference?: string | null;
+  names?: readonly PaymentEventName[] | null;
+}
+
+/**
+ * The caller's committed payment events from now on. Tenancy is not a filter the client chooses: the stream is
+ * bound to the sales unit the connection authenticated for, and the arguments can only narrow it.
+ */
+export function subscribeToPaymentEvents(context: GraphQLContext, args: PaymentEventSubscriptionArgs): AsyncIterableIterator<PaymentEvent> {
+  const reference = args.reference ?? undefined;
+  const names = args.names?.length ? new Set(args.names) : undefined;
+  return paymentEventStream(context.services.paymentEvents, {
+    msn: context.request.msn,
+    accept: (event) => (reference === undefined || event.reference === reference) && (names === undefined || names.has(event.name)),
+  });
+}

@@ -1,0 +1,285 @@
+import WebSocket from 'ws';
+import pg from 'pg';
+import { LISTENER_APPLICATION_NAME } from '../../src/events/notification-listener.js';
+import { MERCHANT_A, MERCHANT_B, MerchantClient, newReference } from '../support/merchant-client.js';
+import { connectOnce, connectionParamsOf, eventually, graphqlWsUrl, median, Subscriber } from '../support/subscriber.js';
+import { onPostgres } from '../support/test-database.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+const PAYMENT_EVENTS = `subscription Events($reference: String, $names: [PaymentEventName!]) {
+  paymentEvents(reference: $reference, names: $names) {
+    event { reference name amount { value currency } timestamp }
+    payment { reference state aggregate { authorizedAmount { value } capturedAmount { value } } }
+  }
+}`;
+
+interface Notification {
+  paymentEvents: {
+    event: { reference: string; name: string; amount: { value: number; currency: string }; timestamp: string };
+    payment: { reference: string; state: string; aggregate: { authorizedAmount: { value: number }; capturedAmount: { value: number } } };
+  };
+}
+
+let t: TestApp;
+let merchantA: MerchantClient;
+let merchantB: MerchantClient;
+const open: Subscriber[] = [];
+/** Apps that served a subscription in the current test. */
+const serving = new Set<TestApp>();
+
+beforeAll(async () => {
+  t = await startTestApp();
+  merchantA = new MerchantClient(t.baseUrl, MERCHANT_A);
+  merchantB = new MerchantClient(t.baseUrl, MERCHANT_B);
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+  // Closing is asynchronous on the server; the next test counts subscriptions from a clean slate.
+  for (const app of serving) await eventually(() => app.app.services.paymentEvents.subscriberCount === 0, 'subscriptions to be released');
+  serving.clear();
+});
+afterAll(() => t.close());
+
+/** Subscribes and waits until the server holds the subscription, so nothing committed afterwards can be missed. */
+async function subscribed(
+  app: TestApp,
+  merchant: MerchantClient,
+  variables: Record<string, unknown> = {},
+  params?: Record<string, unknown>,
+): Promise<Subscriber<Notification>> {
+  const before = app.app.services.paymentEvents.subscriberCount;
+  const subscriber = new Subscriber<Notification>(app.baseUrl, params ?? (await connectionParamsOf(merchant))).subscribe(
+    PAYMENT_EVENTS,
+    variables,
+  );
+  open.push(subscriber);
+  serving.add(app);
+  await eventually(() => app.app.services.paymentEvents.subscriberCount > before, 'the subscription to register');
+  return subscriber;
+}
+
+const summary = (s: Subscriber<Notification>) =>
+  s.results.map((r) => [r.data.paymentEvents.event.reference, r.data.paymentEvents.event.name]);
+
+describe('paymentEvents', () => {
+  test('delivers CREATED, AUTHORIZED and CAPTURED live, each with the payment as it is after the event', async () => {
+    const subscriber = await subscribed(t, merchantA);
+    const reference = newReference();
+    expect((await merchantA.createPayment({ reference, amount: { currency: 'NOK', value: 10_000 } })).status).toBe(201);
+    await subscriber.waitFor(1);
+    expect((await merchantA.forceApprove(reference)).status).toBe(200);
+    await subscriber.waitFor(2);
+    expect((await merchantA.modify(reference, 'capture', 3_000)).status).toBe(200);
+    const [created, authorized, captured] = (await subscriber.waitFor(3)).map((r) => r.data.paymentEvents);
+
+    expect(subscriber.results.every((r) => r.errors === undefined)).toBe(true);
+    expect(created!.event).toEqual({
+      reference,
+      name: 'CREATED',
+      amount: { value: 10_000, currency: 'NOK' },
+      timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(created!.payment).toEqual({
+      reference,
+      state: 'CREATED',
+      aggregate: { authorizedAmount: { value: 0 }, capturedAmount: { value: 0 } },
+    });
+    expect(authorized!.event).toMatchObject({ name: 'AUTHORIZED', amount: { value: 10_000 } });
+    expect(authorized!.payment).toEqual({
+      reference,
+      state: 'AUTHORIZED',
+      aggregate: { authorizedAmount: { value: 10_000 }, capturedAmount: { value: 0 } },
+    });
+    expect(captured!.event).toMatchObject({ reference, name: 'CAPTURED', amount: { value: 3_000, currency: 'NOK' } });
+    // A fresh unit of work per event: the payment is read again, not served from the first event's identity map.
+    expect(captured!.payment.aggregate).toEqual({ authorizedAmount: { value: 10_000 }, capturedAmount: { value: 3_000 } });
+  });
+
+  test('narrows to one reference', async () => {
+    const reference = newReference();
+    const subscriber = await subscribed(t, merchantA, { reference });
+    expect((await merchantA.createPayment()).status).toBe(201);
+    expect((await merchantA.createPayment({ reference })).status).toBe(201);
+    await subscriber.waitFor(1);
+    // One socket delivers in commit order: the other payment's event, committed first, would have come first.
+    expect(summary(subscriber)).toEqual([[reference, 'CREATED']]);
+  });
+
+  test('narrows to event names', async () => {
+    const subscriber = await subscribed(t, merchantA, { names: ['CAPTURED', 'REFUNDED'] });
+    const reference = await merchantA.authorizedPayment(5_000);
+    await merchantA.modify(reference, 'capture', 2_000);
+    await merchantA.modify(reference, 'refund', 500);
+    await subscriber.waitFor(2);
+    expect(summary(subscriber)).toEqual([
+      [reference, 'CAPTURED'],
+      [reference, 'REFUNDED'],
+    ]);
+  });
+
+  test("merchant B's subscriber never receives merchant A's events", async () => {
+    const subscriberB = await subscribed(t, merchantB);
+    const subscriberA = await subscribed(t, merchantA);
+    const referenceA = newReference();
+    const referenceB = newReference();
+    expect((await merchantA.createPayment({ reference: referenceA })).status).toBe(201);
+    expect((await merchantB.createPayment({ reference: referenceB })).status).toBe(201);
+    await subscriberA.waitFor(1);
+    await subscriberB.waitFor(1);
+    expect(summary(subscriberA)).toEqual([[referenceA, 'CREATED']]);
+    expect(summary(subscriberB)).toEqual([[referenceB, 'CREATED']]);
+  });
+
+  test('accepts the credential names in any case', async () => {
+    const params = Object.fromEntries(
+      Object.entries(await connectionParamsOf(merchantA)).map(([name, value]) => [name.toLowerCase(), value]),
+    );
+    const subscriber = await subscribed(t, merchantA, {}, params);
+    const reference = newReference();
+    await merchantA.createPayment({ reference });
+    await subscriber.waitFor(1);
+    expect(summary(subscriber)).toEqual([[reference, 'CREATED']]);
+  });
+
+  test('unsubscribing releases the subscription on the server', async () => {
+    const before = t.app.services.paymentEvents.subscriberCount;
+    const subscriber = await subscribed(t, merchantA);
+    await subscriber.close();
+    await eventually(() => t.app.services.paymentEvents.subscriberCount === before, 'the subscription to be released');
+  });
+});
+
+describe('connection_init authentication', () => {
+  test('valid credentials are acknowledged', async () => {
+    expect(await connectOnce(t.baseUrl, await connectionParamsOf(merchantA))).toEqual({ acknowledged: true, closeCode: 1000 });
+  });
+
+  test.each([
+    ['a bad token', async () => ({ ...(await connectionParamsOf(merchantA)), Authorization: 'Bearer not-a-token' })],
+    ['no token', async () => ({ 'Ocp-Apim-Subscription-Key': MERCHANT_A.subscriptionKey, 'Merchant-Serial-Number': MERCHANT_A.msn })],
+    [
+      'another client’s subscription key',
+      async () => ({ ...(await connectionParamsOf(merchantA)), 'Ocp-Apim-Subscription-Key': MERCHANT_B.subscriptionKey }),
+    ],
+    ["another merchant's sales unit", async () => ({ ...(await connectionParamsOf(merchantA)), 'Merchant-Serial-Number': MERCHANT_B.msn })],
+    ['no sales unit', async () => ({ ...(await connectionParamsOf(merchantA)), 'Merchant-Serial-Number': '' })],
+    ['no payload', async () => ({})],
+  ])('%s closes the socket with 4403 before any ack', async (_case, params) => {
+    expect(await connectOnce(t.baseUrl, await params())).toEqual({ acknowledged: false, closeCode: 4403 });
+  });
+});
+
+describe('the socket', () => {
+  test('serves subscriptions only: a query is answered with an error pointing to POST /graphql', async () => {
+    const subscriber = new Subscriber(t.baseUrl, await connectionParamsOf(merchantA)).subscribe(
+      '{ payments(first: 1) { edges { cursor } } }',
+    );
+    open.push(subscriber);
+    await eventually(() => subscriber.failure !== undefined, 'the error');
+    expect(JSON.stringify(subscriber.failure)).toContain('POST /graphql');
+  });
+
+  test('pings idle subscribers at the configured keep-alive interval', async () => {
+    // An app of its own: a 50 ms pong deadline is too tight for the busy app the other tests share with their clients.
+    const pinging = await startTestApp({ subscriptionKeepAliveMs: 50 });
+    try {
+      const socket = new WebSocket(graphqlWsUrl(pinging.baseUrl), 'graphql-transport-ws');
+      let pings = 0;
+      socket.on('ping', () => pings++);
+      await new Promise((resolve) => socket.once('open', resolve));
+      socket.send(
+        JSON.stringify({ type: 'connection_init', payload: await connectionParamsOf(new MerchantClient(pinging.baseUrl, MERCHANT_A)) }),
+      );
+      await eventually(() => pings >= 3, 'three pings (50 ms apart)', 2_000);
+      // The ws client answers pings itself, so the server keeps the socket open.
+      expect(socket.readyState).toBe(WebSocket.OPEN);
+      socket.close();
+    } finally {
+      await pinging.close();
+    }
+  });
+});
+
+describe('latency', () => {
+  test('from the capture response to the subscriber, per database', async () => {
+    const latencies = await measureCaptureLatency(t, merchantA, 20);
+    console.log(
+      `subscription latency on ${onPostgres ? 'PostgreSQL' : 'PGlite'}: median ${median(latencies).toFixed(2)} ms over ${latencies.length} captures (min ${Math.min(...latencies).toFixed(2)}, max ${Math.max(...latencies).toFixed(2)})`,
+    );
+    expect(latencies).toHaveLength(20);
+  });
+});
+
+/**
+ * Captures through `merchant` (on whichever instance its base URL names) and measures, at a subscriber on
+ * `reader`, the time from the capture's HTTP response to the notification's arrival (negative when the
+ * notification beats the response). Each must arrive within 5 s.
+ */
+async function measureCaptureLatency(reader: TestApp, merchant: MerchantClient, captures: number): Promise<number[]> {
+  const reference = await merchant.authorizedPayment(captures * 100);
+  const subscriber = await subscribed(reader, merchant, { reference, names: ['CAPTURED'] });
+  const latencies: number[] = [];
+  for (let i = 0; i < captures; i++) {
+    const response = await merchant.modify(reference, 'capture', 100);
+    const respondedAt = performance.now();
+    expect(response.status).toBe(200);
+    const arrived = (await subscriber.waitFor(i + 1, 5_000))[i]!;
+    expect(arrived.data.paymentEvents.event).toMatchObject({ reference, name: 'CAPTURED', amount: { value: 100 } });
+    latencies.push(arrived.at - respondedAt);
+  }
+  return latencies;
+}
+
+const describeOnPostgres = onPostgres ? describe : describe.skip;
+
+describeOnPostgres('two instances on one PostgreSQL database', () => {
+  let second: TestApp;
+  let merchantOnFirst: MerchantClient;
+
+  beforeAll(async () => {
+    second = await startTestApp({ databaseUrl: t.app.services.config.databaseUrl });
+    merchantOnFirst = new MerchantClient(t.baseUrl, MERCHANT_A);
+  });
+  afterAll(() => second.close());
+
+  test('a capture through instance A reaches a subscriber connected to instance B', async () => {
+    const latencies = await measureCaptureLatency(second, merchantOnFirst, 20);
+    console.log(
+      `cross-instance subscription latency (PostgreSQL NOTIFY): median ${median(latencies).toFixed(2)} ms over ${latencies.length} captures (max ${Math.max(...latencies).toFixed(2)})`,
+    );
+    expect(Math.max(...latencies)).toBeLessThan(5_000);
+  });
+
+  test('a dropped LISTEN connection is re-established and the events committed meanwhile are caught up', async () => {
+    const subscriber = await subscribed(second, merchantOnFirst);
+    const admin = new pg.Client({ connectionString: t.app.services.config.databaseUrl });
+    await admin.connect();
+    try {
+      const database = new URL(t.app.services.config.databaseUrl!).pathname.slice(1);
+      // Both instances listen on this database; dropping both connections leaves nobody hearing the next commit.
+      const listeners = `from pg_stat_activity where application_name = $1 and datname = $2`;
+      const killed = await admin.query(`select pg_terminate_backend(pid) ${listeners}`, [LISTENER_APPLICATION_NAME, database]);
+      expect(killed.rowCount).toBe(2);
+      const reference = newReference();
+      expect((await merchantOnFirst.createPayment({ reference })).status).toBe(201);
+      await subscriber.waitFor(1, 5_000);
+      expect(summary(subscriber)).toEqual([[reference, 'CREATED']]);
+      // Once both have reconnected, live notifications flow again.
+      for (const deadline = Date.now() + 5_000; ;) {
+        const { rows } = await admin.query(`select count(*)::int as n ${listeners}`, [LISTENER_APPLICATION_NAME, database]);
+        if (rows[0].n === 2) break;
+        if (Date.now() > deadline) throw new Error('the listeners did not reconnect within 5 s');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const later = newReference();
+      await merchantOnFirst.createPayment({ reference: later });
+      await subscriber.waitFor(2, 5_000);
+      expect(summary(subscriber)).toEqual([
+        [reference, 'CREATED'],
+        [later, 'CREATED'],
+      ]);
+    } finally {
+      await admin.end();
+    }
+  });
+});
