@@ -20,6 +20,8 @@ export interface MerchantPrincipal {
   kind: 'merchant';
   clientId: string;
   merchantId: string;
+  /** When the access token that proved this identity expires (seconds since the epoch); absent when issuing one. */
+  tokenExpiresAt?: number;
 }
 
 /** What every domain service takes first: who is calling, for which sales unit, and with what. */

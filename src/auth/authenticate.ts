@@ -36,7 +36,7 @@ export function authenticate(services: Services, credentials: PresentedCredentia
       { name: 'Ocp-Apim-Subscription-Key', reason: 'Missing or not the key the access token was issued with' },
     ]);
   }
-  return { kind: 'merchant', clientId: verdict.claims.sub, merchantId: verdict.claims.mid };
+  return { kind: 'merchant', clientId: verdict.claims.sub, merchantId: verdict.claims.mid, tokenExpiresAt: verdict.claims.exp };
 }
 
 /** A merchant may act only for its own sales units. */

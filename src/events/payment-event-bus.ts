@@ -6,8 +6,8 @@ import type { NotificationListener } from './notification-listener.js';
 /** The channel the payment_event insert trigger notifies (Migration20261122000003PaymentEventNotify). */
 export const PAYMENT_EVENT_CHANNEL = 'payment_event';
 
-/** Rows read per catch-up after a reconnect; a longer outage is what the outbox and its queries are for. */
-const CATCH_UP_LIMIT = 1_000;
+/** Rows read per statement while catching up after a reconnect. */
+const CATCH_UP_PAGE = 1_000;
 /** Ids remembered to drop a notification that a catch-up already published. */
 const RECENT_IDS = 10_000;
 
@@ -90,12 +90,16 @@ export class PaymentEventBus {
 
   /** After a dropped LISTEN connection: events committed meanwhile sent notifications nobody heard. */
   private catchUp(): void {
-    const after = this.highestSeenId;
+    let after = this.highestSeenId;
     if (this.subscribers.size === 0) return;
     this.enqueue(async () => {
-      const events = await forkEm(this.orm).find(PaymentEvent, { id: { $gt: after } }, { orderBy: { id: 'asc' }, limit: CATCH_UP_LIMIT });
-      for (const event of events) this.highestSeenId = Math.max(this.highestSeenId, event.id);
-      this.publish(events);
+      for (;;) {
+        const events = await forkEm(this.orm).find(PaymentEvent, { id: { $gt: after } }, { orderBy: { id: 'asc' }, limit: CATCH_UP_PAGE });
+        for (const event of events) this.highestSeenId = Math.max(this.highestSeenId, event.id);
+        this.publish(events);
+        if (events.length < CATCH_UP_PAGE || this.stopped) return;
+        after = events[events.length - 1]!.id;
+      }
     });
   }
 

@@ -94,11 +94,28 @@ async function authenticateSocket(services: Services, ctx: Ctx): Promise<boolean
     const principal = authenticate(services, credentialsFromRequest(request));
     await assertActsFor(services, forkEm(services.orm), principal, msn!);
     ctx.extra.session = { principal, msn: msn! };
+    closeWhenTokenExpires(services, ctx, principal);
     return true;
   } catch (error) {
     if (error instanceof AppError && error.status < 500) return false;
     throw error;
   }
+}
+
+/**
+ * A socket is as good as the token it was opened with: an HTTP request with that token would be refused after
+ * `exp`, so the subscription ends then too, with the same 4403 as a bad token at `connection_init`. The client
+ * reconnects with a fresh token.
+ */
+function closeWhenTokenExpires(services: Services, ctx: Ctx, principal: MerchantPrincipal): void {
+  if (principal.tokenExpiresAt === undefined) return;
+  const socket = ctx.extra.socket;
+  const timer = setTimeout(
+    () => socket.close(4403, 'Access token expired'),
+    Math.max(0, principal.tokenExpiresAt * 1000 - services.clock.now().getTime()),
+  );
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
 }
 
 /** The upgrade request with the payload's values as its headers: the credential rules then read it as for HTTP. */

@@ -167,6 +167,23 @@ describe('connection_init authentication', () => {
   ])('%s closes the socket with 4403 before any ack', async (_case, params) => {
     expect(await connectOnce(t.baseUrl, await params())).toEqual({ acknowledged: false, closeCode: 4403 });
   });
+
+  test('the socket closes with 4403 when the access token it was opened with expires', async () => {
+    const shortLived = await startTestApp({ tokenLifetimeSeconds: 2 });
+    try {
+      const merchant = new MerchantClient(shortLived.baseUrl, MERCHANT_A);
+      const socket = new WebSocket(graphqlWsUrl(shortLived.baseUrl), 'graphql-transport-ws');
+      const messages: string[] = [];
+      socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()).type));
+      const closed = new Promise<number>((resolve) => socket.once('close', resolve));
+      await new Promise((resolve) => socket.once('open', resolve));
+      socket.send(JSON.stringify({ type: 'connection_init', payload: await connectionParamsOf(merchant) }));
+      expect(await closed).toBe(4403);
+      expect(messages).toEqual(['connection_ack']);
+    } finally {
+      await shortLived.close();
+    }
+  });
 });
 
 describe('the socket', () => {
