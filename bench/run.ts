@@ -1,0 +1,222 @@
+/**
+ * `npm run bench`: Paygraph's REST routes and graph against a bare node:http + pg baseline doing the same SQL,
+ * all on one PostgreSQL database created for the run, with fixed concurrency and bounded time.
+ * Prints a markdown table and writes it to bench/latest-results.md.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { runLoad, type LoadRequest, type LoadResult } from './load.js';
+
+const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 4000);
+const root = join(fileURLToPath(new URL('.', import.meta.url)), '../..');
+
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  await client.connect();
+  await client.query(sql);
+  await client.end();
+}
+
+function start(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; baseUrl: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, script)], {
+      env: { ...process.env, ...env, PORT: '0', PAYGRAPH_LOG_REQUESTS: 'false' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let buffered = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const match = /"port":(\d+)/.exec(buffered);
+      if (match) resolve({ child, baseUrl: `http://127.0.0.1:${match[1]}` });
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+async function json(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<Record<string, string>> {
+  const res = await fetch(baseUrl + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : {}) as Record<string, string>;
+}
+
+const paymentBody = (reference: string, value = 10_000) => ({
+  amount: { currency: 'NOK', value },
+  paymentMethod: { type: 'WALLET' },
+  reference,
+  userFlow: 'WEB_REDIRECT',
+  returnUrl: 'https://merchant.example/return',
+  paymentDescription: 'Benchmark',
+});
+
+async function main(): Promise<void> {
+  const database = `paygraph_bench_${Date.now()}`;
+  await admin(`create database ${database}`);
+  const url = new URL(SERVER_URL);
+  url.pathname = `/${database}`;
+  const env = { DATABASE_URL: url.toString() };
+  const children: ChildProcess[] = [];
+  try {
+    const paygraph = await start('dist/src/main.js', env);
+    children.push(paygraph.child);
+    const baseline = await start('dist/bench/baseline-server.js', env);
+    children.push(baseline.child);
+
+    const token = await json(paygraph.baseUrl, 'POST', '/accesstoken/get', {
+      client_id: 'test-client-123456',
+      client_secret: 'test-secret-123456',
+      'Ocp-Apim-Subscription-Key': 'test-key-123456',
+    });
+    const headers = {
+      Authorization: `Bearer ${token.access_token}`,
+      'Ocp-Apim-Subscription-Key': 'test-key-123456',
+      'Merchant-Serial-Number': '123456',
+      'Content-Type': 'application/json',
+    };
+
+    // Payments to capture from, round robin so row locks spread, and 60 with events for the page query.
+    const capturable: string[] = [];
+    for (let i = 0; i < 64; i++) {
+      const reference = `bench-capture-${i}-${randomUUID()}`.slice(0, 50);
+      await json(
+        paygraph.baseUrl,
+        'POST',
+        '/epayment/v1/payments',
+        { ...headers, 'Idempotency-Key': randomUUID() },
+        paymentBody(reference, 65_000_000),
+      );
+      await json(paygraph.baseUrl, 'POST', `/epayment/v1/test/payments/${reference}/approve`, headers, {
+        customer: { phoneNumber: '4791234567' },
+      });
+      await json(
+        paygraph.baseUrl,
+        'POST',
+        `/epayment/v1/payments/${reference}/capture`,
+        { ...headers, 'Idempotency-Key': randomUUID() },
+        { modificationAmount: { currency: 'NOK', value: 1 } },
+      );
+      capturable.push(reference);
+    }
+    const run = (baseUrl: string, expectStatus: number, next: (i: number) => LoadRequest) =>
+      runLoad(baseUrl, { concurrency: CONCURRENCY, durationMs: DURATION_MS, expectStatus, next });
+    const graph = (query: string, variables: Record<string, unknown>): LoadRequest => ({
+      method: 'POST',
+      path: '/graphql',
+      headers,
+      body: JSON.stringify({ query, variables }),
+    });
+    const newRef = () => `bench-${randomUUID()}`.slice(0, 50);
+    const createRest = (): LoadRequest => ({
+      method: 'POST',
+      path: '/epayment/v1/payments',
+      headers: { ...headers, 'Idempotency-Key': randomUUID() },
+      body: JSON.stringify(paymentBody(newRef())),
+    });
+    const captureRest = (i: number): LoadRequest => ({
+      method: 'POST',
+      path: `/epayment/v1/payments/${capturable[i % capturable.length]}/capture`,
+      headers: { ...headers, 'Idempotency-Key': randomUUID() },
+      body: JSON.stringify({ modificationAmount: { currency: 'NOK', value: 1 } }),
+    });
+    const getRest = (i: number): LoadRequest => ({
+      method: 'GET',
+      path: `/epayment/v1/payments/${capturable[i % capturable.length]}`,
+      headers,
+    });
+    const CREATE =
+      'mutation($input: CreatePaymentInput!) { createPayment(input: $input) { redirectUrl payment { reference } userErrors { code } } }';
+    const CAPTURE =
+      'mutation($input: CapturePaymentInput!) { capturePayment(input: $input) { payment { state aggregate { authorizedAmount { value } cancelledAmount { value } capturedAmount { value } refundedAmount { value } } } userErrors { code } } }';
+    const GET =
+      'query($r: String!) { payment(reference: $r) { reference pspReference state amount { value currency } aggregate { authorizedAmount { value } cancelledAmount { value } capturedAmount { value } refundedAmount { value } } paymentMethod { type } profile { sub } } }';
+    const PAGE =
+      '{ payments(first: 50) { edges { node { reference state aggregate { capturedAmount { value } } events { edges { node { name amount { value } timestamp } } } } } } }';
+
+    const results: { operation: string; face: string; result: LoadResult }[] = [];
+    const measure = async (operation: string, face: string, work: Promise<LoadResult>) => {
+      const result = await work;
+      results.push({ operation, face, result });
+      process.stderr.write(
+        `${operation} ${face}: ${result.perSecond.toFixed(0)}/s p50 ${result.p50Ms.toFixed(1)} ms p99 ${result.p99Ms.toFixed(1)} ms, ${result.failures} failures\n`,
+      );
+    };
+
+    await measure('create payment', 'baseline', run(baseline.baseUrl, 201, createRest));
+    await measure('create payment', 'REST', run(paygraph.baseUrl, 201, createRest));
+    await measure(
+      'create payment',
+      'GraphQL',
+      run(paygraph.baseUrl, 200, () =>
+        graph(CREATE, { input: { ...paymentBody(newRef()), paymentMethod: 'WALLET', idempotencyKey: randomUUID() } }),
+      ),
+    );
+    await measure('capture', 'baseline', run(baseline.baseUrl, 200, captureRest));
+    await measure('capture', 'REST', run(paygraph.baseUrl, 200, captureRest));
+    await measure(
+      'capture',
+      'GraphQL',
+      run(paygraph.baseUrl, 200, (i) =>
+        graph(CAPTURE, {
+          input: { reference: capturable[i % capturable.length], amount: { currency: 'NOK', value: 1 }, idempotencyKey: randomUUID() },
+        }),
+      ),
+    );
+    await measure('get payment', 'baseline', run(baseline.baseUrl, 200, getRest));
+    await measure('get payment', 'REST', run(paygraph.baseUrl, 200, getRest));
+    await measure(
+      'get payment',
+      'GraphQL',
+      run(paygraph.baseUrl, 200, (i) => graph(GET, { r: capturable[i % capturable.length] })),
+    );
+    await measure(
+      'page of 50 payments with events',
+      'baseline',
+      run(baseline.baseUrl, 200, () => ({ method: 'POST', path: '/page', headers, body: '{}' })),
+    );
+    await measure(
+      'page of 50 payments with events',
+      'GraphQL',
+      run(paygraph.baseUrl, 200, () => graph(PAGE, {})),
+    );
+
+    const table = renderTable(results);
+    const stamp = new Date().toISOString();
+    const report = `Run ${stamp} with \`npm run bench\` (concurrency ${CONCURRENCY}, ${DURATION_MS / 1000} s per row, PostgreSQL ${url.host}, ${process.version}).\n\n${table}\n`;
+    process.stdout.write(report);
+    writeFileSync(join(root, 'bench/latest-results.md'), report);
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    await admin(`drop database if exists ${database} with (force)`);
+  }
+}
+
+function renderTable(rows: { operation: string; face: string; result: LoadResult }[]): string {
+  const lines = [
+    '| operation | face | req/s | p50 ms | p99 ms | failures | vs baseline | GraphQL vs REST |',
+    '|---|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of rows) {
+    const base = rows.find((r) => r.operation === row.operation && r.face === 'baseline')!.result.perSecond;
+    const rest = rows.find((r) => r.operation === row.operation && r.face === 'REST')?.result.perSecond;
+    const r = row.result;
+    lines.push(
+      `| ${row.operation} | ${row.face} | ${r.perSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.failures} | ${(r.perSecond / base).toFixed(2)} | ${row.face === 'GraphQL' && rest ? (r.perSecond / rest).toFixed(2) : ''} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+await main();
