@@ -57,8 +57,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const schema = buildSchema();
   const apollo = await createGraphQLServer(services, schema);
   const scheduler = new Scheduler([{ name: 'expire-payments', run: () => expireDuePayments(services) }], config.jobIntervalMs);
-  // Webhooks run apart from expiry, never waiting behind it; a settled POST wakes them, so the next event of that
-  // payment goes out at once rather than at the next tick.
+  // Webhooks run apart from expiry, never waiting behind it. A committed event (heard through LISTEN) and a
+  // settled POST wake them, so an event, and the next event of that payment, go out at once, not at the next tick.
   const deliverer = new WebhookDeliverer(services, () => webhookJobs.wake());
   const webhookJobs = new Scheduler(
     [
@@ -67,6 +67,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ],
     config.jobIntervalMs,
   );
+  paymentEvents.onCommitted(() => webhookJobs.wake());
 
   const server = createServer((req, res) => {
     void handle(services, router, apollo, req, res);

@@ -26,6 +26,7 @@ interface Subscriber {
  */
 export class PaymentEventBus {
   private readonly subscribers = new Set<Subscriber>();
+  private readonly commitListeners: (() => void)[] = [];
   private pending: number[] = [];
   private flushScheduled = false;
   /** Reads run one after another, so events leave in the order their notifications arrived. */
@@ -66,6 +67,14 @@ export class PaymentEventBus {
     };
   }
 
+  /**
+   * Calls `listener` whenever an event commits, on any instance, without reading it: how the webhook dispatcher
+   * learns there is work at once instead of at its next tick.
+   */
+  onCommitted(listener: () => void): void {
+    this.commitListeners.push(listener);
+  }
+
   get subscriberCount(): number {
     return this.subscribers.size;
   }
@@ -74,6 +83,7 @@ export class PaymentEventBus {
     const id = Number(payload);
     if (!Number.isSafeInteger(id) || id <= 0) return;
     this.highestSeenId = Math.max(this.highestSeenId, id);
+    for (const listener of this.commitListeners) listener();
     // Nobody listening here: no read at all, so an instance without subscribers costs the database nothing.
     if (this.subscribers.size === 0) return;
     this.pending.push(id);
