@@ -73,8 +73,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     void handle(services, router, apollo, req, res);
   });
   const subscriptions = attachSubscriptionServer(server, services, schema);
-  scheduler.start();
-  webhookJobs.start();
+  if (config.runJobs) {
+    scheduler.start();
+    webhookJobs.start();
+  }
 
   return {
     server,

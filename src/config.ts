@@ -14,6 +14,11 @@ export interface Config {
   tokenLifetimeSeconds: number;
   /** How often the expiry job looks for payments nobody acted on, and the webhook outbox for new events and due deliveries. */
   jobIntervalMs: number;
+  /**
+   * Whether this process runs the background jobs (expiry, outbox dispatch, webhook delivery). Off, it serves
+   * requests only: for API-only replicas beside worker replicas, and for tests that count one request's SQL.
+   */
+  runJobs: boolean;
   logRequests: boolean;
   /** Depth, alias and cost caps of graph operations, on HTTP and graphql-ws alike. */
   graphqlLimits: QueryLimits;
@@ -61,6 +66,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tokenLifetimeSeconds: paygraphEnv === 'test' ? 3600 : 86400,
     // It bounds the delay from commit to webhook delivery (median about half of it); the polls are index lookups.
     jobIntervalMs: parseInterval('PAYGRAPH_JOB_INTERVAL_MS', env.PAYGRAPH_JOB_INTERVAL_MS ?? '250'),
+    runJobs: env.PAYGRAPH_RUN_JOBS !== 'false',
     logRequests: env.PAYGRAPH_LOG_REQUESTS !== 'false',
     graphqlLimits: defaultQueryLimits,
     subscriptionKeepAliveMs: parseInterval('PAYGRAPH_SUBSCRIPTION_KEEPALIVE_MS', env.PAYGRAPH_SUBSCRIPTION_KEEPALIVE_MS ?? '15000'),
