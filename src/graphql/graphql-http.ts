@@ -1,5 +1,5 @@
-import { ApolloServer, HeaderMap } from '@apollo/server';
-import type { GraphQLFormattedError, GraphQLSchema } from 'graphql';
+import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
+import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { assertActsFor, authenticate, credentialsFromRequest } from '../auth/authenticate.js';
@@ -31,11 +31,26 @@ export async function createGraphQLServer(
     formatError: (formatted, error) => scrubInternal(formatted, error),
     // The cache-control plugin hooks every resolved field to compute cache hints for an HTTP cache that
     // authenticated, per-merchant answers never use; without it a payment query costs measurably less.
-    plugins: [ApolloServerPluginCacheControlDisabled()],
+    plugins: [ApolloServerPluginCacheControlDisabled(), subscriptionsOnTheSocketOnly],
   });
   await apollo.start();
   return apollo;
 }
+
+/**
+ * Over HTTP a subscription would run its resolver once with no event to resolve; it belongs on the graphql-ws
+ * socket at the same path, and the client is told so, as the socket tells a query to come here.
+ */
+const subscriptionsOnTheSocketOnly: ApolloServerPlugin<GraphQLContext> = {
+  requestDidStart: async () => ({
+    didResolveOperation: async ({ operation }) => {
+      if (operation?.operation !== 'subscription') return;
+      throw new GraphQLError('Subscriptions are served over graphql-ws (subprotocol graphql-transport-ws) on /graphql', {
+        extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+      });
+    },
+  }),
+};
 
 /** Internal errors reach the log with their detail; the client sees a code and the trace id only. */
 function scrubInternal(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {

@@ -150,11 +150,11 @@ function prepareOperation(
   try {
     document = parse(query);
   } catch (error) {
-    if (error instanceof GraphQLError) return [error];
+    if (error instanceof GraphQLError) return [withCode(error, 'GRAPHQL_PARSE_FAILED')];
     throw error;
   }
   const errors = validate(schema, document, rules);
-  if (errors.length > 0) return errors;
+  if (errors.length > 0) return errors.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED'));
   const operation = getOperationAST(document, operationName);
   if (!operation) return [new GraphQLError('Name the operation to run', { extensions: { code: 'BAD_USER_INPUT' } })];
   if (operation.operation !== 'subscription') {
@@ -165,6 +165,11 @@ function prepareOperation(
     ];
   }
   return { schema, document, operationName, variableValues };
+}
+
+/** The codes Apollo Server gives the same failures on POST /graphql, so a client handles both faces alike. */
+function withCode(error: GraphQLError, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED'): GraphQLError {
+  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code } });
 }
 
 function operationContext(services: Services, session: Session): GraphQLContext {
