@@ -9,11 +9,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { renderFanOut, runFanOut } from './fan-out.js';
 import { runLoad, type LoadRequest, type LoadResult } from './load.js';
 
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 4000);
+const WARM_UP_MS = Number(process.env.BENCH_WARM_UP_MS ?? 1000);
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 async function admin(sql: string): Promise<void> {
@@ -109,8 +111,11 @@ async function main(): Promise<void> {
       );
       capturable.push(reference);
     }
-    const run = (baseUrl: string, expectStatus: number, next: (i: number) => LoadRequest) =>
-      runLoad(baseUrl, { concurrency: CONCURRENCY, durationMs: DURATION_MS, expectStatus, next });
+    const run = async (baseUrl: string, expectStatus: number, next: (i: number) => LoadRequest) => {
+      // An unmeasured warm-up first (JIT, connection pools, plan caches), so no row pays for running first.
+      await runLoad(baseUrl, { concurrency: CONCURRENCY, durationMs: WARM_UP_MS, expectStatus, next });
+      return runLoad(baseUrl, { concurrency: CONCURRENCY, durationMs: DURATION_MS, expectStatus, next });
+    };
     const graph = (query: string, variables: Record<string, unknown>): LoadRequest => ({
       method: 'POST',
       path: '/graphql',
@@ -191,9 +196,17 @@ async function main(): Promise<void> {
       run(paygraph.baseUrl, 200, () => graph(PAGE, {})),
     );
 
+    // An instance of its own on the same database, so its resident memory shows the subscribers, not the load above.
+    const fanOut = await runFanOut(async () => {
+      const instance = await start('dist/src/main.js', env);
+      children.push(instance.child);
+      return instance;
+    }, headers);
+    process.stderr.write(`${renderFanOut(fanOut)}\n`);
+
     const table = renderTable(results);
     const stamp = new Date().toISOString();
-    const report = `Run ${stamp} with \`npm run bench\` (concurrency ${CONCURRENCY}, ${DURATION_MS / 1000} s per row, PostgreSQL ${url.host}, ${process.version}).\n\n${table}\n`;
+    const report = `Run ${stamp} with \`npm run bench\` (concurrency ${CONCURRENCY}, ${DURATION_MS / 1000} s per row, PostgreSQL ${url.host}, ${process.version}).\n\n${table}\n\n${renderFanOut(fanOut)}\n`;
     process.stdout.write(report);
     writeFileSync(join(root, 'bench/latest-results.md'), report);
   } finally {
