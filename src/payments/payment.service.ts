@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException, type EntityDictionary } from '@mikro-orm/core';
 import type { RequestContext } from '../context.js';
 import type { Em } from '../db/orm.js';
 import { AppError } from '../errors/app-error.js';
@@ -89,9 +89,19 @@ function paymentNotFound(reference: string): AppError {
 }
 
 export async function findOwnPayment(em: Em, msn: string, reference: string, options: { lock?: boolean } = {}): Promise<Payment> {
-  const payment = await em.findOne(Payment, { msn, reference }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
-  if (!payment) throw paymentNotFound(reference);
-  return payment;
+  if (!options.lock) {
+    const payment = await em.findOne(Payment, { msn, reference });
+    if (!payment) throw paymentNotFound(reference);
+    return payment;
+  }
+  // The hot path of every modification: one plain locking read, then the row joins the unit of work like any
+  // loaded entity. The ORM's query builder for the same statement cost more CPU than the database spent on it.
+  const [row] = await em.execute<EntityDictionary<Payment>[]>('select * from payment where msn = ? and reference = ? limit 1 for update', [
+    msn,
+    reference,
+  ]);
+  if (!row) throw paymentNotFound(reference);
+  return em.map(Payment, row);
 }
 
 export async function getPaymentEvents(ctx: RequestContext, reference: string): Promise<PaymentEvent[]> {
