@@ -7,6 +7,7 @@ import {
   execute,
   getOperationAST,
   parse,
+  print,
   specifiedRules,
   validate,
   type DocumentNode,
@@ -189,6 +190,13 @@ function operationContext(services: Services, session: Session): GraphQLContext 
 }
 
 /**
+ * One event's result per operation, shared by every subscriber that holds the same operation (document,
+ * variables, caller and sales unit): a dashboard opened a thousand times costs one execution per event, not a
+ * thousand. Keyed weakly by the event object the bus hands to every subscriber, so it lives as long as the event.
+ */
+const sharedResults = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+
+/**
  * Like graphql-js `subscribe`, except that each event runs with a fresh unit of work and fresh DataLoaders: a
  * subscription lives for hours, and one identity map or loader cache for its whole life would serve stale rows.
  */
@@ -201,8 +209,23 @@ async function subscribeWithFreshContextPerEvent(
   const iterator = stream[Symbol.asyncIterator]();
   const base = args.contextValue as GraphQLContext;
   const session: Session = { principal: base.request.principal, msn: base.request.msn };
-  const run = (event: unknown) =>
-    execute({ ...args, rootValue: event, contextValue: operationContext(services, session) }) as Promise<ExecutionResult>;
+  const operationKey = [
+    session.principal.clientId,
+    session.msn,
+    print(args.document),
+    args.operationName ?? '',
+    JSON.stringify(args.variableValues ?? {}),
+  ].join('\n');
+  const run = (event: unknown): Promise<ExecutionResult> => {
+    const execution = () =>
+      execute({ ...args, rootValue: event, contextValue: operationContext(services, session) }) as Promise<ExecutionResult>;
+    if (typeof event !== 'object' || event === null) return execution();
+    let byOperation = sharedResults.get(event);
+    if (!byOperation) sharedResults.set(event, (byOperation = new Map()));
+    let result = byOperation.get(operationKey);
+    if (!result) byOperation.set(operationKey, (result = execution()));
+    return result;
+  };
   const results: AsyncIterableIterator<ExecutionResult> = {
     next: async () => {
       const result = await iterator.next();
