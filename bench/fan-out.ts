@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createClient, type Client, type ExecutionResult } from 'graphql-ws';
 import WebSocket from 'ws';
+import { percentiles, type Percentiles } from './percentiles.js';
 
 const SUBSCRIBERS = Number(process.env.BENCH_FANOUT_SUBSCRIBERS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_FANOUT_CONCURRENCY ?? 4);
@@ -21,7 +22,16 @@ const WARM_UP_TIMEOUT_MS = 10_000;
 /** After the last create: how long the notifications still on their way may take. */
 const DRAIN_TIMEOUT_MS = 10_000;
 
-const SUBSCRIPTION = 'subscription { paymentEvents { event { reference name amount { value } timestamp } } }';
+/**
+ * Subscribers spread over several documents, as dashboards differ: identical operations of one caller share one
+ * execution per event, so a single document would measure only the sharing.
+ */
+const SUBSCRIPTIONS = [
+  'subscription { paymentEvents { event { reference name amount { value } timestamp } } }',
+  'subscription { paymentEvents { event { reference name amount { value currency } timestamp } payment { state } } }',
+  'subscription { paymentEvents { event { reference name timestamp idempotencyKey } payment { pspReference amount { value } } } }',
+  'subscription { paymentEvents(names: [CREATED, AUTHORIZED]) { event { reference name timestamp } payment { aggregate { authorizedAmount { value } capturedAmount { value } } } } }',
+];
 const MEASURED = 'fan-';
 const WARM_UP = 'fanwarm-';
 
@@ -51,12 +61,6 @@ export interface FanOutResult {
   serverCores: number | undefined;
   clientCores: number;
   skipped?: string;
-}
-
-interface Percentiles {
-  p50: number;
-  p99: number;
-  max: number;
 }
 
 interface Instance {
@@ -113,7 +117,7 @@ export async function runFanOut(startInstance: () => Promise<Instance>, headers:
             });
             clients.push(client);
             client.subscribe<Notification>(
-              { query: SUBSCRIPTION },
+              { query: SUBSCRIPTIONS[i % SUBSCRIPTIONS.length]! },
               {
                 next: (result: ExecutionResult<Notification>) => {
                   const at = performance.now();
@@ -227,7 +231,7 @@ export function renderFanOut(r: FanOutResult): string {
   const lines = [
     heading,
     '',
-    `${r.subscribers} subscribers to \`paymentEvents { event { reference name amount { value } timestamp } }\` on a fresh instance, ` +
+    `${r.subscribers} subscribers to \`paymentEvents\`, spread evenly over ${SUBSCRIPTIONS.length} different documents, on a fresh instance, ` +
       `each with its own socket; then REST creates at concurrency ${r.concurrency} for ${(r.loadMs / 1000).toFixed(1)} s, each CREATED event ` +
       `fanned out to every subscriber. Latency is from the create's HTTP request start, and from its response (negative when the ` +
       `notification beats the response), to a subscriber's receipt, correlated by reference and event name, over every ` +
@@ -309,12 +313,6 @@ function send(agent: Agent, baseUrl: string, path: string, headers: Record<strin
     req.on('error', () => resolve(0));
     req.end(payload);
   });
-}
-
-function percentiles(values: number[]): Percentiles {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-  return { p50: at(0.5), p99: at(0.99), max: sorted[sorted.length - 1] ?? 0 };
 }
 
 /** Linux only; undefined elsewhere. */

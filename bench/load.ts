@@ -1,4 +1,5 @@
 import { Agent, request } from 'node:http';
+import { percentiles } from './percentiles.js';
 
 export interface LoadRequest {
   method: string;
@@ -10,16 +11,23 @@ export interface LoadRequest {
 export interface LoadResult {
   requests: number;
   failures: number;
+  /** Successful requests per second: a failed request is not throughput. */
   perSecond: number;
   p50Ms: number;
   p99Ms: number;
 }
 
+export interface LoadOptions {
+  concurrency: number;
+  durationMs: number;
+  expectStatus: number;
+  next: (i: number) => LoadRequest;
+  /** Also judge the body: a GraphQL answer is 200 even when it carries `errors` or `userErrors`. */
+  succeeded?: (body: string) => boolean;
+}
+
 /** Keeps `concurrency` requests in flight for `durationMs` over keep-alive connections; bounded in time. */
-export async function runLoad(
-  baseUrl: string,
-  options: { concurrency: number; durationMs: number; expectStatus: number; next: (i: number) => LoadRequest },
-): Promise<LoadResult> {
+export async function runLoad(baseUrl: string, options: LoadOptions): Promise<LoadResult> {
   const url = new URL(baseUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
   const latencies: number[] = [];
@@ -32,20 +40,37 @@ export async function runLoad(
     while (performance.now() < deadline) {
       const spec = options.next(counter++);
       const t0 = performance.now();
-      const status = await send(agent, url, spec);
+      const { status, body } = await send(agent, url, spec, options.succeeded !== undefined);
       latencies.push(performance.now() - t0);
-      if (status !== options.expectStatus) failures++;
+      if (status !== options.expectStatus || (options.succeeded && !options.succeeded(body))) failures++;
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
   const elapsed = (performance.now() - started) / 1000;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { requests: latencies.length, failures, perSecond: latencies.length / elapsed, p50Ms: at(0.5), p99Ms: at(0.99) };
+  const { p50, p99 } = percentiles(latencies);
+  return { requests: latencies.length, failures, perSecond: (latencies.length - failures) / elapsed, p50Ms: p50, p99Ms: p99 };
 }
 
-function send(agent: Agent, url: URL, spec: LoadRequest): Promise<number> {
+/** A GraphQL answer that succeeded: no `errors`, and every `userErrors` list on the way empty. */
+export function graphqlSucceeded(body: string): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return false;
+  }
+  const clean = (value: unknown): boolean => {
+    if (Array.isArray(value)) return value.every(clean);
+    if (value === null || typeof value !== 'object') return true;
+    return Object.entries(value).every(([key, inner]) =>
+      key === 'errors' || key === 'userErrors' ? !Array.isArray(inner) || inner.length === 0 : clean(inner),
+    );
+  };
+  return clean(parsed);
+}
+
+function send(agent: Agent, url: URL, spec: LoadRequest, keepBody: boolean): Promise<{ status: number; body: string }> {
   return new Promise((resolve) => {
     const req = request(
       {
@@ -57,11 +82,13 @@ function send(agent: Agent, url: URL, spec: LoadRequest): Promise<number> {
         headers: { ...spec.headers, ...(spec.body ? { 'content-length': Buffer.byteLength(spec.body) } : {}) },
       },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
+        const chunks: Buffer[] = [];
+        if (keepBody) res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        else res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
       },
     );
-    req.on('error', () => resolve(0));
+    req.on('error', () => resolve({ status: 0, body: '' }));
     req.end(spec.body);
   });
 }

@@ -1,16 +1,19 @@
 /**
  * `npm run bench`: Paygraph's REST routes and graph against a bare node:http + pg baseline doing the same SQL,
  * all on one PostgreSQL database created for the run, with fixed concurrency and bounded time.
- * Prints a markdown table and writes it to bench/latest-results.md.
+ * Prints markdown tables and keeps them in bench/README.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { format, resolveConfig } from 'prettier';
 import { renderFanOut, runFanOut } from './fan-out.js';
-import { runLoad, type LoadRequest, type LoadResult } from './load.js';
+import { renderWebhookLatency, runWebhookLatency } from './webhook-latency.js';
+import { graphqlSucceeded, runLoad, type LoadRequest, type LoadResult } from './load.js';
 
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -111,11 +114,14 @@ async function main(): Promise<void> {
       );
       capturable.push(reference);
     }
-    const run = async (baseUrl: string, expectStatus: number, next: (i: number) => LoadRequest) => {
+    const run = async (baseUrl: string, expectStatus: number, next: (i: number) => LoadRequest, succeeded?: (body: string) => boolean) => {
+      const options = { concurrency: CONCURRENCY, expectStatus, next, succeeded };
       // An unmeasured warm-up first (JIT, connection pools, plan caches), so no row pays for running first.
-      await runLoad(baseUrl, { concurrency: CONCURRENCY, durationMs: WARM_UP_MS, expectStatus, next });
-      return runLoad(baseUrl, { concurrency: CONCURRENCY, durationMs: DURATION_MS, expectStatus, next });
+      await runLoad(baseUrl, { ...options, durationMs: WARM_UP_MS });
+      return runLoad(baseUrl, { ...options, durationMs: DURATION_MS });
     };
+    // GraphQL answers 200 with `errors` or `userErrors` too: those bodies count as failures, not throughput.
+    const runGraph = (next: (i: number) => LoadRequest) => run(paygraph.baseUrl, 200, next, graphqlSucceeded);
     const graph = (query: string, variables: Record<string, unknown>): LoadRequest => ({
       method: 'POST',
       path: '/graphql',
@@ -163,16 +169,14 @@ async function main(): Promise<void> {
     await measure(
       'create payment',
       'GraphQL',
-      run(paygraph.baseUrl, 200, () =>
-        graph(CREATE, { input: { ...paymentBody(newRef()), paymentMethod: 'WALLET', idempotencyKey: randomUUID() } }),
-      ),
+      runGraph(() => graph(CREATE, { input: { ...paymentBody(newRef()), paymentMethod: 'WALLET', idempotencyKey: randomUUID() } })),
     );
     await measure('capture', 'baseline', run(baseline.baseUrl, 200, captureRest));
     await measure('capture', 'REST', run(paygraph.baseUrl, 200, captureRest));
     await measure(
       'capture',
       'GraphQL',
-      run(paygraph.baseUrl, 200, (i) =>
+      runGraph((i) =>
         graph(CAPTURE, {
           input: { reference: capturable[i % capturable.length], amount: { currency: 'NOK', value: 1 }, idempotencyKey: randomUUID() },
         }),
@@ -183,7 +187,7 @@ async function main(): Promise<void> {
     await measure(
       'get payment',
       'GraphQL',
-      run(paygraph.baseUrl, 200, (i) => graph(GET, { r: capturable[i % capturable.length] })),
+      runGraph((i) => graph(GET, { r: capturable[i % capturable.length] })),
     );
     await measure(
       'page of 50 payments with events',
@@ -193,8 +197,11 @@ async function main(): Promise<void> {
     await measure(
       'page of 50 payments with events',
       'GraphQL',
-      run(paygraph.baseUrl, 200, () => graph(PAGE, {})),
+      runGraph(() => graph(PAGE, {})),
     );
+
+    const webhookLatency = await runWebhookLatency((method, path, h, body) => json(paygraph.baseUrl, method, path, h, body), headers);
+    process.stderr.write(`${renderWebhookLatency(webhookLatency)}\n`);
 
     // An instance of its own on the same database, so its resident memory shows the subscribers, not the load above.
     const fanOut = await runFanOut(async () => {
@@ -204,11 +211,16 @@ async function main(): Promise<void> {
     }, headers);
     process.stderr.write(`${renderFanOut(fanOut)}\n`);
 
-    const table = renderTable(results);
-    const stamp = new Date().toISOString();
-    const report = `Run ${stamp} with \`npm run bench\` (concurrency ${CONCURRENCY}, ${DURATION_MS / 1000} s per row, PostgreSQL ${url.host}, ${process.version}).\n\n${table}\n\n${renderFanOut(fanOut)}\n`;
-    process.stdout.write(report);
-    writeFileSync(join(root, 'bench/latest-results.md'), report);
+    const stamp = new Date().toISOString().slice(0, 10);
+    const report = [
+      `Run on ${stamp} with \`npm run bench\` (concurrency ${CONCURRENCY}, ${DURATION_MS / 1000} s per row after a ${WARM_UP_MS / 1000} s warm-up, ` +
+        `PostgreSQL ${url.host}, Node ${process.version}, ${cpus().length} cores shared by every process of the run).`,
+      renderTable(results),
+      renderWebhookLatency(webhookLatency),
+      renderFanOut(fanOut),
+    ].join('\n\n');
+    process.stdout.write(`${report}\n`);
+    await keepInReadme(report);
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
@@ -216,20 +228,48 @@ async function main(): Promise<void> {
   }
 }
 
+/** REST at least half the bare baseline; the graph at least 0.8 of REST for the same operation. */
+const REST_TARGET = 0.5;
+const GRAPH_TARGET = 0.8;
+
 function renderTable(rows: { operation: string; face: string; result: LoadResult }[]): string {
   const lines = [
-    '| operation | face | req/s | p50 ms | p99 ms | failures | vs baseline | GraphQL vs REST |',
-    '|---|---|---:|---:|---:|---:|---:|---:|',
+    '### Throughput and latency',
+    '',
+    `Targets: REST ≥ ${REST_TARGET} × baseline, GraphQL ≥ ${GRAPH_TARGET} × REST. req/s counts successful requests only.`,
+    '',
+    '| operation | face | req/s | p50 ms | p99 ms | failures | vs baseline | GraphQL vs REST | target |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const row of rows) {
     const base = rows.find((r) => r.operation === row.operation && r.face === 'baseline')!.result.perSecond;
     const rest = rows.find((r) => r.operation === row.operation && r.face === 'REST')?.result.perSecond;
     const r = row.result;
+    const vsBase = r.perSecond / base;
+    const vsRest = row.face === 'GraphQL' && rest ? r.perSecond / rest : undefined;
+    const target = row.face === 'REST' ? verdict(vsBase, REST_TARGET) : vsRest !== undefined ? verdict(vsRest, GRAPH_TARGET) : '';
     lines.push(
-      `| ${row.operation} | ${row.face} | ${r.perSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.failures} | ${(r.perSecond / base).toFixed(2)} | ${row.face === 'GraphQL' && rest ? (r.perSecond / rest).toFixed(2) : ''} |`,
+      `| ${row.operation} | ${row.face} | ${r.perSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.failures} | ` +
+        `${vsBase.toFixed(2)} | ${vsRest?.toFixed(2) ?? ''} | ${target} |`,
     );
   }
   return lines.join('\n');
+}
+
+const verdict = (ratio: number, target: number) => (ratio >= target ? 'met' : `**missed** (< ${target})`);
+
+/** The latest figures live in bench/README.md between two markers, so the committed page is the last run. */
+async function keepInReadme(report: string): Promise<void> {
+  const path = join(root, 'bench/README.md');
+  const readme = readFileSync(path, 'utf8');
+  const begin = '<!-- latest-results:begin -->';
+  const end = '<!-- latest-results:end -->';
+  const from = readme.indexOf(begin);
+  const to = readme.indexOf(end);
+  if (from < 0 || to < from) throw new Error(`bench/README.md lacks the ${begin} … ${end} markers`);
+  const updated = `${readme.slice(0, from + begin.length)}\n\n${report}\n\n${readme.slice(to)}`;
+  // Formatted as `npm run lint` expects, so a committed run never fails the format check.
+  writeFileSync(path, await format(updated, { ...(await resolveConfig(path)), filepath: path }));
 }
 
 await main();
