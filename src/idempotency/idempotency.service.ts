@@ -13,6 +13,17 @@ export interface IdempotentRequest {
   request: unknown;
 }
 
+/**
+ * Thrown by an action that changed something durable before it refused: a modification that finds its payment
+ * overdue expires it first, and that expiry must stand though the modification is refused. The action's changes
+ * commit with the refusal, which becomes the key's recorded answer when it is `replayable`.
+ */
+export class CommittedRefusal extends Error {
+  constructor(readonly refusal: AppError) {
+    super(refusal.message);
+  }
+}
+
 type Outcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; detail: string; details: ErrorDetail[] };
 
 /**
@@ -43,6 +54,12 @@ export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentR
         await insertRecord(em, scope, requestDigest, { ok: true, value }, ctx.clock.now());
         return { ok: true as const, value };
       } catch (error) {
+        if (error instanceof CommittedRefusal) {
+          await em.flush();
+          const refusal = failureOutcome(error.refusal);
+          if (catalogue[error.refusal.code].replayable) await insertRecord(em, scope, requestDigest, refusal, ctx.clock.now());
+          return refusal;
+        }
         if (error instanceof AppError && catalogue[error.code].replayable) actionError = error;
         throw error;
       }
@@ -107,12 +124,16 @@ function replay<T>(record: StoredRecord, requestDigest: string): Outcome<T> {
 }
 
 async function recordFailure(ctx: RequestContext, scope: Scope, requestDigest: string, error: AppError): Promise<void> {
-  const outcome: Outcome<never> = { ok: false, code: error.code, detail: error.message, details: error.details };
+  const outcome = failureOutcome(error);
   await ctx.em.execute(
     `insert into idempotency_record (client_id, msn, operation, idempotency_key, request_digest, outcome, created_at)
      values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
     [scope.clientId, scope.msn, scope.operation, scope.idempotencyKey, requestDigest, JSON.stringify(outcome), ctx.clock.now()],
   );
+}
+
+function failureOutcome(error: AppError): Outcome<never> {
+  return { ok: false, code: error.code, detail: error.message, details: error.details };
 }
 
 function digestRequest(operation: string, request: unknown): string {

@@ -28,7 +28,9 @@ export interface PaymentPageQuery {
   msn: string;
   /** Rows to fetch (page size plus one, to learn whether there is a next page). */
   limit: number;
+  /** States as callers see them at `now`: an overdue CREATED payment counts as EXPIRED (see payment-expiry.ts). */
   states?: PaymentState[];
+  now: Date;
   /** Keyset position: payments strictly older than this (createdAt, id). */
   before?: { createdAt: Date; id: string };
 }
@@ -38,8 +40,18 @@ export async function readPayments(em: Em, query: PaymentPageQuery): Promise<Pay
   const where = ['msn = ?'];
   const params: unknown[] = [query.msn];
   if (query.states?.length) {
-    where.push(`state in (${query.states.map(() => '?').join(', ')})`);
-    params.push(...query.states);
+    const stored = query.states.filter((s) => s !== 'CREATED');
+    const either = stored.length ? [`state in (${stored.map(() => '?').join(', ')})`] : [];
+    params.push(...stored);
+    if (query.states.includes('CREATED')) {
+      either.push(`(state = 'CREATED' and expires_at > ?)`);
+      params.push(query.now);
+    }
+    if (query.states.includes('EXPIRED')) {
+      either.push(`(state = 'CREATED' and expires_at <= ?)`);
+      params.push(query.now);
+    }
+    where.push(`(${either.join(' or ')})`);
   }
   if (query.before) {
     where.push('(created_at, id) < (?, ?)');
