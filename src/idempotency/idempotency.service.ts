@@ -11,6 +11,8 @@ export interface IdempotentRequest {
   key: string;
   /** The request as the domain sees it (face-independent), so REST and the graph share one key space. */
   request: unknown;
+  /** The refusal when the key was used for a different request; capture and refund have titles of their own (FACTS §1.5). */
+  conflict?: ErrorCode;
 }
 
 /**
@@ -48,7 +50,7 @@ export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentR
           { name: 'Idempotency-Key', reason: 'In use by a request in flight' },
         ]);
       const existing = await findRecord(em, scope);
-      if (existing) return replay<T>(existing, requestDigest);
+      if (existing) return replay<T>(existing, requestDigest, request.conflict ?? 'IDEMPOTENCY_CONFLICT');
       try {
         const value = await action(em);
         await insertRecord(em, scope, requestDigest, { ok: true, value }, ctx.clock.now());
@@ -111,13 +113,11 @@ async function insertRecord(em: Em, scope: Scope, requestDigest: string, outcome
   );
 }
 
-function replay<T>(record: StoredRecord, requestDigest: string): Outcome<T> {
+function replay<T>(record: StoredRecord, requestDigest: string, conflict: ErrorCode): Outcome<T> {
   if (record.request_digest !== requestDigest) {
-    throw new AppError(
-      'IDEMPOTENCY_CONFLICT',
-      'This Idempotency-Key was used before with a different request; a retry must repeat the request exactly',
-      [{ name: 'Idempotency-Key', reason: 'Already used for a different request' }],
-    );
+    throw new AppError(conflict, 'This Idempotency-Key was used before with a different request; a retry must repeat the request exactly', [
+      { name: 'Idempotency-Key', reason: 'Already used for a different request' },
+    ]);
   }
   // PGlite parses jsonb; some drivers hand it over as text.
   return (typeof record.outcome === 'string' ? JSON.parse(record.outcome) : record.outcome) as Outcome<T>;

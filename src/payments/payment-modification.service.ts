@@ -29,7 +29,12 @@ export async function capturePayment(
   amount: ModificationAmount,
   idempotencyKey: string,
 ): Promise<PaymentView> {
-  const request = { operation: 'payment.capture', key: idempotencyKey, request: { reference, amount } };
+  const request: IdempotentRequest = {
+    operation: 'payment.capture',
+    key: idempotencyKey,
+    request: { reference, amount },
+    conflict: 'CAPTURE_IDEMPOTENCY_CONFLICT',
+  };
   return modify(ctx, request, reference, (em, payment, now) => {
     if (payment.state === 'CREATED')
       throw new AppError('CAPTURE_BEFORE_RESERVATION', 'The payment has not been authorized by the user yet');
@@ -57,7 +62,12 @@ export async function refundPayment(
   amount: ModificationAmount,
   idempotencyKey: string,
 ): Promise<PaymentView> {
-  const request = { operation: 'payment.refund', key: idempotencyKey, request: { reference, amount } };
+  const request: IdempotentRequest = {
+    operation: 'payment.refund',
+    key: idempotencyKey,
+    request: { reference, amount },
+    conflict: 'REFUND_IDEMPOTENCY_CONFLICT',
+  };
   return modify(ctx, request, reference, (em, payment, now) => {
     if (payment.state === 'CREATED') throw new AppError('REFUND_BEFORE_RESERVATION', 'The payment has not been authorized by the user yet');
     if (payment.state !== 'AUTHORIZED')

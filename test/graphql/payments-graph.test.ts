@@ -521,8 +521,32 @@ describe('idempotency shared with REST', () => {
     // The same key with another amount is a conflict on either face.
     const conflict = (await data(merchant, CAPTURE, { input: { idempotencyKey: 'shared-K', reference, amount: nok(2_000) } }))
       .capturePayment;
-    expect(conflict.userErrors).toEqual([expect.objectContaining({ code: 'IDEMPOTENCY_CONFLICT' })]);
+    expect(conflict.userErrors).toEqual([
+      { code: 'IDEMPOTENCY_CONFLICT', field: 'Idempotency-Key', message: expect.stringMatching(/^Capture idempotency conflict: /) },
+    ]);
     expect(await capturedEvents(reference)).toHaveLength(1);
+  });
+
+  test('each operation names its own conflict; the graph code is IDEMPOTENCY_CONFLICT for all', async () => {
+    const reference = await merchant.authorizedPayment(10_000);
+    await merchant.modify(reference, 'capture', 5_000);
+    const refund = (key: string, value: number) =>
+      data(merchant, REFUND, { input: { idempotencyKey: key, reference, amount: nok(value) } }).then((d) => d.refundPayment);
+    expect((await refund('graph-refund-K', 1_000)).userErrors).toEqual([]);
+    expect((await refund('graph-refund-K', 2_000)).userErrors).toEqual([
+      expect.objectContaining({ code: 'IDEMPOTENCY_CONFLICT', message: expect.stringMatching(/^Refund idempotency conflict: /) }),
+    ]);
+    const created = [newReference('gql'), newReference('gql')];
+    for (const r of created) await merchant.createPayment({ reference: r });
+    const cancel = (r: string) =>
+      data(merchant, CANCEL, { input: { idempotencyKey: 'graph-cancel-K', reference: r } }).then((d) => d.cancelPayment);
+    expect((await cancel(created[0]!)).userErrors).toEqual([]);
+    expect((await cancel(created[1]!)).userErrors).toEqual([
+      expect.objectContaining({
+        code: 'IDEMPOTENCY_CONFLICT',
+        message: expect.stringMatching(/^Idempotency error: Idempotency-Key already exists: /),
+      }),
+    ]);
   });
 
   test('a create via REST with key K, repeated via the graph with K, returns the same payment', async () => {
