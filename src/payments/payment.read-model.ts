@@ -74,6 +74,32 @@ export async function readPaymentEvents(em: Em, paymentIds: readonly string[]): 
   return rows.map(toPaymentEvent);
 }
 
+/**
+ * The first `limit` events of each payment, oldest first, in one statement for any number of payments: a graph
+ * page of payments asks for their first events together.
+ */
+export async function readFirstPaymentEvents(em: Em, paymentIds: readonly string[], limit: number): Promise<PaymentEvent[]> {
+  if (paymentIds.length === 0) return [];
+  const rows = await em.execute<Row[]>(
+    `select * from (
+       select payment_event.*, row_number() over (partition by payment_id order by id) as position
+       from payment_event where payment_id in (${paymentIds.map(() => '?').join(', ')})
+     ) ranked where position <= ? order by payment_id, id`,
+    [...paymentIds, limit],
+  );
+  return rows.map(toPaymentEvent);
+}
+
+/** Up to `limit` events of one payment after the event `afterId`, by keyset (never OFFSET). */
+export async function readPaymentEventsAfter(em: Em, paymentId: string, afterId: number, limit: number): Promise<PaymentEvent[]> {
+  const rows = await em.execute<Row[]>('select * from payment_event where payment_id = ? and id > ? order by id limit ?', [
+    paymentId,
+    afterId,
+    limit,
+  ]);
+  return rows.map(toPaymentEvent);
+}
+
 export async function readPaymentEvent(em: Em, msn: string, id: number): Promise<PaymentEvent | undefined> {
   const [row] = await em.execute<Row[]>('select * from payment_event where msn = ? and id = ? limit 1', [msn, id]);
   return row ? toPaymentEvent(row) : undefined;
