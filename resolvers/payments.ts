@@ -2,6 +2,7 @@ import type { Resolvers } from '../src/generated/graphql.js';
 import { connectionFrom, decodeCursor, encodeCursor, invalidCursor, pageSize, toGlobalId } from '../src/graphql/relay.js';
 import { getPayment } from '../src/payments/payment.service.js';
 import { listPayments } from '../src/payments/payment.queries.js';
+import { listPaymentEvents } from '../src/payments/payment-event.queries.js';
 import type { PaymentView } from '../src/payments/payment.view.js';
 import { AppError } from '../src/errors/app-error.js';
 
@@ -38,10 +39,9 @@ export const paymentResolvers: Resolvers = {
     metadata: (p) => Object.entries(p.metadata ?? {}).map(([key, value]) => ({ key, value })),
     events: async (p, { first, after }, { request }) => {
       const size = pageSize(first, 50);
-      const all = await request.loaders.paymentEventsByPaymentIdLoader.load(p.id);
-      const afterId = after ? Number(decodeCursor(after)[0]) : undefined;
-      const rest = afterId === undefined ? all : all.filter((e) => e.id > afterId);
-      return connectionFrom(rest.slice(0, size + 1), size, (e) => encodeCursor([e.id]), Boolean(after));
+      const afterId = after ? eventCursor(after) : undefined;
+      const rows = await listPaymentEvents(request, p.id, { limit: size + 1, afterId });
+      return connectionFrom(rows, size, (e) => encodeCursor([e.id]), Boolean(after));
     },
   },
   PaymentEvent: {
@@ -51,6 +51,12 @@ export const paymentResolvers: Resolvers = {
     idempotencyKey: (e) => e.idempotencyKey ?? null,
   },
 };
+
+function eventCursor(after: string): number {
+  const [id, ...rest] = decodeCursor(after);
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0 || rest.length > 0) throw invalidCursor();
+  return id;
+}
 
 function paymentCursor(after: string): { createdAt: Date; id: string } {
   const [createdAt, id] = decodeCursor(after);

@@ -42,7 +42,8 @@ const DEVELOPMENT_TOKEN_SECRET = 'paygraph-test-environment-token-key-not-for-pr
 
 export class ConfigError extends Error {}
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config {
+  const env = withoutEmptyValues(processEnv);
   const port = parsePort(env.PORT ?? '8080');
   const paygraphEnv = env.PAYGRAPH_ENV ?? 'test';
   if (paygraphEnv !== 'test' && paygraphEnv !== 'production') {
@@ -82,9 +83,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
+/**
+ * An empty variable counts as unset: `PORT=` in a compose file or `.env` means "the default", and taken as a
+ * value it would quietly become port 0 (`Number('')`), a random port nobody is told about.
+ */
+function withoutEmptyValues(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
+}
+
 function parsePort(value: string): number {
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  if (!/^\d+$/.test(value) || !Number.isInteger(port) || port < 0 || port > 65535) {
     throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${value}"`);
   }
   return port;

@@ -8,6 +8,11 @@ export interface CatalogueEntry {
   title: string;
   vippsCode?: string;
   replayable?: boolean;
+  /**
+   * The graph's code where its error enum has one code for several REST titles (the schema names one
+   * IDEMPOTENCY_CONFLICT; REST distinguishes capture, refund and the rest, FACTS §1.4).
+   */
+  graphCode?: string;
 }
 
 const entries = {
@@ -21,7 +26,14 @@ const entries = {
   PAYMENT_NOT_FOUND: { status: 404, title: 'Reference not found', vippsCode: '5090' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method Not Allowed' },
   REFERENCE_ALREADY_EXISTS: { status: 409, title: 'Reference already exists', vippsCode: '4150', replayable: true },
-  IDEMPOTENCY_CONFLICT: { status: 409, title: 'Idempotency error: Idempotency-Key already used', vippsCode: '4020' },
+  IDEMPOTENCY_CONFLICT: { status: 409, title: 'Idempotency error: Idempotency-Key already exists', vippsCode: '4020' },
+  CAPTURE_IDEMPOTENCY_CONFLICT: {
+    status: 409,
+    title: 'Capture idempotency conflict',
+    vippsCode: '4010',
+    graphCode: 'IDEMPOTENCY_CONFLICT',
+  },
+  REFUND_IDEMPOTENCY_CONFLICT: { status: 409, title: 'Refund idempotency conflict', vippsCode: '4150', graphCode: 'IDEMPOTENCY_CONFLICT' },
   IDEMPOTENCY_IN_FLIGHT: { status: 409, title: 'Order processing: concurrent request', vippsCode: '6160' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload Too Large' },

@@ -1,20 +1,38 @@
 import DataLoader from 'dataloader';
 import type { Em } from '../db/orm.js';
 import type { PaymentEvent } from '../payments/payment-event.entity.js';
-import { readPaymentEvents } from '../payments/payment.read-model.js';
+import { readFirstPaymentEvents } from '../payments/payment.read-model.js';
+
+export interface FirstEventsKey {
+  paymentId: string;
+  /** Events wanted from the start of the payment's log (a page size plus one). */
+  limit: number;
+}
 
 /** Per-request batching, so a page of payments with their events costs a constant number of statements. */
 export interface Loaders {
-  paymentEventsByPaymentIdLoader: DataLoader<string, PaymentEvent[]>;
+  firstPaymentEventsByPaymentIdLoader: DataLoader<FirstEventsKey, PaymentEvent[], string>;
 }
 
 export function createLoaders(em: Em): Loaders {
   return {
-    paymentEventsByPaymentIdLoader: new DataLoader(async (paymentIds) => {
-      const events = await readPaymentEvents(em, paymentIds);
-      const byPayment = new Map<string, PaymentEvent[]>(paymentIds.map((id) => [id, []]));
-      for (const event of events) byPayment.get(event.paymentId)!.push(event);
-      return paymentIds.map((id) => byPayment.get(id)!);
-    }),
+    // One statement per distinct page size in the batch: in practice one, as a query asks the same `first` of every payment.
+    firstPaymentEventsByPaymentIdLoader: new DataLoader(
+      async (keys) => {
+        const byPaymentAndLimit = new Map<string, PaymentEvent[]>(keys.map((k) => [keyOf(k), []]));
+        for (const limit of new Set(keys.map((k) => k.limit))) {
+          const ids = keys.filter((k) => k.limit === limit).map((k) => k.paymentId);
+          for (const event of await readFirstPaymentEvents(em, ids, limit)) {
+            byPaymentAndLimit.get(keyOf({ paymentId: event.paymentId, limit }))!.push(event);
+          }
+        }
+        return keys.map((k) => byPaymentAndLimit.get(keyOf(k))!);
+      },
+      { cacheKeyFn: keyOf },
+    ),
   };
+}
+
+function keyOf(key: FirstEventsKey): string {
+  return `${key.paymentId}|${key.limit}`;
 }

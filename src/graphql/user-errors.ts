@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { AppError } from '../errors/app-error.js';
-import type { ErrorCode } from '../errors/catalogue.js';
+import { catalogue, type ErrorCode } from '../errors/catalogue.js';
 
 const EXCEPTIONAL: Partial<Record<ErrorCode, string>> = {
   UNAUTHORIZED: 'UNAUTHENTICATED',
@@ -26,11 +26,12 @@ export async function withUserErrors<T extends object, C extends string>(
   try {
     return { ...(await run()), userErrors: [] };
   } catch (error) {
-    if (error instanceof AppError && (allowed as readonly string[]).includes(error.code)) {
+    const code = error instanceof AppError ? (catalogue[error.code].graphCode ?? error.code) : undefined;
+    if (error instanceof AppError && (allowed as readonly string[]).includes(code!)) {
       const errors = error.details.length ? error.details : [{ name: null, reason: error.message }];
       return <Partial<T> & { userErrors: UserError<C>[] }>{
         userErrors: errors.map((d) => ({
-          code: error.code as C,
+          code: code as C,
           field: d.name,
           message: d.reason === error.message || !d.name ? error.message : `${error.title}: ${d.reason}`,
         })),

@@ -11,6 +11,19 @@ export interface IdempotentRequest {
   key: string;
   /** The request as the domain sees it (face-independent), so REST and the graph share one key space. */
   request: unknown;
+  /** The refusal when the key was used for a different request; capture and refund have titles of their own (FACTS §1.5). */
+  conflict?: ErrorCode;
+}
+
+/**
+ * Thrown by an action that changed something durable before it refused: a modification that finds its payment
+ * overdue expires it first, and that expiry must stand though the modification is refused. The action's changes
+ * commit with the refusal, which becomes the key's recorded answer when it is `replayable`.
+ */
+export class CommittedRefusal extends Error {
+  constructor(readonly refusal: AppError) {
+    super(refusal.message);
+  }
 }
 
 type Outcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; detail: string; details: ErrorDetail[] };
@@ -37,12 +50,18 @@ export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentR
           { name: 'Idempotency-Key', reason: 'In use by a request in flight' },
         ]);
       const existing = await findRecord(em, scope);
-      if (existing) return replay<T>(existing, requestDigest);
+      if (existing) return replay<T>(existing, requestDigest, request.conflict ?? 'IDEMPOTENCY_CONFLICT');
       try {
         const value = await action(em);
         await insertRecord(em, scope, requestDigest, { ok: true, value }, ctx.clock.now());
         return { ok: true as const, value };
       } catch (error) {
+        if (error instanceof CommittedRefusal) {
+          await em.flush();
+          const refusal = failureOutcome(error.refusal);
+          if (catalogue[error.refusal.code].replayable) await insertRecord(em, scope, requestDigest, refusal, ctx.clock.now());
+          return refusal;
+        }
         if (error instanceof AppError && catalogue[error.code].replayable) actionError = error;
         throw error;
       }
@@ -94,25 +113,27 @@ async function insertRecord(em: Em, scope: Scope, requestDigest: string, outcome
   );
 }
 
-function replay<T>(record: StoredRecord, requestDigest: string): Outcome<T> {
+function replay<T>(record: StoredRecord, requestDigest: string, conflict: ErrorCode): Outcome<T> {
   if (record.request_digest !== requestDigest) {
-    throw new AppError(
-      'IDEMPOTENCY_CONFLICT',
-      'This Idempotency-Key was used before with a different request; a retry must repeat the request exactly',
-      [{ name: 'Idempotency-Key', reason: 'Already used for a different request' }],
-    );
+    throw new AppError(conflict, 'This Idempotency-Key was used before with a different request; a retry must repeat the request exactly', [
+      { name: 'Idempotency-Key', reason: 'Already used for a different request' },
+    ]);
   }
   // PGlite parses jsonb; some drivers hand it over as text.
   return (typeof record.outcome === 'string' ? JSON.parse(record.outcome) : record.outcome) as Outcome<T>;
 }
 
 async function recordFailure(ctx: RequestContext, scope: Scope, requestDigest: string, error: AppError): Promise<void> {
-  const outcome: Outcome<never> = { ok: false, code: error.code, detail: error.message, details: error.details };
+  const outcome = failureOutcome(error);
   await ctx.em.execute(
     `insert into idempotency_record (client_id, msn, operation, idempotency_key, request_digest, outcome, created_at)
      values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
     [scope.clientId, scope.msn, scope.operation, scope.idempotencyKey, requestDigest, JSON.stringify(outcome), ctx.clock.now()],
   );
+}
+
+function failureOutcome(error: AppError): Outcome<never> {
+  return { ok: false, code: error.code, detail: error.message, details: error.details };
 }
 
 function digestRequest(operation: string, request: unknown): string {

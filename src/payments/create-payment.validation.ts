@@ -14,6 +14,8 @@ export const REFERENCE_PATTERN = /^[a-zA-Z0-9-]{8,50}$/;
 export const PHONE_NUMBER_PATTERN = /^\d{10,15}$/;
 /** Largest payment amount in minor units (FACTS §1.2). */
 export const MAX_AMOUNT = 65_000_000;
+/** Smallest payable NOK amount ("Amount too small", FACTS §1.2). */
+const MIN_NOK_AMOUNT = 100;
 const MINUTE = 60_000;
 
 export interface Customer {
@@ -79,26 +81,37 @@ export function parseCreatePayment(body: unknown, rules: CreatePaymentRules): Cr
   const expiresAt = checkExpiresAt(check, body, rules.now);
 
   if (paymentMethod === 'CARD') {
-    if (rules.env === 'test') check.fail('paymentMethod.type', 'CARD is not available in the test environment');
     if (userFlow && userFlow !== 'WEB_REDIRECT') check.fail('userFlow', 'CARD payments must use WEB_REDIRECT');
     if (receipt) check.fail('receipt', 'A receipt is only allowed for WALLET payments');
     if (expiresAt) check.fail('expiresAt', 'Long-living payments are only allowed for WALLET payments');
   }
   if (userFlow === 'WEB_REDIRECT' && returnUrl === undefined) check.fail('returnUrl', 'Required when userFlow is WEB_REDIRECT');
-  if (userFlow === 'PUSH_MESSAGE' && !customer) check.fail('customer', 'Required when userFlow is PUSH_MESSAGE');
+  // The spec asks PUSH_MESSAGE for a valid phone number: the push goes to the user's phone, which a QR or token does not name.
+  if (userFlow === 'PUSH_MESSAGE' && !customer?.phoneNumber && !check.details.some((d) => d.name.startsWith('customer')))
+    check.fail('customer.phoneNumber', 'Required when userFlow is PUSH_MESSAGE');
   if (qrFormat && userFlow && userFlow !== 'QR') check.fail('qrFormat', 'Only allowed when userFlow is QR');
-  if (expiresAt) {
-    if (userFlow && userFlow !== 'PUSH_MESSAGE' && userFlow !== 'QR')
-      check.fail('expiresAt', 'Only allowed when userFlow is PUSH_MESSAGE or QR');
-    if (!receipt) {
-      check.throwIfFailed();
-      throw new AppError('LONG_LIVING_REQUIRES_RECEIPT', 'A payment with expiresAt must have a receipt', [
-        { name: 'receipt', reason: 'Required when expiresAt is set' },
-      ]);
-    }
-  }
+  if (expiresAt && userFlow && userFlow !== 'PUSH_MESSAGE' && userFlow !== 'QR')
+    check.fail('expiresAt', 'Only allowed when userFlow is PUSH_MESSAGE or QR');
   check.throwIfFailed();
-  if (amount!.currency === 'NOK' && amount!.value < 100) {
+
+  // Domain refusals, with their public titles, only once every field is well-formed: a body with field errors
+  // hears about all of them first, not about one domain rule that a malformed field happened to trip.
+  if (paymentMethod === 'CARD' && rules.env === 'test') {
+    throw new AppError('CARD_NOT_AVAILABLE_IN_TEST', 'CARD is not available in the test environment', [
+      { name: 'paymentMethod.type', reason: 'CARD is not available in the test environment' },
+    ]);
+  }
+  if (expiresAt && expiresAt.getTime() - rules.now.getTime() <= 10 * MINUTE) {
+    throw new AppError('EXPIRATION_TOO_SOON', 'expiresAt must be more than 10 minutes in the future', [
+      { name: 'expiresAt', reason: 'Must be more than 10 minutes ahead' },
+    ]);
+  }
+  if (expiresAt && !receipt) {
+    throw new AppError('LONG_LIVING_REQUIRES_RECEIPT', 'A payment with expiresAt must have a receipt', [
+      { name: 'receipt', reason: 'Required when expiresAt is set' },
+    ]);
+  }
+  if (amount!.currency === 'NOK' && amount!.value < MIN_NOK_AMOUNT) {
     throw new AppError('AMOUNT_TOO_SMALL', 'The smallest NOK payment is 100 minor units (1 NOK)', [
       { name: 'amount.value', reason: 'Must be at least 100 for NOK' },
     ]);
@@ -126,7 +139,8 @@ export function checkAmount(check: Checker, parent: Json, path: string): { curre
   const amount = check.object(parent, path.split('.').pop()!, path, true);
   if (!amount) return undefined;
   const currency = check.enumeration(amount, 'currency', `${path}.currency`, CURRENCIES, true);
-  const value = check.integer(amount, 'value', `${path}.value`, { required: true, min: 0, max: MAX_AMOUNT });
+  // The schema allows 0, but a payment or modification of nothing can never move money: 1 minor unit at least.
+  const value = check.integer(amount, 'value', `${path}.value`, { required: true, min: 1, max: MAX_AMOUNT });
   return currency && value !== undefined ? { currency, value } : undefined;
 }
 
@@ -228,13 +242,8 @@ function checkExpiresAt(check: Checker, body: Json, now: Date): Date | undefined
     check.fail('expiresAt', 'Must be an RFC 3339 date-time such as 2026-12-01T12:00:00Z');
     return undefined;
   }
-  const ahead = at.getTime() - now.getTime();
-  if (ahead <= 10 * MINUTE) {
-    throw new AppError('EXPIRATION_TOO_SOON', 'expiresAt must be more than 10 minutes in the future', [
-      { name: 'expiresAt', reason: 'Must be more than 10 minutes ahead' },
-    ]);
-  }
-  if (ahead >= 28 * 24 * 60 * MINUTE) check.fail('expiresAt', 'Must be less than 28 days ahead');
+  // Too soon is a domain refusal with its own title, raised by the caller after every field is checked.
+  if (at.getTime() - now.getTime() >= 28 * 24 * 60 * MINUTE) check.fail('expiresAt', 'Must be less than 28 days ahead');
   return at;
 }
 

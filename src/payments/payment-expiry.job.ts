@@ -1,9 +1,8 @@
 import { LockMode } from '@mikro-orm/core';
 import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
-import { recordPaymentEvent } from './payment-event.recorder.js';
+import { expirePayment } from './payment-expiry.js';
 import { Payment } from './payment.entity.js';
-import { assertTransition } from './payment.transitions.js';
 
 const BATCH_SIZE = 100;
 
@@ -21,12 +20,7 @@ export async function expireDuePayments(services: Services): Promise<number> {
         { state: 'CREATED', expiresAt: { $lte: now } },
         { orderBy: { expiresAt: 'asc' }, limit: BATCH_SIZE, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
       );
-      for (const payment of due) {
-        assertTransition(payment.state, 'EXPIRED');
-        payment.state = 'EXPIRED';
-        payment.updatedAt = now;
-        recordPaymentEvent(em, payment, 'EXPIRED', payment.amount, null, now);
-      }
+      for (const payment of due) expirePayment(em, payment, now);
       await em.flush();
       return due.length;
     });

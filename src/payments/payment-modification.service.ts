@@ -1,6 +1,8 @@
 import type { RequestContext } from '../context.js';
 import { AppError } from '../errors/app-error.js';
-import { runIdempotent } from '../idempotency/idempotency.service.js';
+import type { Em } from '../db/orm.js';
+import { CommittedRefusal, runIdempotent, type IdempotentRequest } from '../idempotency/idempotency.service.js';
+import { expireIfOverdue } from './payment-expiry.js';
 import { recordPaymentEvent } from './payment-event.recorder.js';
 import type { Currency, Payment } from './payment.entity.js';
 import { findOwnPayment } from './payment.service.js';
@@ -18,8 +20,8 @@ const CAPTURE_AND_CANCEL_PERIOD_MS = 180 * DAY_MS;
 const REFUND_PERIOD_MS = 365 * DAY_MS;
 
 /**
- * Every modification runs the same steps: take the idempotency key, lock the payment row, check its state and
- * amounts, change the aggregate and record the event, all in one transaction.
+ * Capture and refund after authorization; both change only the aggregate and record their event. Every
+ * modification runs through `modify`: idempotency key, row lock, inline expiry, change, event, one transaction.
  */
 export async function capturePayment(
   ctx: RequestContext,
@@ -27,9 +29,13 @@ export async function capturePayment(
   amount: ModificationAmount,
   idempotencyKey: string,
 ): Promise<PaymentView> {
-  return runIdempotent(ctx, { operation: 'payment.capture', key: idempotencyKey, request: { reference, amount } }, async (em) => {
-    const payment = await findOwnPayment(em, ctx.msn, reference, { lock: true });
-    const now = ctx.clock.now();
+  const request: IdempotentRequest = {
+    operation: 'payment.capture',
+    key: idempotencyKey,
+    request: { reference, amount },
+    conflict: 'CAPTURE_IDEMPOTENCY_CONFLICT',
+  };
+  return modify(ctx, request, reference, (em, payment, now) => {
     if (payment.state === 'CREATED')
       throw new AppError('CAPTURE_BEFORE_RESERVATION', 'The payment has not been authorized by the user yet');
     if (payment.state === 'TERMINATED' || payment.cancelledAmount > 0)
@@ -46,10 +52,7 @@ export async function capturePayment(
       ]);
     }
     payment.capturedAmount += amount.value;
-    payment.updatedAt = now;
     recordPaymentEvent(em, payment, 'CAPTURED', amount.value, idempotencyKey, now);
-    await em.flush();
-    return toPaymentView(payment, ctx.config);
   });
 }
 
@@ -59,9 +62,13 @@ export async function refundPayment(
   amount: ModificationAmount,
   idempotencyKey: string,
 ): Promise<PaymentView> {
-  return runIdempotent(ctx, { operation: 'payment.refund', key: idempotencyKey, request: { reference, amount } }, async (em) => {
-    const payment = await findOwnPayment(em, ctx.msn, reference, { lock: true });
-    const now = ctx.clock.now();
+  const request: IdempotentRequest = {
+    operation: 'payment.refund',
+    key: idempotencyKey,
+    request: { reference, amount },
+    conflict: 'REFUND_IDEMPOTENCY_CONFLICT',
+  };
+  return modify(ctx, request, reference, (em, payment, now) => {
     if (payment.state === 'CREATED') throw new AppError('REFUND_BEFORE_RESERVATION', 'The payment has not been authorized by the user yet');
     if (payment.state !== 'AUTHORIZED')
       throw new AppError('REFUND_INVALID_STATE', `A payment in state ${payment.state} cannot be refunded`);
@@ -75,10 +82,7 @@ export async function refundPayment(
       ]);
     }
     payment.refundedAmount += amount.value;
-    payment.updatedAt = now;
     recordPaymentEvent(em, payment, 'REFUNDED', amount.value, idempotencyKey, now);
-    await em.flush();
-    return toPaymentView(payment, ctx.config);
   });
 }
 
@@ -87,9 +91,8 @@ export async function refundPayment(
  * the state stays AUTHORIZED; after a full capture there is nothing left to release (FACTS §1.3).
  */
 export async function cancelPayment(ctx: RequestContext, reference: string, idempotencyKey: string): Promise<PaymentView> {
-  return runIdempotent(ctx, { operation: 'payment.cancel', key: idempotencyKey, request: { reference } }, async (em) => {
-    const payment = await findOwnPayment(em, ctx.msn, reference, { lock: true });
-    const now = ctx.clock.now();
+  const request = { operation: 'payment.cancel', key: idempotencyKey, request: { reference } };
+  return modify(ctx, request, reference, (em, payment, now) => {
     if (payment.state === 'CREATED') {
       assertTransition(payment.state, 'TERMINATED');
       payment.state = 'TERMINATED';
@@ -108,6 +111,30 @@ export async function cancelPayment(ctx: RequestContext, reference: string, idem
       throw new AppError('CANCEL_INVALID_STATE', 'The payment has already been cancelled');
     } else {
       throw new AppError('CANCEL_NON_RESERVED_PAYMENT', `A payment in state ${payment.state} cannot be cancelled`);
+    }
+  });
+}
+
+/**
+ * The steps every modification shares. A payment found past its expiry is expired first, exactly as the expiry
+ * job would, and the change then sees an EXPIRED payment and refuses as it would for one the job had swept; the
+ * expiry commits with that refusal, so the answer and the stored state agree.
+ */
+async function modify(
+  ctx: RequestContext,
+  request: IdempotentRequest,
+  reference: string,
+  change: (em: Em, payment: Payment, now: Date) => void,
+): Promise<PaymentView> {
+  return runIdempotent(ctx, request, async (em) => {
+    const payment = await findOwnPayment(em, ctx.msn, reference, { lock: true });
+    const now = ctx.clock.now();
+    const expiredNow = expireIfOverdue(em, payment, now);
+    try {
+      change(em, payment, now);
+    } catch (error) {
+      if (expiredNow && error instanceof AppError) throw new CommittedRefusal(error);
+      throw error;
     }
     payment.updatedAt = now;
     await em.flush();

@@ -28,7 +28,9 @@ export interface PaymentPageQuery {
   msn: string;
   /** Rows to fetch (page size plus one, to learn whether there is a next page). */
   limit: number;
+  /** States as callers see them at `now`: an overdue CREATED payment counts as EXPIRED (see payment-expiry.ts). */
   states?: PaymentState[];
+  now: Date;
   /** Keyset position: payments strictly older than this (createdAt, id). */
   before?: { createdAt: Date; id: string };
 }
@@ -38,8 +40,18 @@ export async function readPayments(em: Em, query: PaymentPageQuery): Promise<Pay
   const where = ['msn = ?'];
   const params: unknown[] = [query.msn];
   if (query.states?.length) {
-    where.push(`state in (${query.states.map(() => '?').join(', ')})`);
-    params.push(...query.states);
+    const stored = query.states.filter((s) => s !== 'CREATED');
+    const either = stored.length ? [`state in (${stored.map(() => '?').join(', ')})`] : [];
+    params.push(...stored);
+    if (query.states.includes('CREATED')) {
+      either.push(`(state = 'CREATED' and expires_at > ?)`);
+      params.push(query.now);
+    }
+    if (query.states.includes('EXPIRED')) {
+      either.push(`(state = 'CREATED' and expires_at <= ?)`);
+      params.push(query.now);
+    }
+    where.push(`(${either.join(' or ')})`);
   }
   if (query.before) {
     where.push('(created_at, id) < (?, ?)');
@@ -59,6 +71,32 @@ export async function readPaymentEvents(em: Em, paymentIds: readonly string[]): 
     `select * from payment_event where payment_id in (${paymentIds.map(() => '?').join(', ')}) order by id`,
     [...paymentIds],
   );
+  return rows.map(toPaymentEvent);
+}
+
+/**
+ * The first `limit` events of each payment, oldest first, in one statement for any number of payments: a graph
+ * page of payments asks for their first events together.
+ */
+export async function readFirstPaymentEvents(em: Em, paymentIds: readonly string[], limit: number): Promise<PaymentEvent[]> {
+  if (paymentIds.length === 0) return [];
+  const rows = await em.execute<Row[]>(
+    `select * from (
+       select payment_event.*, row_number() over (partition by payment_id order by id) as position
+       from payment_event where payment_id in (${paymentIds.map(() => '?').join(', ')})
+     ) ranked where position <= ? order by payment_id, id`,
+    [...paymentIds, limit],
+  );
+  return rows.map(toPaymentEvent);
+}
+
+/** Up to `limit` events of one payment after the event `afterId`, by keyset (never OFFSET). */
+export async function readPaymentEventsAfter(em: Em, paymentId: string, afterId: number, limit: number): Promise<PaymentEvent[]> {
+  const rows = await em.execute<Row[]>('select * from payment_event where payment_id = ? and id > ? order by id limit ?', [
+    paymentId,
+    afterId,
+    limit,
+  ]);
   return rows.map(toPaymentEvent);
 }
 

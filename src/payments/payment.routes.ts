@@ -80,7 +80,6 @@ function modificationAmount(request: HttpRequest): ModificationAmount {
   if (!isObject(body)) throw AppError.validation([{ name: 'modificationAmount', reason: 'Required' }]);
   const check = new Checker();
   const amount = checkAmount(check, body, 'modificationAmount');
-  if (amount && amount.value === 0) check.fail('modificationAmount.value', 'Must be greater than 0');
   check.throwIfFailed();
   return amount!;
 }

@@ -10,7 +10,7 @@ import type { PaymentEvent } from './payment-event.entity.js';
 import { recordPaymentEvent } from './payment-event.recorder.js';
 import { Payment } from './payment.entity.js';
 import { readPayment, readPaymentEvents } from './payment.read-model.js';
-import { toPaymentView, type PaymentView } from './payment.view.js';
+import { toPaymentView, toPaymentViewAt, type PaymentView } from './payment.view.js';
 import { newPspReference } from './psp-reference.js';
 
 /** A payment nobody acts on expires after 10 minutes (FACTS §1.7). */
@@ -81,7 +81,7 @@ export async function createPayment(ctx: RequestContext, command: CreatePaymentC
 export async function getPayment(ctx: RequestContext, reference: string): Promise<PaymentView> {
   const payment = await readPayment(ctx.em, ctx.msn, reference);
   if (!payment) throw paymentNotFound(reference);
-  return toPaymentView(payment, ctx.config);
+  return toPaymentViewAt(payment, ctx.config, ctx.clock.now());
 }
 
 function paymentNotFound(reference: string): AppError {

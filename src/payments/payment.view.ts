@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { effectiveState } from './payment-expiry.js';
 import type { Payment } from './payment.entity.js';
 import type { PaymentState } from './payment.transitions.js';
 
@@ -75,6 +76,14 @@ export function toPaymentView(payment: PaymentFields, config: Pick<Config, 'publ
     createdAt: payment.createdAt.toISOString(),
     expiresAt: payment.expiresAt.toISOString(),
   };
+}
+
+/**
+ * A payment as a read shows it at `now`: one past its expiry is EXPIRED even before the expiry job has swept it
+ * (reads write nothing; the job or the next modification makes it durable, with its event).
+ */
+export function toPaymentViewAt(payment: PaymentFields, config: Pick<Config, 'publicUrl'>, now: Date): PaymentView {
+  return toPaymentView({ ...payment, state: effectiveState(payment, now) }, config);
 }
 
 /** The wallet user's landing page for this payment; its `token` is what force approve presents. */

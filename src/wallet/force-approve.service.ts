@@ -1,6 +1,7 @@
 import type { RequestContext } from '../context.js';
 import { AppError } from '../errors/app-error.js';
 import type { Customer } from '../payments/create-payment.validation.js';
+import { expireIfOverdue } from '../payments/payment-expiry.js';
 import { findOwnPayment } from '../payments/payment.service.js';
 import { authorizePayment, awaitsUser } from './payment-authorization.js';
 import { normalizePhoneNumber } from './phone-number.js';
@@ -19,10 +20,15 @@ export async function forceApprovePayment(ctx: RequestContext, reference: string
   if (ctx.config.env !== 'test') {
     throw new AppError('FORBIDDEN_IN_PRODUCTION', 'Force approve is only available in the test environment');
   }
-  await ctx.em.transactional(async (em) => {
+  const fail = (name: string, reason: string) => new AppError('APPROVE_FAILED', reason, [{ name, reason }]);
+  const refusal = await ctx.em.transactional(async (em) => {
     const payment = await findOwnPayment(em, ctx.msn, reference, { lock: true });
     const now = ctx.clock.now();
-    const fail = (name: string, reason: string) => new AppError('APPROVE_FAILED', reason, [{ name, reason }]);
+    if (expireIfOverdue(em, payment, now)) {
+      // Returned, not thrown: the inline expiry must commit though the approval is refused.
+      await em.flush();
+      return fail('reference', 'The payment is EXPIRED and cannot be approved');
+    }
     if (command.token !== undefined && command.token !== payment.approvalToken) throw fail('token', 'Not the token of this payment');
     if (!awaitsUser(payment, now))
       throw fail('reference', `The payment is ${payment.state === 'CREATED' ? 'expired' : payment.state} and cannot be approved`);
@@ -43,5 +49,7 @@ export async function forceApprovePayment(ctx: RequestContext, reference: string
     }
     authorizePayment(em, payment, user, now);
     await em.flush();
+    return undefined;
   });
+  if (refusal) throw refusal;
 }

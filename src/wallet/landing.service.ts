@@ -3,6 +3,7 @@ import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
 import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import { Merchant } from '../merchants/merchant.entity.js';
+import { effectiveState, expireIfOverdue } from '../payments/payment-expiry.js';
 import { Payment } from '../payments/payment.entity.js';
 import { abortPayment, authorizePayment, awaitsUser } from './payment-authorization.js';
 import { normalizePhoneNumber } from './phone-number.js';
@@ -35,6 +36,8 @@ export async function approveOnLanding(services: Services, token: string, phoneI
     const payment = await em.findOne(Payment, { approvalToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!payment) return { ok: false, message: 'This payment link is not valid.' };
     const now = services.clock.now();
+    // An overdue payment is expired here, as the expiry job would; the refusal below is returned, so it commits.
+    if (expireIfOverdue(em, payment, now)) await em.flush();
     if (!awaitsUser(payment, now))
       return { ok: false, message: 'This payment can no longer be approved.', payment: await describe(services, em, payment) };
     const phoneNumber = normalizePhoneNumber(phoneInput);
@@ -56,6 +59,7 @@ export async function rejectOnLanding(services: Services, token: string): Promis
     const payment = await em.findOne(Payment, { approvalToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!payment) return { ok: false, message: 'This payment link is not valid.' };
     const now = services.clock.now();
+    if (expireIfOverdue(em, payment, now)) await em.flush();
     if (!awaitsUser(payment, now))
       return { ok: false, message: 'This payment can no longer be rejected.', payment: await describe(services, em, payment) };
     abortPayment(em, payment, now);
@@ -72,7 +76,7 @@ async function describe(services: Services, em: ReturnType<typeof forkEm>, payme
     amount: payment.amount,
     currency: payment.currency,
     description: payment.paymentDescription ?? null,
-    state: payment.state,
+    state: effectiveState(payment, services.clock.now()),
     awaitsUser: awaitsUser(payment, services.clock.now()),
     customerPhoneNumber: payment.customerPhoneNumber ?? null,
     returnUrl: payment.returnUrl ?? null,

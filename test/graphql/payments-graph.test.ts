@@ -396,6 +396,57 @@ describe('reads', () => {
     expect(names).toEqual(['CREATED:10000', 'AUTHORIZED:10000', 'CAPTURED:1000', 'CAPTURED:2000', 'CAPTURED:3000']);
   });
 
+  test('the first events of a page of payments come per payment, each with its own next page', async () => {
+    const busy = await merchant.authorizedPayment(10_000);
+    for (const value of [1_000, 2_000]) await merchant.modify(busy, 'capture', value);
+    const quiet = newReference('gql');
+    await merchant.createPayment({ reference: quiet });
+    // Two payments read in one operation: their first events are loaded in one batch.
+    const events = '{ events(first: 2) { edges { node { name } } pageInfo { hasNextPage endCursor } } }';
+    const both = await data(
+      merchant,
+      `query($b: String!, $q: String!) { busy: payment(reference: $b) ${events} quiet: payment(reference: $q) ${events} }`,
+      {
+        b: busy,
+        q: quiet,
+      },
+    );
+    const names = (page: any) => page.edges.map((e: any) => e.node.name);
+    expect(names(both.quiet.events)).toEqual(['CREATED']);
+    expect(both.quiet.events.pageInfo.hasNextPage).toBe(false);
+    expect(names(both.busy.events)).toEqual(['CREATED', 'AUTHORIZED']);
+    expect(both.busy.events.pageInfo.hasNextPage).toBe(true);
+
+    // The next page is one keyset query for that payment, starting after the cursor.
+    const next = `query($r: String!, $after: String) { payment(reference: $r) { events(first: 2, after: $after) { edges { node { name amount { value } } } pageInfo { hasNextPage hasPreviousPage } } } }`;
+    const before = t.queries.length;
+    const page = (await data(merchant, next, { r: busy, after: both.busy.events.pageInfo.endCursor })).payment.events;
+    expect(page.edges.map((e: any) => `${e.node.name}:${e.node.amount.value}`)).toEqual(['CAPTURED:1000', 'CAPTURED:2000']);
+    expect(page.pageInfo).toEqual({ hasNextPage: false, hasPreviousPage: true });
+    // (Background jobs share the log; only this request reads events with `select *`.)
+    expect(t.queries.slice(before).filter((sql) => /^select \* from payment_event/i.test(sql))).toEqual([
+      expect.stringMatching(/where payment_id = .+ and id > .+ order by id limit/i),
+    ]);
+  });
+
+  test.each([
+    ['not base64 JSON', 'not-a-cursor'],
+    ['a string id', Buffer.from(JSON.stringify(['abc'])).toString('base64url')],
+    ['an object', Buffer.from(JSON.stringify({ id: 1 })).toString('base64url')],
+    ['a payments cursor', Buffer.from(JSON.stringify(['2026-01-01T00:00:00.000Z', 'x'])).toString('base64url')],
+    ['a fraction', Buffer.from(JSON.stringify([1.5])).toString('base64url')],
+  ])('an events cursor that is %s is the invalid-cursor error, not an empty page', async (_, after) => {
+    const reference = await merchant.authorizedPayment(1_000);
+    const query = `query($r: String!, $after: String) { payment(reference: $r) { events(first: 2, after: $after) { edges { node { name } } } } }`;
+    const res = await merchant.graphql(query, { r: reference, after });
+    expect(res.body.errors).toEqual([
+      expect.objectContaining({
+        message: 'after is not a cursor of this connection',
+        extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }),
+      }),
+    ]);
+  });
+
   test('a malformed cursor is an error', async () => {
     const res = await merchant.graphql(PAYMENTS, { first: 1, after: 'not-a-cursor' });
     expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
@@ -521,8 +572,32 @@ describe('idempotency shared with REST', () => {
     // The same key with another amount is a conflict on either face.
     const conflict = (await data(merchant, CAPTURE, { input: { idempotencyKey: 'shared-K', reference, amount: nok(2_000) } }))
       .capturePayment;
-    expect(conflict.userErrors).toEqual([expect.objectContaining({ code: 'IDEMPOTENCY_CONFLICT' })]);
+    expect(conflict.userErrors).toEqual([
+      { code: 'IDEMPOTENCY_CONFLICT', field: 'Idempotency-Key', message: expect.stringMatching(/^Capture idempotency conflict: /) },
+    ]);
     expect(await capturedEvents(reference)).toHaveLength(1);
+  });
+
+  test('each operation names its own conflict; the graph code is IDEMPOTENCY_CONFLICT for all', async () => {
+    const reference = await merchant.authorizedPayment(10_000);
+    await merchant.modify(reference, 'capture', 5_000);
+    const refund = (key: string, value: number) =>
+      data(merchant, REFUND, { input: { idempotencyKey: key, reference, amount: nok(value) } }).then((d) => d.refundPayment);
+    expect((await refund('graph-refund-K', 1_000)).userErrors).toEqual([]);
+    expect((await refund('graph-refund-K', 2_000)).userErrors).toEqual([
+      expect.objectContaining({ code: 'IDEMPOTENCY_CONFLICT', message: expect.stringMatching(/^Refund idempotency conflict: /) }),
+    ]);
+    const created = [newReference('gql'), newReference('gql')];
+    for (const r of created) await merchant.createPayment({ reference: r });
+    const cancel = (r: string) =>
+      data(merchant, CANCEL, { input: { idempotencyKey: 'graph-cancel-K', reference: r } }).then((d) => d.cancelPayment);
+    expect((await cancel(created[0]!)).userErrors).toEqual([]);
+    expect((await cancel(created[1]!)).userErrors).toEqual([
+      expect.objectContaining({
+        code: 'IDEMPOTENCY_CONFLICT',
+        message: expect.stringMatching(/^Idempotency error: Idempotency-Key already exists: /),
+      }),
+    ]);
   });
 
   test('a create via REST with key K, repeated via the graph with K, returns the same payment', async () => {

@@ -103,6 +103,10 @@ describe('body rules: each refusal names its field', () => {
     ['amount.value not an integer', { amount: { currency: 'NOK', value: 100.5 } }, 'amount.value'],
     ['amount.value a numeric string', { amount: { currency: 'NOK', value: '10000' } }, 'amount.value'],
     ['amount.value negative', { amount: { currency: 'NOK', value: -100 } }, 'amount.value'],
+    // A payment of nothing could never be captured, in any currency.
+    ['amount.value 0 in NOK', { amount: { currency: 'NOK', value: 0 } }, 'amount.value'],
+    ['amount.value 0 in DKK', { amount: { currency: 'DKK', value: 0 } }, 'amount.value'],
+    ['amount.value 0 in EUR', { amount: { currency: 'EUR', value: 0 } }, 'amount.value'],
     ['amount.value above 65,000,000', { amount: { currency: 'NOK', value: 65_000_001 } }, 'amount.value'],
     ['amount.currency unknown', { amount: { currency: 'SEK', value: 10_000 } }, 'amount.currency'],
     ['amount.currency lowercase', { amount: { currency: 'nok', value: 10_000 } }, 'amount.currency'],
@@ -124,7 +128,6 @@ describe('body rules: each refusal names its field', () => {
     ['paymentMethod a bare string', { paymentMethod: 'WALLET' }, 'paymentMethod'],
     ['paymentMethod.type missing', { paymentMethod: {} }, 'paymentMethod.type'],
     ['paymentMethod.type unknown', { paymentMethod: { type: 'CRYPTO' } }, 'paymentMethod.type'],
-    ['CARD in the test environment', card, 'paymentMethod.type'],
     ['CARD with a non-WEB_REDIRECT flow', { ...card, ...qr }, 'userFlow'],
 
     // userFlow and what each flow needs
@@ -132,7 +135,15 @@ describe('body rules: each refusal names its field', () => {
     ['userFlow unknown', { userFlow: 'EMAIL' }, 'userFlow'],
     ['userFlow lowercase', { userFlow: 'web_redirect' }, 'userFlow'],
     ['WEB_REDIRECT without returnUrl', { userFlow: 'WEB_REDIRECT', ...withoutReturnUrl }, 'returnUrl'],
-    ['PUSH_MESSAGE without customer', { ...push, customer: undefined }, 'customer'],
+    ['PUSH_MESSAGE without customer', { ...push, customer: undefined }, 'customer.phoneNumber'],
+    // The spec: PUSH_MESSAGE "Requires a valid customer.phoneNumber"; a personal QR or token names no phone to push to.
+    [
+      'PUSH_MESSAGE with a personalQr customer',
+      { ...push, customer: { personalQr: 'https://qr.example/personal/abc' } },
+      'customer.phoneNumber',
+    ],
+    ['PUSH_MESSAGE with a customerToken customer', { ...push, customer: { customerToken: 'token-1' } }, 'customer.phoneNumber'],
+    ['PUSH_MESSAGE with an invalid phoneNumber', { ...push, customer: { phoneNumber: '12' } }, 'customer.phoneNumber'],
 
     // returnUrl / receiptUrl: https:// or a custom scheme
     ['returnUrl with http://', { returnUrl: 'http://merchant.example/return' }, 'returnUrl'],
@@ -253,6 +264,36 @@ describe('domain refusals with a public title and error code', () => {
     expectRefused(res, 'expiresAt');
     expect(res.body.title).toBe('Expiration too soon');
     expect(res.body.extraDetails).toContainEqual({ name: 'ErrorCode', reason: '6120' });
+  });
+
+  test('CARD in the test environment is "Card payments are not available in the test environment", naming paymentMethod.type', async () => {
+    const res = await create(card);
+    expectRefused(res, 'paymentMethod.type');
+    expect(res.body.title).toBe('Card payments are not available in the test environment');
+  });
+
+  test('zero is a field error, not "Amount too small"; 1 DKK minor unit is payable', async () => {
+    const zero = await create({ amount: { currency: 'NOK', value: 0 } });
+    expect(zero.body.title).toBe('Bad Request');
+    expect(zero.body.extraDetails).toContainEqual({ name: 'amount.value', reason: 'Must be at least 1' });
+    expectCreated(await create({ amount: { currency: 'DKK', value: 1 } }));
+  });
+
+  test('every field error is reported before a domain refusal such as "Expiration too soon"', async () => {
+    const res = await create(() => longLiving(ahead(5 * MINUTE), { paymentDescription: 'ab', metadata: { note: 42 } }));
+    expect(res.status).toBe(400);
+    expect(res.body.title).toBe('Bad Request');
+    expect(fieldsNamed(res).sort()).toEqual(['metadata.note', 'paymentDescription']);
+    // With the fields put right, the domain rule speaks.
+    const fixed = await create(() => longLiving(ahead(5 * MINUTE)));
+    expect(fixed.body.title).toBe('Expiration too soon');
+  });
+
+  test('a WEB_REDIRECT body with an early expiresAt hears the userFlow rule, not "Expiration too soon"', async () => {
+    const res = await create(() => ({ receipt: RECEIPT, expiresAt: ahead(5 * MINUTE) }));
+    expect(res.status).toBe(400);
+    expect(res.body.title).toBe('Bad Request');
+    expect(res.body.extraDetails).toContainEqual({ name: 'expiresAt', reason: 'Only allowed when userFlow is PUSH_MESSAGE or QR' });
   });
 
   test('expiresAt without a receipt is "Long living payments require a receipt" with ErrorCode 6130', async () => {
@@ -474,6 +515,14 @@ describe('the same rules through the GraphQL createPayment mutation', () => {
       'qrFormat.size',
     ],
     ['NOK below 100', { amount: { currency: 'NOK', value: 99 } }, 'AMOUNT_TOO_SMALL', 'amount.value'],
+    ['EUR 0', { amount: { currency: 'EUR', value: 0 } }, 'VALIDATION_FAILED', 'amount.value'],
+    ['CARD in the test environment', { paymentMethod: 'CARD' }, 'CARD_NOT_AVAILABLE_IN_TEST', 'paymentMethod.type'],
+    [
+      'PUSH_MESSAGE with a personalQr',
+      { userFlow: 'PUSH_MESSAGE', returnUrl: null, customer: { personalQr: 'https://qr.example/personal/abc' } },
+      'VALIDATION_FAILED',
+      'customer.phoneNumber',
+    ],
   ])('%s is a userError naming the same field as REST', async (_what, overrides, code, field) => {
     const payload = await createByGraph(overrides);
     expect(payload.payment).toBeNull();

@@ -175,6 +175,38 @@ describe('idempotency', () => {
     expect(conflict.body.extraDetails).toContainEqual(expect.objectContaining({ name: 'Idempotency-Key' }));
   });
 
+  test.each([
+    ['capture', 'Capture idempotency conflict', '4010'],
+    ['refund', 'Refund idempotency conflict', '4150'],
+  ] as const)('%s: the same key with another amount is a 409 "%s" (%s)', async (operation, title, code) => {
+    const reference = await merchant.authorizedPayment(10_000);
+    await merchant.modify(reference, 'capture', 5_000);
+    const key = `conflict-${operation}`;
+    expect((await merchant.modify(reference, operation, 1_000, key)).status).toBe(200);
+    const conflict = await merchant.modify(reference, operation, 2_000, key);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.title).toBe(title);
+    expect(conflict.body.extraDetails).toEqual(
+      expect.arrayContaining([{ name: 'ErrorCode', reason: code }, expect.objectContaining({ name: 'Idempotency-Key' })]),
+    );
+  });
+
+  test('create and cancel: the same key for another request is a 409 "Idempotency-Key already exists" (4020)', async () => {
+    const first = newReference();
+    expect((await merchant.createPayment({ reference: first }, 'conflict-create')).status).toBe(201);
+    const create = await merchant.createPayment({ reference: newReference() }, 'conflict-create');
+    const second = newReference();
+    await merchant.createPayment({ reference: second });
+    expect((await merchant.modify(first, 'cancel', undefined, 'conflict-cancel')).status).toBe(200);
+    const cancel = await merchant.modify(second, 'cancel', undefined, 'conflict-cancel');
+    for (const conflict of [create, cancel]) {
+      expect(conflict.status).toBe(409);
+      expect(conflict.body.title).toBe('Idempotency error: Idempotency-Key already exists');
+      expect(conflict.body.extraDetails).toContainEqual({ name: 'ErrorCode', reason: '4020' });
+    }
+    expect((await merchant.getPayment(second)).body.state).toBe('CREATED');
+  });
+
   test('create replays its 201 for the same key and body', async () => {
     const body = { reference: newReference() };
     const first = await merchant.createPayment(body, 'create-replay');
@@ -237,12 +269,13 @@ describe('expiry', () => {
     await new Promise((r) => setTimeout(r, 150));
     expect((await merchant.getPayment(reference)).body.state).toBe('CREATED');
     t.clock.advance(61_000);
-    const state = await waitFor(
-      async () => (await merchant.getPayment(reference)).body.state,
-      (s) => s === 'EXPIRED',
+    // Reads show EXPIRED from the due time on; the EXPIRED event shows the job has made it durable.
+    expect((await merchant.getPayment(reference)).body.state).toBe('EXPIRED');
+    const names = await waitFor(
+      async () => (await merchant.events(reference)).body.map((e: any) => e.name),
+      (n) => n.includes('EXPIRED'),
     );
-    expect(state).toBe('EXPIRED');
-    expect((await merchant.events(reference)).body.map((e: any) => e.name)).toEqual(['CREATED', 'EXPIRED']);
+    expect(names).toEqual(['CREATED', 'EXPIRED']);
     const approve = await merchant.forceApprove(reference);
     expect(approve.status).toBe(400);
   });

@@ -1,0 +1,35 @@
+import type { Em } from '../db/orm.js';
+import { recordPaymentEvent } from './payment-event.recorder.js';
+import type { Payment } from './payment.entity.js';
+import { assertTransition, type PaymentState } from './payment.transitions.js';
+
+/**
+ * A payment nobody acted on is expired from its `expiresAt` on, whether or not the expiry job has swept it yet:
+ * the job only makes it durable. Every rule that asks "is this payment still live?" asks here.
+ */
+export function isOverdue(payment: Pick<Payment, 'state' | 'expiresAt'>, now: Date): boolean {
+  return payment.state === 'CREATED' && payment.expiresAt.getTime() <= now.getTime();
+}
+
+/** The state a caller sees: an overdue CREATED payment is shown as the EXPIRED payment it already is. */
+export function effectiveState(payment: Pick<Payment, 'state' | 'expiresAt'>, now: Date): PaymentState {
+  return isOverdue(payment, now) ? 'EXPIRED' : payment.state;
+}
+
+/**
+ * CREATED -> EXPIRED with its event, in the caller's transaction and under the caller's row lock. The expiry
+ * job and any modification or approval that finds an overdue payment both expire it here, so both write the same.
+ */
+export function expirePayment(em: Em, payment: Payment, now: Date): void {
+  assertTransition(payment.state, 'EXPIRED');
+  payment.state = 'EXPIRED';
+  payment.updatedAt = now;
+  recordPaymentEvent(em, payment, 'EXPIRED', payment.amount, null, now);
+}
+
+/** Expires a locked payment if it is overdue; true when it did, so the caller commits that even if it then refuses. */
+export function expireIfOverdue(em: Em, payment: Payment, now: Date): boolean {
+  if (!isOverdue(payment, now)) return false;
+  expirePayment(em, payment, now);
+  return true;
+}

@@ -1,0 +1,33 @@
+import { forkEm } from '../../src/db/orm.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+
+/** Production seeds nothing: no demo credentials, sales units or test users (DESIGN "Tenancy and auth"). */
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await startTestApp({ runJobs: false }, { PAYGRAPH_ENV: 'production', PAYGRAPH_TOKEN_SECRET: 'p'.repeat(40) });
+});
+afterAll(() => t.close());
+
+async function count(table: string): Promise<number> {
+  const [row] = await forkEm(t.app.services.orm).execute<{ n: number | string }[]>(`select count(*) as n from ${table}`);
+  return Number(row!.n);
+}
+
+test('an app started with PAYGRAPH_ENV=production has no api clients, merchants, sales units or test users', async () => {
+  expect(t.app.services.config.env).toBe('production');
+  expect({
+    api_client: await count('api_client'),
+    merchant: await count('merchant'),
+    sales_unit: await count('sales_unit'),
+    test_user: await count('test_user'),
+  }).toEqual({ api_client: 0, merchant: 0, sales_unit: 0, test_user: 0 });
+});
+
+test('the demo credentials of the test environment get no token', async () => {
+  const res = await fetch(`${t.baseUrl}/accesstoken/get`, {
+    method: 'POST',
+    headers: { client_id: 'test-client-123456', client_secret: 'test-secret-123456', 'Ocp-Apim-Subscription-Key': 'test-key-123456' },
+  });
+  expect(res.status).toBe(401);
+});
