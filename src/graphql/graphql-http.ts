@@ -13,22 +13,24 @@ import { logError } from '../http/request-log.js';
 import type { GraphQLContext } from './graphql-context.js';
 import { createLoaders } from './loaders.js';
 import { queryLimitRules } from './query-limits.js';
-import { buildSchema } from './schema.js';
+import { buildSchema, schemaDisclosure } from './schema.js';
 
 /** `schema` is passed in when the WebSocket face shares it, so both serve one executable schema. */
 export async function createGraphQLServer(
   services: Services,
   schema: GraphQLSchema = buildSchema(),
 ): Promise<ApolloServer<GraphQLContext>> {
-  const production = services.config.env === 'production';
+  const disclosure = schemaDisclosure(services.config.env === 'production');
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
-    introspection: !production,
-    hideSchemaDetailsFromClientErrors: production,
+    // Introspection and suggestions are governed by `schemaDisclosure`, the rule graphql-ws applies too, rather
+    // than by Apollo's own switches, which the socket would not see.
+    introspection: true,
+    hideSchemaDetailsFromClientErrors: false,
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
-    validationRules: queryLimitRules(services.config.graphqlLimits),
-    formatError: (formatted, error) => scrubInternal(formatted, error),
+    validationRules: [...queryLimitRules(services.config.graphqlLimits), ...disclosure.rules],
+    formatError: (formatted, error) => disclosure.formatError(scrubInternal(formatted, error)),
     // The cache-control plugin hooks every resolved field to compute cache hints for an HTTP cache that
     // authenticated, per-merchant answers never use; without it a payment query costs measurably less.
     plugins: [ApolloServerPluginCacheControlDisabled(), subscriptionsOnTheSocketOnly],

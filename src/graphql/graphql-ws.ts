@@ -30,6 +30,7 @@ import { logError } from '../http/request-log.js';
 import type { GraphQLContext } from './graphql-context.js';
 import { createLoaders } from './loaders.js';
 import { queryLimitRules } from './query-limits.js';
+import { schemaDisclosure } from './schema.js';
 
 export const GRAPHQL_WS_PATH = '/graphql';
 
@@ -57,7 +58,9 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   };
   server.on('upgrade', onUpgrade);
-  const rules = [...specifiedRules, ...queryLimitRules(services.config.graphqlLimits)];
+  const disclosure = schemaDisclosure(services.config.env === 'production');
+  const rules = [...specifiedRules, ...queryLimitRules(services.config.graphqlLimits), ...disclosure.rules];
+  const clientError = (error: GraphQLError) => disclosure.formatError(scrub(error));
 
   const disposable = useServer<Record<string, unknown>, SocketExtra>(
     {
@@ -68,8 +71,8 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
         prepareOperation(schema, rules, payload.query, payload.operationName ?? undefined, payload.variables ?? undefined),
       context: (ctx) => operationContext(services, ctx.extra.session!),
       subscribe: (args) => subscribeWithFreshContextPerEvent(services, args),
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map(scrub) } : undefined),
-      onError: (_ctx, _id, _payload, errors) => errors.map(scrub),
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map(clientError) } : undefined),
+      onError: (_ctx, _id, _payload, errors) => errors.map(clientError),
     },
     wss,
     services.config.subscriptionKeepAliveMs,

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import type { GraphQLSchema } from 'graphql';
+import { NoSchemaIntrospectionCustomRule, type GraphQLFormattedError, type GraphQLSchema, type ValidationRule } from 'graphql';
 import { resolvers } from '../../resolvers/index.js';
 
 /** `schema/` at the repository root, whether running from source or from `dist/`. */
@@ -29,4 +29,28 @@ export function loadTypeDefs(): string[] {
 
 export function buildSchema(): GraphQLSchema {
   return makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers });
+}
+
+/**
+ * What a client may learn about the schema, one rule for both faces (POST /graphql and graphql-ws): in production
+ * no introspection and no "Did you mean …" hints, so the schema cannot be mapped by probing it with typos.
+ */
+export interface SchemaDisclosure {
+  /** Validation rules that refuse introspection where it is off. */
+  rules: ValidationRule[];
+  /** Applied to every error a client receives: validation and variable coercion both suggest names. */
+  formatError(error: GraphQLFormattedError): GraphQLFormattedError;
+}
+
+export function schemaDisclosure(production: boolean): SchemaDisclosure {
+  if (!production) return { rules: [], formatError: (error) => error };
+  return {
+    rules: [NoSchemaIntrospectionCustomRule],
+    formatError: (error) => ({ ...error, message: withoutSuggestions(error.message) }),
+  };
+}
+
+/** graphql-js appends its hints as a last sentence (`Did you mean "payment"?`, `Did you mean the enum value "NOK"?`). */
+function withoutSuggestions(message: string): string {
+  return message.replace(/ ?Did you mean .+?\?$/s, '');
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MERCHANT_A, MerchantClient } from '../support/merchant-client.js';
+import { MERCHANT_A, MERCHANT_B, MerchantClient } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 let t: TestApp;
@@ -11,20 +11,110 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** Fixed, so a failure names the case that found it and a rerun sends the very same requests. */
+const SEED = 20_261_123;
+/** Every route gets at least this many malformed requests, whatever the others get. */
+const CASES_PER_ROUTE = 50;
+const ACCESS_TOKEN_CASES = 150;
+const GRAPHQL_CASES = 300;
+
 /** Things that must never reach a client: stack frames, SQL, file paths, driver messages. */
 const LEAKS = [
   /\bat \S+ \(/,
   /node_modules/,
   /\/work\//,
-  /\.ts:\d+/,
+  /\bfile:\/\//,
+  /\/(home|usr|src|dist)\/\S+\.(ts|js)\b/,
+  /\.(ts|js):\d+/,
   /\bselect\b.*\bfrom\b/i,
   /\binsert into\b/i,
   /violates .* constraint/i,
-  /TypeError|ReferenceError/,
+  /TypeError|ReferenceError|RangeError/,
 ];
+
+/** The answers a malformed request got, by route, for the per-route minimum and for the report on failure. */
+const sentByRoute = new Map<string, number>();
+
+/** Status and code of every GraphQL error seen, to show the cases reached each stage of a request. */
+const graphQLCodes = new Set<string>();
+
+function record(route: string): void {
+  sentByRoute.set(route, (sentByRoute.get(route) ?? 0) + 1);
+}
+
+/**
+ * A malformed request gets a 4xx in the documented error shape of its face, and nothing internal in any answer:
+ * problem+json on REST, `errors[]` with `message` and `extensions.code` on the graph, and the landing page's HTML
+ * on the wallet pages.
+ */
+async function expectDocumentedRefusal(route: string, res: Response): Promise<void> {
+  record(route);
+  const text = await res.text();
+  for (const leak of LEAKS) expect(text).not.toMatch(leak);
+  const type = res.headers.get('content-type') ?? '';
+  if (route === 'POST /graphql') {
+    expectGraphQLRefusal(res.status, type, text);
+    return;
+  }
+  expect(res.status).toBeGreaterThanOrEqual(400);
+  expect(res.status).toBeLessThan(500);
+  if (type.startsWith('text/html')) {
+    // Only the wallet's pages answer in HTML: the landing page with its message for the user.
+    expect(route).toMatch(/^\w+ \/wallet\/landing/);
+    expect(text).toMatch(/^<!doctype html>/i);
+    return;
+  }
+  expect(type).toBe('application/problem+json');
+  expect(JSON.parse(text)).toEqual(
+    expect.objectContaining({
+      type: expect.any(String),
+      title: expect.any(String),
+      status: res.status,
+      detail: expect.any(String),
+      traceId: expect.any(String),
+      extraDetails: expect.any(Array),
+    }),
+  );
+}
+
+/**
+ * The graph refuses a malformed request with a 4xx, or, for a failure found while executing (an unknown id), with
+ * 200 and errors; either way `errors[]` with a message and a code, and no data beyond nulls.
+ */
+function expectGraphQLRefusal(status: number, type: string, text: string): void {
+  expect(type).toMatch(/^application\/json/);
+  const body = JSON.parse(text) as { errors?: unknown; data?: unknown };
+  expect(body.errors).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ message: expect.any(String), extensions: expect.objectContaining({ code: expect.any(String) }) }),
+    ]),
+  );
+  for (const error of body.errors as { message: unknown; extensions?: { code?: unknown } }[]) {
+    expect(typeof error.message).toBe('string');
+    expect(typeof error.extensions?.code).toBe('string');
+    graphQLCodes.add(`${status} ${String(error.extensions?.code)}`);
+  }
+  if (status === 200) expect(onlyNulls(body.data)).toBe(true);
+  else {
+    expect(status).toBeGreaterThanOrEqual(400);
+    expect(status).toBeLessThan(500);
+    expect(body.data).toBeUndefined();
+  }
+}
+
+function onlyNulls(data: unknown): boolean {
+  if (data === null || data === undefined) return true;
+  if (typeof data !== 'object') return false;
+  return Object.values(data).every(onlyNulls);
+}
 
 function fill(pattern: string, value: string): string {
   return pattern.replace(/\{\w+\}/g, encodeURIComponent(value));
+}
+
+/** Drops characters no HTTP client may put in a header, so the request is malformed in content, not in framing. */
+function sanitize(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.replace(/[^\x20-\x7e]/g, '')]));
 }
 
 const headerValue = fc.oneof(fc.constant(''), fc.string({ maxLength: 80 }), fc.stringMatching(/^[0-9a-zA-Z -]{0,60}$/));
@@ -43,77 +133,238 @@ const badBody = fc.oneof(
     .map((v) => JSON.stringify(v)),
 );
 
+/** A body sent as it is, not JSON-encoded. */
+class RawBody {
+  constructor(readonly text: string) {}
+}
+
+const PAYMENT = 'query Payment($r: String!) { payment(reference: $r) { reference state amount { value } } }';
+const PAGE = 'query Page($first: Int) { payments(first: $first) { edges { node { reference } } } }';
+const CAPTURE = 'mutation Capture($input: CapturePaymentInput!) { capturePayment(input: $input) { userErrors { code } } }';
+
+const unicode = fc.string({ unit: 'binary', minLength: 1, maxLength: 40 });
+// Up to 100,000 characters: JSON-escaped (\u0000 takes six bytes) that stays under the 1 MiB body limit.
+const huge = fc
+  .constantFrom(1_000, 10_000, 100_000)
+  .chain((n) => fc.constantFrom('a', 'ø', '😀', '\u202e', '\u0000').map((c) => c.repeat(n)));
+const deep = fc.integer({ min: 50, max: 5_000 });
+/** Any JSON value but a string: what a `String!` variable must refuse. */
+const notAString = fc.jsonValue().filter((v) => typeof v !== 'string');
+
+/**
+ * Request bodies to POST /graphql that no correct client sends. Each is JSON-encoded here unless it is about the
+ * body itself.
+ */
+const malformedGraphQLBody: fc.Arbitrary<string> = fc
+  .oneof(
+    // Documents that do not parse or do not validate.
+    fc.string({ maxLength: 200 }).map((query) => ({ query })),
+    fc.integer({ min: 1, max: PAYMENT.length - 1 }).map((n) => ({ query: PAYMENT.slice(0, n), variables: { r: 'x' } })),
+    fc
+      .constantFrom(
+        '{',
+        '}',
+        '{ payment }',
+        '{ payment(reference: 1) { reference } }',
+        '{ payment(reference: "r") }',
+        '{ payment(reference: "r", colour: "red") { reference } }',
+        '{ payments(first: "ten") { edges { node { reference } } } }',
+        '{ payments(first: 99999999999) { edges { node { reference } } } }',
+        '{ paymnt(reference: "r") { reference } }',
+        '{ payment(reference: "r") { reference ...Missing } }',
+        'fragment F on Payment { ...F } { payment(reference: "r") { ...F } }',
+        'query A { __typename } query A { __typename }',
+        'query { __typename } query { __typename }',
+        'mutation { capturePayment(input: {}) { userErrors { code } } }',
+        'mutation { capturePayment(input: { idempotencyKey: "k", reference: "r", amount: { value: -1.5, currency: NOK } }) { userErrors { code } } }',
+        '{ node(id: 4.2) { id } }',
+        'query($r: String!) { payment(reference: $r) { reference } }',
+        'query($r: Undefined) { __typename }',
+        '{ __typename @skip }',
+        '{ __typename @nonsense(if: true) }',
+        'subscription { paymentEvents { event { reference } } }',
+      )
+      .map((query) => ({ query })),
+    unicode.map((name) => ({ query: `{ ${name} }` })),
+    unicode.map((name) => ({ query: `{ payment(reference: "r") { ${name} } }` })),
+    // Variables of the wrong type, missing, or misnamed.
+    notAString.map((r) => ({ query: PAYMENT, variables: { r } })),
+    fc.oneof(fc.string({ maxLength: 20 }), fc.double(), fc.constant(2 ** 31), fc.boolean(), fc.array(fc.integer())).map((first) => ({
+      query: PAGE,
+      variables: { first },
+    })),
+    fc.constantFrom({}, { R: 'x' }, { r: null }).map((variables) => ({ query: PAYMENT, variables })),
+    fc
+      .record({
+        idempotencyKey: fc.oneof(fc.constant('k'), notAString),
+        reference: fc.oneof(fc.constant('r'), notAString),
+        amount: fc.oneof(
+          fc.record({ value: fc.oneof(fc.string(), fc.double(), fc.constant(2 ** 53)), currency: fc.constant('NOK') }),
+          fc.record({ value: fc.constant(100), currency: fc.oneof(fc.constant('NOKK'), unicode, fc.integer()) }),
+          fc.jsonValue(),
+        ),
+      })
+      .map((input) => ({ query: CAPTURE, variables: { input } })),
+    // Huge and unicode strings where a name or an enum value belongs.
+    huge.map((s) => ({ query: PAYMENT, variables: { r: 'x' }, operationName: s })),
+    huge.map((s) => ({ query: `{ payment(reference: "r") { ${s} } }` })),
+    huge.map((s) => ({ query: CAPTURE, variables: { input: { idempotencyKey: 'k', reference: 'r', amount: { value: 1, currency: s } } } })),
+    // Deep nesting in the document and in the variables.
+    deep.map((n) => ({ query: `${'{ a '.repeat(n)}${'}'.repeat(n)}` })),
+    deep.map((n) => ({ query: `{ payment(reference: ${'['.repeat(n)}"r"${']'.repeat(n)}) { reference } }` })),
+    deep.map((n) => ({ query: `{ payment(reference: "r") { reference ${'... on Payment { '.repeat(n)}${'}'.repeat(n)} } }` })),
+    // Written out as text: a value this deep is more than JSON.stringify's recursion here can take.
+    deep.map((n) => new RawBody(`{"query":${JSON.stringify(CAPTURE)},"variables":{"input":${'{"a":'.repeat(n)}1${'}'.repeat(n)}}}`)),
+    // The body itself: not an operation, or not JSON.
+    fc
+      .oneof(fc.jsonValue(), fc.constant(null))
+      .map((query) => ({ query }))
+      .filter((b) => typeof b.query !== 'string'),
+    fc
+      .jsonValue()
+      .filter((v) => v === null || typeof v !== 'object' || Array.isArray(v))
+      .map((variables) => ({ query: PAYMENT, variables })),
+    fc
+      .constantFrom(12, true, ['Payment'], { name: 'Payment' })
+      .map((operationName) => ({ query: PAYMENT, variables: { r: 'x' }, operationName })),
+    fc.constant([{ query: '{ __typename }' }, { query: '{ __typename }' }]),
+  )
+  .map((body) => JSON.stringify(body));
+
+interface Route {
+  method: string;
+  pattern: string;
+}
+
+/**
+ * What makes a request to this route malformed however the rest of it is drawn: a path parameter naming nothing, a
+ * random wallet token, or a body no route accepts. A route with none of these (a list) could answer 200 to good
+ * credentials, so its credentials are always wrong.
+ */
+function needsBadCredentials(route: Route): boolean {
+  return route.method === 'GET' && !route.pattern.includes('{') && !route.pattern.startsWith('/wallet/');
+}
+
 describe('malformed requests get only documented 4xx answers', () => {
-  test('at least 1,000 malformed bodies, headers, paths and queries against every route', async () => {
-    const routes = t.app.router.routes
-      .map((r) => ({ method: r.method, pattern: r.pattern }))
-      .concat([{ method: 'POST', pattern: '/graphql' }]);
-    let sent = 0;
-    const statuses = new Map<number, number>();
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...routes),
-        fc.oneof(fc.string({ maxLength: 60 }), fc.stringMatching(/^[a-zA-Z0-9-]{8,50}$/)),
-        badBody,
-        // Mostly valid credentials, so most requests get past the headers and exercise body and state rules.
-        fc.record({
-          msn: fc.oneof({ weight: 4, arbitrary: fc.constant(MERCHANT_A.msn) }, { weight: 1, arbitrary: headerValue }),
-          key: fc.oneof({ weight: 4, arbitrary: fc.uuid() }, { weight: 1, arbitrary: headerValue }),
-          auth: fc.oneof(
-            { weight: 4, arbitrary: fc.constant('valid') },
-            { weight: 1, arbitrary: fc.constantFrom('none', 'garbage', 'Bearer x.y.z') },
-          ),
-          system: fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: headerValue }),
-          query: fc.string({ maxLength: 40 }),
-        }),
-        async (route, param, body, h) => {
-          const headers: Record<string, string> = {
-            'Content-Type': 'application/json',
-            'Ocp-Apim-Subscription-Key': MERCHANT_A.subscriptionKey,
-            'Merchant-Serial-Number': h.msn,
-            'Idempotency-Key': h.key,
-            'Svc-System-Name': h.system,
-          };
-          if (h.auth === 'valid') headers.Authorization = `Bearer ${await merchant.accessToken()}`;
-          else if (h.auth !== 'none') headers.Authorization = h.auth === 'garbage' ? 'garbage' : h.auth;
-          const path = `${fill(route.pattern, param || 'x')}?${new URLSearchParams({ token: h.query, q: h.query })}`;
-          let res: Response;
-          try {
-            res = await fetch(t.baseUrl + path, {
+  test('every REST route, with malformed bodies, headers, paths and queries', async () => {
+    const routes: Route[] = t.app.router.routes.map((r) => ({ method: r.method, pattern: r.pattern }));
+    for (const [index, route] of routes.entries()) {
+      const name = `${route.method} ${route.pattern}`;
+      const badCredentials = needsBadCredentials(route);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(fc.string({ maxLength: 60 }), fc.stringMatching(/^[a-zA-Z0-9-]{8,50}$/)),
+          badBody,
+          // Mostly valid credentials, so most requests get past the headers and exercise body and state rules.
+          fc
+            .record({
+              msn: fc.oneof({ weight: 4, arbitrary: fc.constant(MERCHANT_A.msn) }, { weight: 1, arbitrary: headerValue }),
+              key: fc.oneof({ weight: 4, arbitrary: fc.uuid() }, { weight: 1, arbitrary: headerValue }),
+              auth: fc.oneof(
+                { weight: 4, arbitrary: fc.constant('valid') },
+                { weight: 1, arbitrary: fc.constantFrom('none', 'garbage', 'Bearer x.y.z', 'Bearer ') },
+              ),
+              system: fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: headerValue }),
+              query: fc.string({ maxLength: 40 }),
+            })
+            .filter((h) => !badCredentials || h.auth !== 'valid' || h.msn !== MERCHANT_A.msn),
+          async (param, body, h) => {
+            const headers: Record<string, string> = {
+              'Content-Type': 'application/json',
+              'Ocp-Apim-Subscription-Key': MERCHANT_A.subscriptionKey,
+              'Merchant-Serial-Number': h.msn,
+              'Idempotency-Key': h.key,
+              'Svc-System-Name': h.system,
+            };
+            if (h.auth === 'valid') headers.Authorization = `Bearer ${await merchant.accessToken()}`;
+            else if (h.auth !== 'none') headers.Authorization = h.auth;
+            const path = `${fill(route.pattern, param || 'x')}?${new URLSearchParams({ token: h.query, q: h.query })}`;
+            const res = await fetch(t.baseUrl + path, {
               method: route.method,
               headers: sanitize(headers),
               body: route.method === 'GET' ? undefined : body,
             });
-          } catch {
-            return; // a header value fetch itself refuses to send never reaches the service
-          }
-          sent++;
-          statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          const text = await res.text();
-          expect(res.status).toBeLessThan(500);
-          for (const leak of LEAKS) expect(text).not.toMatch(leak);
-          const type = res.headers.get('content-type') ?? '';
-          if (res.status >= 400 && type.includes('problem+json')) {
-            expect(JSON.parse(text)).toEqual(
-              expect.objectContaining({
-                type: expect.any(String),
-                title: expect.any(String),
-                status: res.status,
-                traceId: expect.any(String),
-              }),
-            );
-          }
+            await expectDocumentedRefusal(name, res);
+          },
+        ),
+        { numRuns: CASES_PER_ROUTE, seed: SEED + index },
+      );
+    }
+    const names = routes.map((r) => `${r.method} ${r.pattern}`);
+    expect(Object.fromEntries(names.map((n) => [n, sentByRoute.get(n)]))).toEqual(
+      Object.fromEntries(names.map((n) => [n, CASES_PER_ROUTE])),
+    );
+  }, 60_000);
+
+  test('the access-token route refuses wrong, garbled and mismatched credentials alike', async () => {
+    // Each credential: right for A, right for B (so the three do not belong together), garbled, absent or empty.
+    const credential = (a: string, b: string) =>
+      fc.oneof(
+        fc.constant({ kind: 'a', value: a }),
+        fc.constant({ kind: 'b', value: b }),
+        fc
+          .constantFrom(`${a}x`, a.slice(0, -1), a.toUpperCase(), `x${a}`, `${a}%00`, 'null', a.repeat(40))
+          .map((value) => ({ kind: 'garbled', value })),
+        fc.string({ maxLength: 120 }).map((value) => ({ kind: 'garbled', value })),
+        fc.constantFrom({ kind: 'absent', value: undefined }, { kind: 'empty', value: '' }),
+      );
+    let refusals: string | undefined;
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .record({
+            clientId: credential(MERCHANT_A.clientId, MERCHANT_B.clientId),
+            clientSecret: credential(MERCHANT_A.clientSecret, MERCHANT_B.clientSecret),
+            key: credential(MERCHANT_A.subscriptionKey, MERCHANT_B.subscriptionKey),
+          })
+          // All three of one merchant would be a good request.
+          .filter(
+            (c) => !(c.clientId.kind === c.clientSecret.kind && c.clientSecret.kind === c.key.kind && ['a', 'b'].includes(c.key.kind)),
+          ),
+        badBody,
+        async (c, body) => {
+          const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+          if (c.clientId.value !== undefined) headers.client_id = c.clientId.value;
+          if (c.clientSecret.value !== undefined) headers.client_secret = c.clientSecret.value;
+          if (c.key.value !== undefined) headers['Ocp-Apim-Subscription-Key'] = c.key.value;
+          const res = await fetch(`${t.baseUrl}/accesstoken/get`, { method: 'POST', headers: sanitize(headers), body });
+          const copy = res.clone();
+          await expectDocumentedRefusal('POST /accesstoken/get', res);
+          // Which credential was wrong, or whether the client exists, is not told: every refusal reads the same.
+          const { traceId: _traceId, ...problem } = (await copy.json()) as Record<string, unknown>;
+          expect(copy.status).toBe(401);
+          refusals ??= JSON.stringify(problem);
+          expect(JSON.stringify(problem)).toBe(refusals);
         },
       ),
-      { numRuns: 1_100, interruptAfterTimeLimit: 90_000 },
+      { numRuns: ACCESS_TOKEN_CASES, seed: SEED },
     );
-    expect(sent).toBeGreaterThanOrEqual(1_000);
-    // The run reached past authentication into validation and domain rules, not just the front door.
-    expect((statuses.get(400) ?? 0) + (statuses.get(404) ?? 0)).toBeGreaterThan(sent / 2);
-  }, 120_000);
-});
+  });
 
-/** Drops characters no HTTP client may put in a header, so the request is malformed in content, not in framing. */
-function sanitize(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, v.replace(/[^\x20-\x7e]/g, '')]));
-}
+  test('the graph, with malformed documents, wrong variable types, huge and unicode strings and deep nesting', async () => {
+    const headers = await merchant.headers();
+    await fc.assert(
+      fc.asyncProperty(malformedGraphQLBody, async (body) => {
+        const res = await fetch(`${t.baseUrl}/graphql`, { method: 'POST', headers, body });
+        await expectDocumentedRefusal('POST /graphql', res);
+      }),
+      { numRuns: GRAPHQL_CASES, seed: SEED },
+    );
+    expect(sentByRoute.get('POST /graphql')).toBe(GRAPHQL_CASES);
+    // Refused at every stage: reading the body, parsing, validating, choosing the operation, coercing the variables.
+    expect([...graphQLCodes].sort()).toEqual(
+      expect.arrayContaining([
+        '400 BAD_REQUEST',
+        '400 BAD_USER_INPUT',
+        '400 GRAPHQL_PARSE_FAILED',
+        '400 GRAPHQL_VALIDATION_FAILED',
+        '400 OPERATION_RESOLUTION_FAILURE',
+      ]),
+    );
+  }, 60_000);
+
+  // Runs after the others in this file: the whole of the run, not one part of it, has to reach the number.
+  test('at least 1,000 malformed requests in all', () => {
+    expect([...sentByRoute.values()].reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(1_000);
+  });
+});

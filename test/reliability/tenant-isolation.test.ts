@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { isObjectType } from 'graphql';
 import { MERCHANT_B, MerchantClient, newReference, type HttpResult } from '../support/merchant-client.js';
+import { connectionParamsOf, eventually, Subscriber } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { toGlobalId } from '../../src/graphql/relay.js';
@@ -49,7 +50,11 @@ beforeAll(async () => {
     deliveryId: toGlobalId('WebhookDelivery', 987654321),
   };
 });
-afterAll(() => t.close());
+const sockets: Subscriber[] = [];
+afterAll(async () => {
+  await Promise.all(sockets.map((s) => s.close()));
+  await t.close();
+});
 
 /** The outbox dispatcher creates deliveries in the background: wait for the first one. */
 async function firstDeliveryOf(webhookId: string): Promise<string> {
@@ -62,13 +67,23 @@ async function firstDeliveryOf(webhookId: string): Promise<string> {
   }
 }
 
+function rootFields(): string[] {
+  const schema = buildSchema();
+  return ['Query', 'Mutation', 'Subscription'].flatMap((name) => {
+    const type = schema.getType(name);
+    return isObjectType(type) ? Object.keys(type.getFields()).map((field) => `${name}.${field}`) : [];
+  });
+}
+
 type Probe = (client: MerchantClient, ids: Identifiers) => Promise<HttpResult>;
+/** `none`: nothing to probe, and why. `socket`: probed over graphql-ws by a test of its own, named there. */
+type Entry = Probe | { none: string } | { socket: string };
 
 /**
  * Every REST route, by method and pattern. A route that takes or returns a merchant's object has a probe; one that
  * does not says why. A route missing from this table fails the suite.
  */
-const restMatrix: Record<string, Probe | { none: string }> = {
+const restMatrix: Record<string, Entry> = {
   'POST /accesstoken/get': { none: 'issues tokens for the caller’s own credentials' },
   'POST /epayment/v1/payments': { none: 'creates; references are scoped per sales unit (covered by lifecycle tests)' },
   'GET /epayment/v1/payments/{reference}': (c, ids) => c.getPayment(ids.reference),
@@ -91,8 +106,8 @@ const gql =
   (c, ids) =>
     c.graphql(query, pick(ids));
 
-/** Every root field of the graph, by `Type.field`; same rule as the REST table. */
-const graphMatrix: Record<string, Probe | { none: string }> = {
+/** Every root field of the graph, by `Type.field` (a second probe of a field adds `(what)`); same rule as the REST table. */
+const graphMatrix: Record<string, Entry> = {
   'Query.node': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.paymentId })),
   'Query.node(event)': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.eventId })),
   'Query.payment': gql('query($r: String!) { payment(reference: $r) { reference } }', (ids) => ({ r: ids.reference })),
@@ -128,9 +143,7 @@ const graphMatrix: Record<string, Probe | { none: string }> = {
     'mutation($r: String!) { approveTestPayment(input: { reference: $r }) { payment { reference } userErrors { code field } } }',
     (ids) => ({ r: ids.reference }),
   ),
-  'Subscription.paymentEvents': {
-    none: 'graphql-ws: bound to the connection’s sales unit (subscriptions tests: merchant B never sees A’s events)',
-  },
+  'Subscription.paymentEvents': { socket: 'probed over graphql-ws below: a subscription to another merchant’s reference' },
 };
 
 /** What a caller can tell from an answer: status and body, with the identifier asked about and per-request ids blanked. */
@@ -147,16 +160,21 @@ describe('tenant isolation', () => {
   });
 
   test('every root field of the graph has an entry', () => {
-    const schema = buildSchema();
-    const fields = ['Query', 'Mutation', 'Subscription'].flatMap((name) => {
-      const type = schema.getType(name);
-      return isObjectType(type) ? Object.keys(type.getFields()).map((field) => `${name}.${field}`) : [];
-    });
-    expect(fields.filter((f) => !(f in graphMatrix))).toEqual([]);
+    expect(rootFields().filter((f) => !(f in graphMatrix))).toEqual([]);
   });
 
-  const probes = (matrix: Record<string, Probe | { none: string }>) =>
-    Object.entries(matrix).filter((e): e is [string, Probe] => typeof e[1] === 'function');
+  // An entry for a route or field that is gone would pass for coverage that no longer exists.
+  test('every REST entry names a route that exists', () => {
+    const routes = new Set(t.app.router.routes.map((r) => `${r.method} ${r.pattern}`));
+    expect(Object.keys(restMatrix).filter((entry) => !routes.has(entry))).toEqual([]);
+  });
+
+  test('every graph entry names a root field that exists', () => {
+    const fields = new Set(rootFields());
+    expect(Object.keys(graphMatrix).filter((entry) => !fields.has(entry.replace(/\(.*\)$/, '')))).toEqual([]);
+  });
+
+  const probes = (matrix: Record<string, Entry>) => Object.entries(matrix).filter((e): e is [string, Probe] => typeof e[1] === 'function');
 
   test.each(probes(restMatrix))("REST %s: another merchant's identifier answers exactly like a missing one", async (_, probe) => {
     const foreign = await probe(intruder, owned);
@@ -174,6 +192,45 @@ describe('tenant isolation', () => {
   test("the payments connection never lists another merchant's payments", async () => {
     const res = await intruder.graphql('{ payments(first: 100) { edges { node { reference } } } }');
     expect(res.body.data.payments.edges.map((e: any) => e.node.reference)).not.toContain(owned.reference);
+  });
+
+  test("a subscription to another merchant's reference is silent, exactly like one to a missing reference", async () => {
+    const reference = newReference('tenant-ws');
+    const notifications = 'subscription($r: String) { paymentEvents(reference: $r) { event { reference name } } }';
+    const subscribe = async (client: MerchantClient, r?: string) => {
+      const subscriber = new Subscriber<{ paymentEvents: { event: { reference: string; name: string } } }>(
+        t.baseUrl,
+        await connectionParamsOf(client),
+      ).subscribe(notifications, r === undefined ? {} : { r });
+      sockets.push(subscriber);
+      return subscriber;
+    };
+    const before = t.app.services.paymentEvents.subscriberCount;
+    const watched = await subscribe(owner, reference);
+    const foreign = await subscribe(intruder, reference);
+    const absent = await subscribe(intruder, missing.reference);
+    const ownEvents = await subscribe(intruder);
+    const all = [watched, foreign, absent, ownEvents];
+    // Both of the intruder's probes are accepted, as a subscription to a missing reference is: no error either way.
+    await eventually(
+      () => all.some((s) => s.failure !== undefined) || t.app.services.paymentEvents.subscriberCount === before + all.length,
+      'the subscriptions to register',
+    );
+    expect(all.map((s) => s.failure)).toEqual([undefined, undefined, undefined, undefined]);
+
+    // Merchant A creates, authorizes and captures the payment; its own subscription sees all of it.
+    await owner.authorizedPayment(1_000, { reference });
+    expect((await owner.modify(reference, 'capture', 100)).status).toBe(200);
+    await eventually(() => watched.results.some((r) => r.data.paymentEvents.event.name === 'CAPTURED'), 'the owner to see the capture');
+    expect(watched.results.map((r) => r.data.paymentEvents.event.name)).toEqual(['CREATED', 'AUTHORIZED', 'CAPTURED']);
+    // Events leave in commit order: once the intruder sees its own later event, A's events had their turn.
+    const marker = newReference('tenant-marker');
+    expect((await intruder.createPayment({ reference: marker })).status).toBe(201);
+    await eventually(() => ownEvents.results.some((r) => r.data.paymentEvents.event.reference === marker), "the intruder's own event");
+
+    expect(ownEvents.results.map((r) => r.data.paymentEvents.event.reference)).toEqual([marker]);
+    expect({ results: foreign.results, failure: foreign.failure }).toEqual({ results: [], failure: undefined });
+    expect({ results: absent.results, failure: absent.failure }).toEqual({ results: [], failure: undefined });
   });
 
   test('nothing the intruder did changed the payment', async () => {

@@ -102,8 +102,8 @@ export class MerchantClient {
 
   /** A created and authorized payment, ready for captures. */
   async authorizedPayment(value = 10_000, overrides: Record<string, unknown> = {}): Promise<string> {
-    const reference = newReference();
-    const created = await this.createPayment({ reference, amount: { currency: 'NOK', value }, ...overrides });
+    const reference = typeof overrides.reference === 'string' ? overrides.reference : newReference();
+    const created = await this.createPayment({ amount: { currency: 'NOK', value }, ...overrides, reference });
     if (created.status !== 201) throw new Error(`create failed: ${created.text}`);
     const approved = await this.forceApprove(reference);
     if (approved.status !== 200) throw new Error(`approve failed: ${approved.text}`);

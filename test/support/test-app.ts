@@ -1,5 +1,7 @@
 import { createApp, type App } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
+import { forkEm } from '../../src/db/orm.js';
+import { seedTestEnvironment } from '../../src/seed/test-environment.seed.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
@@ -47,4 +49,11 @@ export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.
 
 function sharedDatabase(databaseUrl: string): TestDatabase {
   return { databaseUrl, dataDir: 'memory://', drop: async () => undefined };
+}
+
+/** The service with production configuration; production seeds nothing, so the demo credentials are put in as set-up. */
+export async function startProductionApp(overrides: Partial<Config> = {}): Promise<TestApp> {
+  const app = await startTestApp(overrides, { PAYGRAPH_ENV: 'production', PAYGRAPH_TOKEN_SECRET: 'x'.repeat(40) });
+  await seedTestEnvironment(forkEm(app.app.services.orm), new Date());
+  return app;
 }
