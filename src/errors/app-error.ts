@@ -10,8 +10,9 @@ export interface ErrorDetail {
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[];
-  constructor(code: ErrorCode, detail?: string, details: ErrorDetail[] = []) {
-    super(detail ?? catalogue[code].title);
+  /** `options.cause`: the failure this refusal translates, e.g. a constraint violation. */
+  constructor(code: ErrorCode, detail?: string, details: ErrorDetail[] = [], options?: ErrorOptions) {
+    super(detail ?? catalogue[code].title, options);
     this.code = code;
     this.details = details;
   }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { RequestContext } from '../context.js';
 import type { Em } from '../db/orm.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
@@ -31,7 +31,7 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; detail:
 /**
  * Runs `action` at most once per idempotency key. The record is written in the action's own transaction, so a
  * crash or a server error leaves no record and a retry runs again. Failures that depend on the resource's state
- * (catalogue `replayable`) are recorded too, in a transaction of their own, so a retry gets the same answer.
+ * (catalogue `replayable`) are recorded too, in that same transaction, so a retry gets the same answer.
  */
 export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentRequest, action: (em: Em) => Promise<T>): Promise<T> {
   const scope = { clientId: ctx.principal.clientId, msn: ctx.msn, operation: request.operation, idempotencyKey: request.key };
@@ -62,8 +62,19 @@ export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentR
           if (catalogue[error.refusal.code].replayable) await insertRecord(em, scope, requestDigest, refusal, ctx.clock.now());
           return refusal;
         }
-        if (error instanceof AppError && catalogue[error.code].replayable) actionError = error;
-        throw error;
+        if (!(error instanceof AppError) || !catalogue[error.code].replayable) throw error;
+        if (error.cause instanceof DriverException) {
+          // A failed statement aborted the transaction, so the refusal is recorded after the rollback. Only a
+          // constraint refuses this way, and a constraint that refused once refuses a duplicate in between too.
+          actionError = error;
+          throw error;
+        }
+        // Recorded under the key's lock, in this transaction: a duplicate cannot run the action between the refusal
+        // and its record and get another answer. Whatever the action changed in memory before refusing is dropped.
+        em.clear();
+        const refusal = failureOutcome(error);
+        await insertRecord(em, scope, requestDigest, refusal, ctx.clock.now());
+        return refusal;
       }
     });
   } catch (error) {

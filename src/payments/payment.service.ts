@@ -67,9 +67,12 @@ export async function createPayment(ctx: RequestContext, command: CreatePaymentC
       await em.flush();
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException && /payment_reference_unique/.test(error.message)) {
-        throw new AppError('REFERENCE_ALREADY_EXISTS', `A payment with reference ${command.reference} already exists`, [
-          { name: 'reference', reason: 'Already used by another payment of this sales unit' },
-        ]);
+        throw new AppError(
+          'REFERENCE_ALREADY_EXISTS',
+          `A payment with reference ${command.reference} already exists`,
+          [{ name: 'reference', reason: 'Already used by another payment of this sales unit' }],
+          { cause: error },
+        );
       }
       throw error;
     }
