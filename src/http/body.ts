@@ -4,15 +4,22 @@ import type { HttpRequest } from './http-types.js';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 
-export async function readBody(message: IncomingMessage): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of message) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 1 MiB');
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+export function readBody(message: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    message.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      // Past the limit the rest is read and dropped rather than the stream destroyed: destroying it resets the
+      // connection, and the client would see a reset instead of the 413 that tells it why.
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    message.on('end', () => {
+      if (size > MAX_BODY_BYTES) reject(new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 1 MiB'));
+      else resolve(Buffer.concat(chunks));
+    });
+    message.on('error', reject);
+  });
 }
 
 /**
