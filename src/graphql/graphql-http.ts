@@ -31,6 +31,9 @@ export async function createGraphQLServer(
     csrfPrevention: true,
     validationRules: [...queryLimitRules(services.config.graphqlLimits), ...disclosure.rules],
     formatError: (formatted, error) => disclosure.formatError(scrubInternal(formatted, error)),
+    // Apollo pretty-prints every answer by default; programs read these, and the indentation only adds bytes to
+    // serialize, send and parse.
+    stringifyResult: (result) => JSON.stringify(result),
     // The cache-control plugin hooks every resolved field to compute cache hints for an HTTP cache that
     // authenticated, per-merchant answers never use; without it a payment query costs measurably less.
     plugins: [ApolloServerPluginCacheControlDisabled(), subscriptionsOnTheSocketOnly],
