@@ -6,6 +6,7 @@ import {
   createSourceEventStream,
   execute,
   getOperationAST,
+  getVariableValues,
   parse,
   print,
   specifiedRules,
@@ -168,11 +169,15 @@ function prepareOperation(
       }),
     ];
   }
+  // Coerced here, as Apollo does before executing, so a bad variable is refused like a bad document, with the
+  // code HTTP gives it, instead of surfacing later as a bare execution error.
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {});
+  if (coerced.errors) return coerced.errors.map((error) => withCode(error, 'BAD_USER_INPUT'));
   return { schema, document, operationName, variableValues };
 }
 
 /** The codes Apollo Server gives the same failures on POST /graphql, so a client handles both faces alike. */
-function withCode(error: GraphQLError, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED'): GraphQLError {
+function withCode(error: GraphQLError, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED' | 'BAD_USER_INPUT'): GraphQLError {
   return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code } });
 }
 
