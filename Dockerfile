@@ -5,7 +5,6 @@ RUN npm ci --no-audit --no-fund
 COPY . .
 RUN npm run build
 ENV PORT=8080
-# The same runtime flag npm scripts get from .npmrc.
-ENV NODE_OPTIONS=--experimental-async-context-frame
 EXPOSE 8080
-CMD ["node", "dist/src/main.js"]
+# AsyncLocalStorage on async context frames (Node 24's default), as `npm start` runs it.
+CMD ["node", "--experimental-async-context-frame", "dist/src/main.js"]

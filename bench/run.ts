@@ -30,7 +30,7 @@ async function admin(sql: string): Promise<void> {
 
 function start(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; baseUrl: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(root, script)], {
+    const child = spawn(process.execPath, ['--experimental-async-context-frame', join(root, script)], {
       env: { ...process.env, ...env, PORT: '0', PAYGRAPH_LOG_REQUESTS: 'false' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

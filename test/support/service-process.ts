@@ -67,7 +67,7 @@ export class ServiceProcess {
   private log = '';
 
   constructor(built: BuiltService, env: Record<string, string>) {
-    this.child = spawn(process.execPath, [built.main], {
+    this.child = spawn(process.execPath, ['--experimental-async-context-frame', built.main], {
       cwd: built.dir,
       env: { ...process.env, PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
