@@ -54,7 +54,7 @@ const acknowledged = (path: string, reference: string) => namesFor(receiver.at(p
 
 const DELIVERIES = `query($id: ID!, $first: Int, $after: String) {
   webhookDeliveries(webhookId: $id, first: $first, after: $after) {
-    edges { cursor node { id eventId eventName reference status attemptCount lastStatusCode deliveredAt nextAttemptAt attempts { statusCode durationMs error attemptedAt } } }
+    edges { cursor node { id eventId eventName reference status attemptCount lastStatusCode deliveredAt nextAttemptAt attempts(first: 10) { edges { node { statusCode durationMs error attemptedAt } } } } }
     pageInfo { hasNextPage endCursor }
   }
 }`;
@@ -62,7 +62,9 @@ const DELIVERIES = `query($id: ID!, $first: Int, $after: String) {
 async function deliveriesOf(webhookId: string, reference: string): Promise<any[]> {
   const result = await merchant.graphql(DELIVERIES, { id: webhookId, first: 100 });
   expect(result.body.errors).toBeUndefined();
-  return result.body.data.webhookDeliveries.edges.map((e: any) => e.node).filter((d: any) => d.reference === reference);
+  return result.body.data.webhookDeliveries.edges
+    .map((e: any) => ({ ...e.node, attempts: e.node.attempts.edges.map((a: any) => a.node) }))
+    .filter((d: any) => d.reference === reference);
 }
 
 /**
