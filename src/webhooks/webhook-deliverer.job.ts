@@ -10,6 +10,13 @@ import { signWebhookRequest } from './webhook-signature.js';
 /** POSTs in flight per instance; a slow receiver takes one slot, not the whole deliverer. */
 const MAX_IN_FLIGHT = 32;
 /**
+ * POSTs in flight to one registration: a claim counts the leases held on it by every instance. Without this cap a
+ * receiver that hangs, with many payments' events due, would take every slot for a whole timeout each round and
+ * delay every other merchant's deliveries; with it, it holds at most this many (two instances claiming at the same
+ * moment may each take up to the cap, as neither sees the other's uncommitted leases).
+ */
+export const MAX_IN_FLIGHT_PER_WEBHOOK = 4;
+/**
  * A lease outlives the POST's timeout by this much, for recording the outcome (a short transaction); after that
  * the row is anyone's, so a delivery claimed by an instance that died is retried by another within seconds.
  */
@@ -70,8 +77,8 @@ export class WebhookDeliverer {
     const now = this.services.clock.now();
     const leaseUntil = new Date(now.getTime() + this.services.config.webhooks.timeoutMs + LEASE_MARGIN_MS);
     const rows = await forkEm(this.services.orm).execute<Row[]>(
-      `with due as (
-         select d.id from webhook_delivery d
+      `with candidate as (
+         select d.id, d.webhook_id, d.next_attempt_at from webhook_delivery d
          where d.status = 'pending' and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until <= ?)
            and not exists (
              select 1 from webhook_delivery earlier
@@ -80,7 +87,18 @@ export class WebhookDeliverer {
            and not exists (
              select 1 from payment_event undispatched
              where undispatched.payment_id = d.payment_id and undispatched.id < d.event_id and undispatched.dispatched_at is null)
-         order by d.next_attempt_at, d.id
+       ), ranked as (
+         -- Each registration's due deliveries in turn, after the ones already in flight to it (on any instance).
+         select c.id, c.next_attempt_at,
+           row_number() over (partition by c.webhook_id order by c.next_attempt_at, c.id)
+             + (select count(*) from webhook_delivery leased
+                where leased.webhook_id = c.webhook_id and leased.status = 'pending' and leased.lease_until > ?) as slot
+         from candidate c
+       ), due as (
+         -- Row locks cannot be taken beside a window function: the chosen rows are locked here, one level up.
+         select d.id from webhook_delivery d join ranked r on r.id = d.id
+         where r.slot <= ?
+         order by r.next_attempt_at, r.id
          limit ?
          for update of d skip locked
        )
@@ -89,7 +107,7 @@ export class WebhookDeliverer {
        where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
        returning d.id, d.attempt_count, d.created_at, w.url, w.secret, e.id as event_id, e.payment_id, e.msn, e.reference,
          e.psp_reference, e.name, e.currency, e.amount, e.idempotency_key, e.success, e.occurred_at`,
-      [now, now, limit, leaseUntil],
+      [now, now, now, MAX_IN_FLIGHT_PER_WEBHOOK, limit, leaseUntil],
     );
     return rows.map((row) => ({
       id: Number(row.id),
