@@ -13,6 +13,7 @@ const WEBHOOK_ERROR_CODES: readonly WebhookErrorCode[] = [
 ];
 
 const DELIVERY_STATUS = { pending: 'PENDING', delivered: 'DELIVERED', failed: 'FAILED' } as const;
+const ATTEMPT_STATE = { in_flight: 'IN_FLIGHT', completed: 'COMPLETED', interrupted: 'INTERRUPTED' } as const;
 
 /** A delivery id from the graph; anything else is a delivery nobody has (the service reports it). */
 export function deliveryKey(id: string): number {
@@ -71,6 +72,7 @@ export const webhookResolvers: Resolvers = {
   },
   WebhookDeliveryAttempt: {
     attemptedAt: (a) => a.attemptedAt.toISOString(),
+    state: (a) => ATTEMPT_STATE[a.state],
   },
   Mutation: {
     registerWebhook: (_, { input }, { request }) =>

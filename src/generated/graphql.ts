@@ -561,12 +561,15 @@ export type WebhookDeliveryAttemptsArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
+/** One POST of a delivery, recorded when it starts and completed when it ends. */
 export type WebhookDeliveryAttempt = {
   __typename?: 'WebhookDeliveryAttempt';
   attemptedAt: Scalars['DateTime']['output'];
-  durationMs: Scalars['Int']['output'];
+  /** Null until the POST ends, and for an interrupted one. */
+  durationMs?: Maybe<Scalars['Int']['output']>;
   /** Why there was no response: timeout, connection refused, ... */
   error?: Maybe<Scalars['String']['output']>;
+  state: WebhookDeliveryAttemptState;
   /** The receiver's status code; null when there was no response (see error). */
   statusCode?: Maybe<Scalars['Int']['output']>;
 };
@@ -582,6 +585,14 @@ export type WebhookDeliveryAttemptEdge = {
   cursor: Scalars['String']['output'];
   node: WebhookDeliveryAttempt;
 };
+
+export type WebhookDeliveryAttemptState =
+  /** The POST ended: with a response (statusCode) or without one (error). */
+  | 'COMPLETED'
+  /** The instance sending it stopped mid-POST without recording an outcome; the delivery was claimed again. */
+  | 'INTERRUPTED'
+  /** The POST has not ended (or its instance died and the delivery's lease has not yet run out). */
+  | 'IN_FLIGHT';
 
 export type WebhookDeliveryConnection = {
   __typename?: 'WebhookDeliveryConnection';
@@ -763,6 +774,7 @@ export type ResolversTypes = ResolversObject<{
   WebhookDeliveryAttempt: ResolverTypeWrapper<WebhookAttemptView>;
   WebhookDeliveryAttemptConnection: ResolverTypeWrapper<Omit<WebhookDeliveryAttemptConnection, 'edges'> & { edges: Array<ResolversTypes['WebhookDeliveryAttemptEdge']> }>;
   WebhookDeliveryAttemptEdge: ResolverTypeWrapper<Omit<WebhookDeliveryAttemptEdge, 'node'> & { node: ResolversTypes['WebhookDeliveryAttempt'] }>;
+  WebhookDeliveryAttemptState: WebhookDeliveryAttemptState;
   WebhookDeliveryConnection: ResolverTypeWrapper<Omit<WebhookDeliveryConnection, 'edges'> & { edges: Array<ResolversTypes['WebhookDeliveryEdge']> }>;
   WebhookDeliveryEdge: ResolverTypeWrapper<Omit<WebhookDeliveryEdge, 'node'> & { node: ResolversTypes['WebhookDelivery'] }>;
   WebhookDeliveryStatus: WebhookDeliveryStatus;
@@ -1016,8 +1028,9 @@ export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType ex
 
 export type WebhookDeliveryAttemptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryAttempt'] = ResolversParentTypes['WebhookDeliveryAttempt']> = ResolversObject<{
   attemptedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  durationMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  durationMs?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['WebhookDeliveryAttemptState'], ParentType, ContextType>;
   statusCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 }>;
 

@@ -27,8 +27,13 @@ export const EVENT_ID_HEADER = 'x-paygraph-event-id';
 
 type Row = Record<string, unknown>;
 
+/** What a claim writes over an attempt still without outcome: the instance that made it stopped mid-POST. */
+export const INTERRUPTED_ATTEMPT_ERROR = 'interrupted: the sending instance stopped before recording an outcome';
+
 interface ClaimedDelivery {
   id: number;
+  /** The attempt row written by the claim, completed once the POST ends. */
+  attemptId: number;
   leaseUntil: Date;
   attemptCount: number;
   createdAt: Date;
@@ -101,16 +106,28 @@ export class WebhookDeliverer {
          order by r.next_attempt_at, r.id
          limit ?
          for update of d skip locked
+       ),
+       claimed as (
+         update webhook_delivery d set lease_until = ?
+         from due, webhook w, payment_event e
+         where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
+         returning d.id, d.attempt_count, d.created_at, w.url, w.secret, e.id as event_id, e.payment_id, e.msn, e.reference,
+           e.psp_reference, e.name, e.currency, e.amount, e.idempotency_key, e.success, e.occurred_at
+       ), interrupted as (
+         -- An earlier claim's attempt still without outcome: its lease ran out, so its instance stopped mid-POST.
+         update webhook_delivery_attempt a set error = ?
+         from claimed c where a.delivery_id = c.id and a.duration_ms is null and a.error is null
+       ), started as (
+         -- Written before the POST, so a crash during it still leaves a trace of the attempt.
+         insert into webhook_delivery_attempt (delivery_id, attempted_at) select c.id, ? from claimed c
+         returning id, delivery_id
        )
-       update webhook_delivery d set lease_until = ?
-       from due, webhook w, payment_event e
-       where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
-       returning d.id, d.attempt_count, d.created_at, w.url, w.secret, e.id as event_id, e.payment_id, e.msn, e.reference,
-         e.psp_reference, e.name, e.currency, e.amount, e.idempotency_key, e.success, e.occurred_at`,
-      [now, now, now, MAX_IN_FLIGHT_PER_WEBHOOK, limit, leaseUntil],
+       select c.*, s.id as attempt_id from claimed c join started s on s.delivery_id = c.id`,
+      [now, now, now, MAX_IN_FLIGHT_PER_WEBHOOK, limit, leaseUntil, INTERRUPTED_ATTEMPT_ERROR, now],
     );
     return rows.map((row) => ({
       id: Number(row.id),
+      attemptId: Number(row.attempt_id),
       leaseUntil,
       attemptCount: Number(row.attempt_count),
       createdAt: timestamp(row.created_at),
@@ -136,18 +153,18 @@ export class WebhookDeliverer {
     const { config, clock } = this.services;
     const url = new URL(delivery.url);
     const body = webhookPayload(delivery.event);
-    const attemptedAt = clock.now();
+    const signedAt = clock.now();
     const headers = {
       'content-type': 'application/json',
       [EVENT_ID_HEADER]: String(delivery.event.id),
-      ...signWebhookRequest(url, body, delivery.secret, attemptedAt),
+      ...signWebhookRequest(url, body, delivery.secret, signedAt),
     };
     const started = performance.now();
     const outcome = await postOutbound(url, body, headers, { timeoutMs: config.webhooks.timeoutMs, env: config.env });
-    await this.record(delivery, attemptedAt, Math.round(performance.now() - started), outcome);
+    await this.record(delivery, Math.round(performance.now() - started), outcome);
   }
 
-  private async record(delivery: ClaimedDelivery, attemptedAt: Date, durationMs: number, outcome: OutboundOutcome): Promise<void> {
+  private async record(delivery: ClaimedDelivery, durationMs: number, outcome: OutboundOutcome): Promise<void> {
     const now = this.services.clock.now();
     const statusCode = 'statusCode' in outcome ? outcome.statusCode : null;
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
@@ -161,10 +178,13 @@ export class WebhookDeliverer {
       // The registration may have been deleted meanwhile (its deliveries with it): then there is nothing to record.
       const [current] = await em.execute<Row[]>('select lease_until from webhook_delivery where id = ? for update', [delivery.id]);
       if (!current) return;
-      await em.execute(
-        'insert into webhook_delivery_attempt (delivery_id, attempted_at, status_code, duration_ms, error) values (?, ?, ?, ?, ?)',
-        [delivery.id, attemptedAt, statusCode, durationMs, error],
-      );
+      // Completes the attempt the claim wrote (attempted_at stays the claim's time, just before the POST).
+      await em.execute('update webhook_delivery_attempt set status_code = ?, duration_ms = ?, error = ? where id = ?', [
+        statusCode,
+        durationMs,
+        error,
+        delivery.attemptId,
+      ]);
       // Only the lease holder moves the delivery on; a holder whose lease ran out leaves it to the next one.
       await em.execute(
         `update webhook_delivery set status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?, lease_until = null,

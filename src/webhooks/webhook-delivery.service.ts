@@ -9,8 +9,10 @@ export interface WebhookAttemptView {
   /** Orders a delivery's attempts; the attempts connection's cursor. */
   id: number;
   attemptedAt: Date;
+  /** Written at claim time: no duration yet while in flight; an interrupted one never gets one. */
+  state: 'in_flight' | 'completed' | 'interrupted';
   statusCode: number | null;
-  durationMs: number;
+  durationMs: number | null;
   error: string | null;
 }
 
@@ -83,7 +85,8 @@ export async function readAttemptPages(em: Em, pages: readonly AttemptPageReques
     id: Number(row.id),
     attemptedAt: timestamp(row.attempted_at),
     statusCode: nullableNumber(row.status_code),
-    durationMs: Number(row.duration_ms),
+    state: row.duration_ms != null ? 'completed' : row.error != null ? 'interrupted' : 'in_flight',
+    durationMs: nullableNumber(row.duration_ms),
     error: (row.error as string | null) ?? null,
   }));
 }

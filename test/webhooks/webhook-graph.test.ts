@@ -126,7 +126,7 @@ describe('WebhookDelivery', () => {
   const NODE = `query($id: ID!, $after: String) {
     node(id: $id) {
       __typename id
-      ... on WebhookDelivery { reference status attempts(first: 2, after: $after) { edges { cursor node { statusCode } } pageInfo { hasNextPage endCursor } } }
+      ... on WebhookDelivery { reference status attempts(first: 2, after: $after) { edges { cursor node { state statusCode } } pageInfo { hasNextPage endCursor } } }
     }
   }`;
 
@@ -135,7 +135,10 @@ describe('WebhookDelivery', () => {
     const first = await owner.graphql(NODE, { id });
     expect(first.body.errors).toBeUndefined();
     expect(first.body.data.node).toMatchObject({ __typename: 'WebhookDelivery', id, status: 'PENDING' });
-    expect(first.body.data.node.attempts.edges.map((e: any) => e.node.statusCode)).toEqual([500, 501]);
+    expect(first.body.data.node.attempts.edges.map((e: any) => [e.node.state, e.node.statusCode])).toEqual([
+      ['COMPLETED', 500],
+      ['COMPLETED', 501],
+    ]);
     expect(first.body.data.node.attempts.pageInfo.hasNextPage).toBe(true);
     const rest = await owner.graphql(NODE, { id, after: first.body.data.node.attempts.pageInfo.endCursor });
     expect(rest.body.data.node.attempts.edges.map((e: any) => e.node.statusCode)).toEqual([502]);

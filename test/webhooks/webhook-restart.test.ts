@@ -1,6 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
+import { INTERRUPTED_ATTEMPT_ERROR } from '../../src/webhooks/webhook-deliverer.job.js';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
 import { namesFor, WebhookReceiver } from '../support/webhook-receiver.js';
@@ -153,8 +154,10 @@ describeOnPostgres('a killed instance', () => {
       expect((await merchant.createPayment({ reference })).status).toBe(201);
       await receiver.waitFor((received) => received.length === 1, 'the first POST');
       await kill();
-      // Killed mid-POST: the first run recorded no outcome, and its lease still holds the delivery.
+      // Killed mid-POST: the first run recorded no outcome, and its lease still holds the delivery; the attempt it
+      // wrote when claiming is there, without an outcome.
       expect(await count(db, `from webhook_delivery where status = 'pending' and attempt_count = 0 and lease_until is not null`)).toBe(1);
+      expect(await count(db, 'from webhook_delivery_attempt where duration_ms is null and error is null')).toBe(1);
 
       await startService(env);
       await receiver.waitFor((received) => received.length === 2, 'the POST again after the lease ran out', 20_000);
@@ -164,6 +167,14 @@ describeOnPostgres('a killed instance', () => {
       expect(second!.verified).toBe(true);
       await waitForCount(db, `from webhook_delivery where status = 'delivered'`, 1);
       expect(receiver.received).toHaveLength(2);
+      // The cut-off attempt shows as interrupted, the second as answered.
+      const { rows } = await db.query(
+        'select status_code, duration_ms is not null as completed, error from webhook_delivery_attempt order by id',
+      );
+      expect(rows).toEqual([
+        { status_code: null, completed: false, error: INTERRUPTED_ATTEMPT_ERROR },
+        { status_code: 200, completed: true, error: null },
+      ]);
     } finally {
       await db.end();
       await receiver.close();
