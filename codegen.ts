@@ -18,6 +18,9 @@ const config: CodegenConfig = {
         mappers: {
           Payment: '../payments/payment.view.js#PaymentView',
           PaymentEvent: '../payments/payment-event.entity.js#PaymentEvent as PaymentEventRow',
+          Webhook: '../webhooks/webhook.entity.js#Webhook as WebhookRow',
+          WebhookDelivery: '../webhooks/webhook-delivery.service.js#WebhookDeliveryView',
+          WebhookDeliveryAttempt: '../webhooks/webhook-delivery.service.js#WebhookAttemptView',
           PaymentEventNotification: '../graphql/payment-event-subscription.js#PaymentEventNotificationSource',
         },
         resolversNonOptionalTypename: { interfaceImplementingType: true },

@@ -1,8 +1,7 @@
-import type { Resolvers, WebhookDelivery, WebhookErrorCode } from '../src/generated/graphql.js';
+import type { Resolvers, WebhookErrorCode } from '../src/generated/graphql.js';
 import { connectionFrom, decodeCursor, encodeCursor, invalidCursor, pageSize, toGlobalId, fromGlobalId } from '../src/graphql/relay.js';
 import { withUserErrors } from '../src/graphql/user-errors.js';
-import { listWebhookDeliveries, redeliverWebhookDelivery, type WebhookDeliveryView } from '../src/webhooks/webhook-delivery.service.js';
-import type { Webhook } from '../src/webhooks/webhook.entity.js';
+import { listWebhookDeliveries, redeliverWebhookDelivery } from '../src/webhooks/webhook-delivery.service.js';
 import { deleteWebhook, listWebhooks, parseWebhookRegistration, registerWebhook } from '../src/webhooks/webhook.service.js';
 
 const WEBHOOK_ERROR_CODES: readonly WebhookErrorCode[] = [
@@ -13,49 +12,74 @@ const WEBHOOK_ERROR_CODES: readonly WebhookErrorCode[] = [
   'WEBHOOK_DELIVERY_ALREADY_DELIVERED',
 ];
 
-const webhook = (w: Webhook) => ({ id: w.id, url: w.url, events: w.events, createdAt: w.createdAt.toISOString() });
-
-function delivery(d: WebhookDeliveryView): WebhookDelivery {
-  return {
-    id: toGlobalId('WebhookDelivery', d.id),
-    eventId: String(d.eventId),
-    eventName: d.eventName,
-    reference: d.reference,
-    status: d.status === 'pending' ? 'PENDING' : d.status === 'delivered' ? 'DELIVERED' : 'FAILED',
-    attemptCount: d.attemptCount,
-    nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
-    deliveredAt: d.deliveredAt?.toISOString() ?? null,
-    lastStatusCode: d.lastStatusCode,
-    createdAt: d.createdAt.toISOString(),
-    attempts: d.attempts.map((a) => ({ ...a, attemptedAt: a.attemptedAt.toISOString() })),
-  };
-}
+const DELIVERY_STATUS = { pending: 'PENDING', delivered: 'DELIVERED', failed: 'FAILED' } as const;
+const ATTEMPT_STATE = { in_flight: 'IN_FLIGHT', completed: 'COMPLETED', interrupted: 'INTERRUPTED' } as const;
 
 /** A delivery id from the graph; anything else is a delivery nobody has (the service reports it). */
-function deliveryKey(id: string): number {
+export function deliveryKey(id: string): number {
   const global = fromGlobalId(id);
   return global?.type === 'WebhookDelivery' && /^\d+$/.test(global.key) ? Number(global.key) : Number.NaN;
 }
 
+/** The id a keyset cursor of these connections carries (deliveries and attempts are both ordered by id). */
+function idAfter(after: string | null | undefined): number | undefined {
+  if (after === null || after === undefined) return undefined;
+  const id = Number(decodeCursor(after)[0]);
+  if (!Number.isSafeInteger(id)) throw invalidCursor();
+  return id;
+}
+
+const cursorOf = (row: { id: number }) => encodeCursor([row.id]);
+
 export const webhookResolvers: Resolvers = {
   Query: {
-    webhooks: async (_, __, { request }) => (await listWebhooks(request)).map(webhook),
+    webhooks: (_, __, { request }) => listWebhooks(request),
     webhookDeliveries: async (_, { webhookId, first, after }, { request }) => {
       const size = pageSize(first, 20);
-      const beforeId = after === null || after === undefined ? undefined : Number(decodeCursor(after)[0]);
-      if (beforeId !== undefined && !Number.isSafeInteger(beforeId)) throw invalidCursor();
-      const rows = await listWebhookDeliveries(request, webhookId, { limit: size + 1, beforeId });
-      if (!rows) return null;
-      const page = connectionFrom(rows, size, (d) => encodeCursor([d.id]), Boolean(after));
-      return { ...page, edges: page.edges.map((edge) => ({ cursor: edge.cursor, node: delivery(edge.node) })) };
+      const rows = await listWebhookDeliveries(request, webhookId, { limit: size + 1, beforeId: idAfter(after) });
+      return rows ? connectionFrom(rows, size, cursorOf, Boolean(after)) : null;
     },
+  },
+  Webhook: {
+    createdAt: (w) => w.createdAt.toISOString(),
+    // The registration came from a read scoped to the caller's sales unit, so its deliveries are the caller's.
+    deliveries: async (w, { first, after }, { request }) => {
+      const size = pageSize(first, 20);
+      const rows = await request.loaders.webhookDeliveriesByWebhookIdLoader.load({
+        webhookId: w.id,
+        limit: size + 1,
+        beforeId: idAfter(after),
+      });
+      return connectionFrom(rows, size, cursorOf, Boolean(after));
+    },
+  },
+  WebhookDelivery: {
+    id: (d) => toGlobalId('WebhookDelivery', d.id),
+    eventId: (d) => String(d.eventId),
+    status: (d) => DELIVERY_STATUS[d.status],
+    nextAttemptAt: (d) => d.nextAttemptAt?.toISOString() ?? null,
+    deliveredAt: (d) => d.deliveredAt?.toISOString() ?? null,
+    createdAt: (d) => d.createdAt.toISOString(),
+    attempts: async (d, { first, after }, { request }) => {
+      const size = pageSize(first, 20);
+      const rows = await request.loaders.webhookAttemptsByDeliveryIdLoader.load({
+        deliveryId: d.id,
+        limit: size + 1,
+        afterId: idAfter(after),
+      });
+      return connectionFrom(rows, size, cursorOf, Boolean(after));
+    },
+  },
+  WebhookDeliveryAttempt: {
+    attemptedAt: (a) => a.attemptedAt.toISOString(),
+    state: (a) => ATTEMPT_STATE[a.state],
   },
   Mutation: {
     registerWebhook: (_, { input }, { request }) =>
       withUserErrors(WEBHOOK_ERROR_CODES, async () => {
         const registration = await parseWebhookRegistration(input, request.config.env);
         const registered = await registerWebhook(request, registration);
-        return { webhook: webhook(registered.webhook), secret: registered.secret };
+        return { webhook: registered.webhook, secret: registered.secret };
       }),
     deleteWebhook: (_, { input }, { request }) =>
       withUserErrors(WEBHOOK_ERROR_CODES, async () => {
@@ -64,7 +88,7 @@ export const webhookResolvers: Resolvers = {
       }),
     redeliverWebhookDelivery: (_, { input }, { request }) =>
       withUserErrors(WEBHOOK_ERROR_CODES, async () => ({
-        delivery: delivery(await redeliverWebhookDelivery(request, deliveryKey(input.deliveryId))),
+        delivery: await redeliverWebhookDelivery(request, deliveryKey(input.deliveryId)),
       })),
   },
 };

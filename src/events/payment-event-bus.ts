@@ -8,8 +8,19 @@ export const PAYMENT_EVENT_CHANNEL = 'payment_event';
 
 /** Rows read per statement while catching up after a reconnect. */
 const CATCH_UP_PAGE = 1_000;
-/** Ids remembered to drop a notification that a catch-up already published. */
-const RECENT_IDS = 10_000;
+/**
+ * How far below the highest id heard a catch-up looks for events nobody heard. Sequence ids follow insert order,
+ * not commit order: a transaction that drew a lower id may commit after a higher id was heard, so catching up
+ * from the highest id alone would skip it. Every id heard within this window is remembered, so the catch-up
+ * reads the window and publishes only what was not heard. It misses an event only if its transaction stayed open
+ * while 10,000 later events were drawn; transactions here are short (no outbound call runs inside one) and their
+ * number is bounded by the connection pools, so that needs a transaction open for a very long time at a very
+ * high event rate.
+ */
+const CATCH_UP_WINDOW = 10_000;
+/** A failed read is retried after this long, doubling up to the cap, until it succeeds: no event is dropped. */
+const RETRY_FIRST_DELAY_MS = 100;
+const RETRY_MAX_DELAY_MS = 5_000;
 
 export type PaymentEventListener = (event: PaymentEvent) => void;
 
@@ -32,8 +43,10 @@ export class PaymentEventBus {
   /** Reads run one after another, so events leave in the order their notifications arrived. */
   private delivering: Promise<void> = Promise.resolve();
   private highestSeenId = 0;
-  private readonly recentIds = new Set<number>();
+  /** Ids heard (or published by a catch-up) above `highestSeenId - CATCH_UP_WINDOW`: what a catch-up skips. */
+  private readonly seen = new Set<number>();
   private stopped = false;
+  private wakeFromRetryWait: (() => void) | undefined;
 
   constructor(
     private readonly orm: Orm,
@@ -45,14 +58,15 @@ export class PaymentEventBus {
       (payload) => this.onNotification(payload),
       () => this.catchUp(),
     );
-    // A catch-up reads from the newest event this instance knows of; before any notification, that is the newest
-    // event at start, so a reconnect never replays history.
+    // Everything committed by now is history, not news: remembered as seen, a catch-up never replays it. Anything
+    // committing later is heard, since LISTEN is already on, or found by a catch-up after a reconnect.
     const newest = await forkEm(this.orm).findOne(PaymentEvent, { id: { $gt: 0 } }, { orderBy: { id: 'desc' }, fields: ['id'] });
-    this.highestSeenId = Math.max(this.highestSeenId, newest?.id ?? 0);
+    if (newest) for (const id of await this.idsAbove(newest.id - CATCH_UP_WINDOW)) this.markSeen(id);
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.wakeFromRetryWait?.();
     await this.notifications.stop();
     this.subscribers.clear();
     await this.delivering;
@@ -82,8 +96,10 @@ export class PaymentEventBus {
   private onNotification(payload: string): void {
     const id = Number(payload);
     if (!Number.isSafeInteger(id) || id <= 0) return;
-    this.highestSeenId = Math.max(this.highestSeenId, id);
     for (const listener of this.commitListeners) listener();
+    // Already published by a catch-up that read it before its notification arrived.
+    if (this.seen.has(id)) return;
+    this.markSeen(id);
     // Nobody listening here: no read at all, so an instance without subscribers costs the database nothing.
     if (this.subscribers.size === 0) return;
     this.pending.push(id);
@@ -98,40 +114,81 @@ export class PaymentEventBus {
     });
   }
 
-  /** After a dropped LISTEN connection: events committed meanwhile sent notifications nobody heard. */
+  /**
+   * After a dropped LISTEN connection: events committed meanwhile sent notifications nobody heard. They may have
+   * any id above the window's floor (see CATCH_UP_WINDOW), so the whole window is read and what was heard skipped.
+   * Notifications heard from now on are the new connection's; one for an event this catch-up publishes is dropped
+   * as seen.
+   */
   private catchUp(): void {
-    let after = this.highestSeenId;
-    if (this.subscribers.size === 0) return;
     this.enqueue(async () => {
-      for (;;) {
-        const events = await forkEm(this.orm).find(PaymentEvent, { id: { $gt: after } }, { orderBy: { id: 'asc' }, limit: CATCH_UP_PAGE });
-        for (const event of events) this.highestSeenId = Math.max(this.highestSeenId, event.id);
+      const unheard = (await this.idsAbove(this.highestSeenId - CATCH_UP_WINDOW)).filter((id) => !this.seen.has(id));
+      // Marked before the read, so a notification arriving meanwhile is not published twice.
+      for (const id of unheard) this.markSeen(id);
+      if (this.subscribers.size === 0) return;
+      for (let start = 0; start < unheard.length && !this.stopped; start += CATCH_UP_PAGE) {
+        const ids = unheard.slice(start, start + CATCH_UP_PAGE);
+        const events = await forkEm(this.orm).find(PaymentEvent, { id: { $in: ids } }, { orderBy: { id: 'asc' } });
         this.publish(events);
-        if (events.length < CATCH_UP_PAGE || this.stopped) return;
-        after = events[events.length - 1]!.id;
       }
     });
   }
 
+  /** The ids of committed events above `floor`, in id order: integers from an index, even for a wide window. */
+  private async idsAbove(floor: number): Promise<number[]> {
+    const rows = await forkEm(this.orm).execute<{ id: unknown }[]>('select id from payment_event where id > ? order by id', [
+      Math.max(floor, 0),
+    ]);
+    return rows.map((row) => Number(row.id));
+  }
+
+  private markSeen(id: number): void {
+    this.seen.add(id);
+    if (id <= this.highestSeenId) return;
+    this.highestSeenId = id;
+    // Pruned in bulk once the set holds twice the window, so the cost per id stays constant.
+    if (this.seen.size <= 2 * CATCH_UP_WINDOW) return;
+    const floor = this.highestSeenId - CATCH_UP_WINDOW;
+    for (const seenId of this.seen) if (seenId <= floor) this.seen.delete(seenId);
+  }
+
+  /**
+   * Runs `work` after the work queued before it, so events leave in the order their notifications arrived. A
+   * failed read is retried (with backoff) rather than dropped: the events it was for would otherwise be lost, as
+   * their notifications will not come again.
+   */
   private enqueue(work: () => Promise<void>): void {
-    // Work queued just before stop must not touch a database that is closing.
-    this.delivering = this.delivering
-      .then(() => (this.stopped ? undefined : work()))
-      .catch((error: unknown) => logError('payment event fan-out failed', error));
+    this.delivering = this.delivering.then(async () => {
+      for (let delay = RETRY_FIRST_DELAY_MS; !this.stopped; delay = Math.min(delay * 2, RETRY_MAX_DELAY_MS)) {
+        try {
+          await work();
+          return;
+        } catch (error) {
+          // Work queued just before stop must not touch a database that is closing; stop() ends the wait.
+          if (this.stopped) return;
+          logError('payment event fan-out failed; retrying', error, { retryInMs: delay });
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, delay);
+            this.wakeFromRetryWait = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.wakeFromRetryWait = undefined;
+        }
+      }
+    });
   }
 
   private async deliverIds(ids: number[]): Promise<void> {
-    const wanted = ids.filter((id) => !this.recentIds.has(id));
-    if (wanted.length === 0 || this.subscribers.size === 0) return;
-    const rows = await forkEm(this.orm).find(PaymentEvent, { id: { $in: wanted } });
+    if (this.subscribers.size === 0) return;
+    const rows = await forkEm(this.orm).find(PaymentEvent, { id: { $in: ids } });
     const byId = new Map(rows.map((row) => [row.id, row]));
-    this.publish(wanted.flatMap((id) => byId.get(id) ?? []));
+    this.publish(ids.flatMap((id) => byId.get(id) ?? []));
   }
 
   private publish(events: PaymentEvent[]): void {
     for (const event of events) {
-      if (this.recentIds.has(event.id)) continue;
-      this.remember(event.id);
       for (const subscriber of this.subscribers) {
         if (subscriber.msn !== event.msn) continue;
         try {
@@ -141,10 +198,5 @@ export class PaymentEventBus {
         }
       }
     }
-  }
-
-  private remember(id: number): void {
-    this.recentIds.add(id);
-    if (this.recentIds.size > RECENT_IDS) this.recentIds.delete(this.recentIds.values().next().value!);
   }
 }

@@ -2,6 +2,8 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { PaymentView } from '../payments/payment.view.js';
 import type { PaymentEvent as PaymentEventRow } from '../payments/payment-event.entity.js';
+import type { Webhook as WebhookRow } from '../webhooks/webhook.entity.js';
+import type { WebhookDeliveryView, WebhookAttemptView } from '../webhooks/webhook-delivery.service.js';
 import type { PaymentEventNotificationSource } from '../graphql/payment-event-subscription.js';
 import type { GraphQLContext } from '../graphql/graphql-context.js';
 export type Maybe<T> = T | null;
@@ -519,18 +521,27 @@ export type UserFlow =
 export type Webhook = {
   __typename?: 'Webhook';
   createdAt: Scalars['DateTime']['output'];
+  /** This registration's deliveries, newest first (the same pages as Query.webhookDeliveries). */
+  deliveries: WebhookDeliveryConnection;
   /** Public event names, e.g. epayments.payment.captured.v1. */
   events: Array<Scalars['String']['output']>;
   id: Scalars['ID']['output'];
   url: Scalars['String']['output'];
 };
 
-/** One event for one registration. */
-export type WebhookDelivery = {
+
+/** A webhook registration of the caller's sales unit. `id` is the same uuid the Webhooks REST API uses. */
+export type WebhookDeliveriesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** One event for one registration. As a Node, it resolves through node(id:) for its own sales unit only. */
+export type WebhookDelivery = Node & {
   __typename?: 'WebhookDelivery';
   attemptCount: Scalars['Int']['output'];
-  /** Every POST, oldest first. */
-  attempts: Array<WebhookDeliveryAttempt>;
+  /** Every POST, oldest first, a page at a time (first at most 100). */
+  attempts: WebhookDeliveryAttemptConnection;
   createdAt: Scalars['DateTime']['output'];
   deliveredAt?: Maybe<Scalars['DateTime']['output']>;
   /** The outbox id of the event, sent in the X-Paygraph-Event-Id header for de-duplication. */
@@ -543,15 +554,45 @@ export type WebhookDelivery = {
   status: WebhookDeliveryStatus;
 };
 
+
+/** One event for one registration. As a Node, it resolves through node(id:) for its own sales unit only. */
+export type WebhookDeliveryAttemptsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** One POST of a delivery, recorded when it starts and completed when it ends. */
 export type WebhookDeliveryAttempt = {
   __typename?: 'WebhookDeliveryAttempt';
   attemptedAt: Scalars['DateTime']['output'];
-  durationMs: Scalars['Int']['output'];
+  /** Null until the POST ends, and for an interrupted one. */
+  durationMs?: Maybe<Scalars['Int']['output']>;
   /** Why there was no response: timeout, connection refused, ... */
   error?: Maybe<Scalars['String']['output']>;
+  state: WebhookDeliveryAttemptState;
   /** The receiver's status code; null when there was no response (see error). */
   statusCode?: Maybe<Scalars['Int']['output']>;
 };
+
+export type WebhookDeliveryAttemptConnection = {
+  __typename?: 'WebhookDeliveryAttemptConnection';
+  edges: Array<WebhookDeliveryAttemptEdge>;
+  pageInfo: PageInfo;
+};
+
+export type WebhookDeliveryAttemptEdge = {
+  __typename?: 'WebhookDeliveryAttemptEdge';
+  cursor: Scalars['String']['output'];
+  node: WebhookDeliveryAttempt;
+};
+
+export type WebhookDeliveryAttemptState =
+  /** The POST ended: with a response (statusCode) or without one (error). */
+  | 'COMPLETED'
+  /** The instance sending it stopped mid-POST without recording an outcome; the delivery was claimed again. */
+  | 'INTERRUPTED'
+  /** The POST has not ended (or its instance died and the delivery's lease has not yet run out). */
+  | 'IN_FLIGHT';
 
 export type WebhookDeliveryConnection = {
   __typename?: 'WebhookDeliveryConnection';
@@ -663,6 +704,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
   Node:
     | ( PaymentView & { __typename: 'Payment' } )
     | ( PaymentEventRow & { __typename: 'PaymentEvent' } )
+    | ( WebhookDeliveryView & { __typename: 'WebhookDelivery' } )
   ;
 }>;
 
@@ -718,20 +760,23 @@ export type ResolversTypes = ResolversObject<{
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ReceiptInput: ReceiptInput;
   RedeliverWebhookDeliveryInput: RedeliverWebhookDeliveryInput;
-  RedeliverWebhookDeliveryPayload: ResolverTypeWrapper<RedeliverWebhookDeliveryPayload>;
+  RedeliverWebhookDeliveryPayload: ResolverTypeWrapper<Omit<RedeliverWebhookDeliveryPayload, 'delivery'> & { delivery?: Maybe<ResolversTypes['WebhookDelivery']> }>;
   RefundPaymentInput: RefundPaymentInput;
   RegisterWebhookInput: RegisterWebhookInput;
-  RegisterWebhookPayload: ResolverTypeWrapper<RegisterWebhookPayload>;
+  RegisterWebhookPayload: ResolverTypeWrapper<Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
   ShippingInfoInput: ShippingInfoInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UnitInfoInput: UnitInfoInput;
   UserFlow: UserFlow;
-  Webhook: ResolverTypeWrapper<Webhook>;
-  WebhookDelivery: ResolverTypeWrapper<WebhookDelivery>;
-  WebhookDeliveryAttempt: ResolverTypeWrapper<WebhookDeliveryAttempt>;
-  WebhookDeliveryConnection: ResolverTypeWrapper<WebhookDeliveryConnection>;
-  WebhookDeliveryEdge: ResolverTypeWrapper<WebhookDeliveryEdge>;
+  Webhook: ResolverTypeWrapper<WebhookRow>;
+  WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryView>;
+  WebhookDeliveryAttempt: ResolverTypeWrapper<WebhookAttemptView>;
+  WebhookDeliveryAttemptConnection: ResolverTypeWrapper<Omit<WebhookDeliveryAttemptConnection, 'edges'> & { edges: Array<ResolversTypes['WebhookDeliveryAttemptEdge']> }>;
+  WebhookDeliveryAttemptEdge: ResolverTypeWrapper<Omit<WebhookDeliveryAttemptEdge, 'node'> & { node: ResolversTypes['WebhookDeliveryAttempt'] }>;
+  WebhookDeliveryAttemptState: WebhookDeliveryAttemptState;
+  WebhookDeliveryConnection: ResolverTypeWrapper<Omit<WebhookDeliveryConnection, 'edges'> & { edges: Array<ResolversTypes['WebhookDeliveryEdge']> }>;
+  WebhookDeliveryEdge: ResolverTypeWrapper<Omit<WebhookDeliveryEdge, 'node'> & { node: ResolversTypes['WebhookDelivery'] }>;
   WebhookDeliveryStatus: WebhookDeliveryStatus;
   WebhookErrorCode: WebhookErrorCode;
   WebhookUserError: ResolverTypeWrapper<WebhookUserError>;
@@ -782,19 +827,21 @@ export type ResolversParentTypes = ResolversObject<{
   Query: Record<PropertyKey, never>;
   ReceiptInput: ReceiptInput;
   RedeliverWebhookDeliveryInput: RedeliverWebhookDeliveryInput;
-  RedeliverWebhookDeliveryPayload: RedeliverWebhookDeliveryPayload;
+  RedeliverWebhookDeliveryPayload: Omit<RedeliverWebhookDeliveryPayload, 'delivery'> & { delivery?: Maybe<ResolversParentTypes['WebhookDelivery']> };
   RefundPaymentInput: RefundPaymentInput;
   RegisterWebhookInput: RegisterWebhookInput;
-  RegisterWebhookPayload: RegisterWebhookPayload;
+  RegisterWebhookPayload: Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
   ShippingInfoInput: ShippingInfoInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UnitInfoInput: UnitInfoInput;
-  Webhook: Webhook;
-  WebhookDelivery: WebhookDelivery;
-  WebhookDeliveryAttempt: WebhookDeliveryAttempt;
-  WebhookDeliveryConnection: WebhookDeliveryConnection;
-  WebhookDeliveryEdge: WebhookDeliveryEdge;
+  Webhook: WebhookRow;
+  WebhookDelivery: WebhookDeliveryView;
+  WebhookDeliveryAttempt: WebhookAttemptView;
+  WebhookDeliveryAttemptConnection: Omit<WebhookDeliveryAttemptConnection, 'edges'> & { edges: Array<ResolversParentTypes['WebhookDeliveryAttemptEdge']> };
+  WebhookDeliveryAttemptEdge: Omit<WebhookDeliveryAttemptEdge, 'node'> & { node: ResolversParentTypes['WebhookDeliveryAttempt'] };
+  WebhookDeliveryConnection: Omit<WebhookDeliveryConnection, 'edges'> & { edges: Array<ResolversParentTypes['WebhookDeliveryEdge']> };
+  WebhookDeliveryEdge: Omit<WebhookDeliveryEdge, 'node'> & { node: ResolversParentTypes['WebhookDelivery'] };
   WebhookUserError: WebhookUserError;
 }>;
 
@@ -840,7 +887,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'Payment' | 'PaymentEvent', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Payment' | 'PaymentEvent' | 'WebhookDelivery', ParentType, ContextType>;
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -958,6 +1005,7 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
 
 export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = ResolversObject<{
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  deliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<WebhookDeliveriesArgs, 'first'>>;
   events?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -965,7 +1013,7 @@ export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends Re
 
 export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDelivery'] = ResolversParentTypes['WebhookDelivery']> = ResolversObject<{
   attemptCount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
-  attempts?: Resolver<Array<ResolversTypes['WebhookDeliveryAttempt']>, ParentType, ContextType>;
+  attempts?: Resolver<ResolversTypes['WebhookDeliveryAttemptConnection'], ParentType, ContextType, RequireFields<WebhookDeliveryAttemptsArgs, 'first'>>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   deliveredAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -975,13 +1023,25 @@ export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType ex
   nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['WebhookDeliveryStatus'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
 export type WebhookDeliveryAttemptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryAttempt'] = ResolversParentTypes['WebhookDeliveryAttempt']> = ResolversObject<{
   attemptedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  durationMs?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  durationMs?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['WebhookDeliveryAttemptState'], ParentType, ContextType>;
   statusCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryAttemptConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryAttemptConnection'] = ResolversParentTypes['WebhookDeliveryAttemptConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['WebhookDeliveryAttemptEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type WebhookDeliveryAttemptEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryAttemptEdge'] = ResolversParentTypes['WebhookDeliveryAttemptEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['WebhookDeliveryAttempt'], ParentType, ContextType>;
 }>;
 
 export type WebhookDeliveryConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookDeliveryConnection'] = ResolversParentTypes['WebhookDeliveryConnection']> = ResolversObject<{
@@ -1029,6 +1089,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Webhook?: WebhookResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
   WebhookDeliveryAttempt?: WebhookDeliveryAttemptResolvers<ContextType>;
+  WebhookDeliveryAttemptConnection?: WebhookDeliveryAttemptConnectionResolvers<ContextType>;
+  WebhookDeliveryAttemptEdge?: WebhookDeliveryAttemptEdgeResolvers<ContextType>;
   WebhookDeliveryConnection?: WebhookDeliveryConnectionResolvers<ContextType>;
   WebhookDeliveryEdge?: WebhookDeliveryEdgeResolvers<ContextType>;
   WebhookUserError?: WebhookUserErrorResolvers<ContextType>;

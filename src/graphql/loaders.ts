@@ -2,6 +2,14 @@ import DataLoader from 'dataloader';
 import type { Em } from '../db/orm.js';
 import type { PaymentEvent } from '../payments/payment-event.entity.js';
 import { readFirstPaymentEvents } from '../payments/payment.read-model.js';
+import {
+  readAttemptPages,
+  readDeliveryPages,
+  type AttemptPageRequest,
+  type DeliveryPageRequest,
+  type WebhookAttemptView,
+  type WebhookDeliveryView,
+} from '../webhooks/webhook-delivery.service.js';
 
 export interface FirstEventsKey {
   paymentId: string;
@@ -9,9 +17,15 @@ export interface FirstEventsKey {
   limit: number;
 }
 
-/** Per-request batching, so a page of payments with their events costs a constant number of statements. */
+/**
+ * Per-request batching, so a page of payments with their events, or of registrations with their deliveries and
+ * those deliveries' attempts, costs a constant number of statements.
+ */
 export interface Loaders {
   firstPaymentEventsByPaymentIdLoader: DataLoader<FirstEventsKey, PaymentEvent[], string>;
+  /** Keyed by registration and page: one statement serves every page asked for in one tick. */
+  webhookDeliveriesByWebhookIdLoader: DataLoader<DeliveryPageRequest, WebhookDeliveryView[], string>;
+  webhookAttemptsByDeliveryIdLoader: DataLoader<AttemptPageRequest, WebhookAttemptView[], string>;
 }
 
 export function createLoaders(em: Em): Loaders {
@@ -30,6 +44,12 @@ export function createLoaders(em: Em): Loaders {
       },
       { cacheKeyFn: keyOf },
     ),
+    webhookDeliveriesByWebhookIdLoader: new DataLoader((pages) => readDeliveryPages(em, pages), {
+      cacheKeyFn: (page) => JSON.stringify([page.webhookId, page.limit, page.beforeId ?? null]),
+    }),
+    webhookAttemptsByDeliveryIdLoader: new DataLoader((pages) => readAttemptPages(em, pages), {
+      cacheKeyFn: (page) => JSON.stringify([page.deliveryId, page.limit, page.afterId ?? null]),
+    }),
   };
 }
 

@@ -32,11 +32,17 @@ for (const [network, prefix] of [
   ['240.0.0.0', 4],
 ] as const)
   NON_PUBLIC_V4.addSubnet(network, prefix, 'ipv4');
-// Unspecified, loopback, IPv4-compatible and -mapped (they reach IPv4 hosts), NAT64, unique local, link-local, multicast, documentation.
+// Unspecified, loopback, IPv4-compatible and -mapped, NAT64 (well-known and local-use), 6to4 and Teredo: all of
+// these carry an IPv4 address that may be private (2002:c0a8:0101:: is 192.168.1.1 through a 6to4 relay), and no
+// public webhook receiver needs them, so they are refused whole rather than decoded. Then unique local,
+// link-local, multicast, documentation.
 for (const [network, prefix] of [
   ['::', 96],
   ['::ffff:0:0', 96],
   ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['2002::', 16],
+  ['2001::', 32],
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],

@@ -10,6 +10,13 @@ import { signWebhookRequest } from './webhook-signature.js';
 /** POSTs in flight per instance; a slow receiver takes one slot, not the whole deliverer. */
 const MAX_IN_FLIGHT = 32;
 /**
+ * POSTs in flight to one registration: a claim counts the leases held on it by every instance. Without this cap a
+ * receiver that hangs, with many payments' events due, would take every slot for a whole timeout each round and
+ * delay every other merchant's deliveries; with it, it holds at most this many (two instances claiming at the same
+ * moment may each take up to the cap, as neither sees the other's uncommitted leases).
+ */
+export const MAX_IN_FLIGHT_PER_WEBHOOK = 4;
+/**
  * A lease outlives the POST's timeout by this much, for recording the outcome (a short transaction); after that
  * the row is anyone's, so a delivery claimed by an instance that died is retried by another within seconds.
  */
@@ -20,8 +27,13 @@ export const EVENT_ID_HEADER = 'x-paygraph-event-id';
 
 type Row = Record<string, unknown>;
 
+/** What a claim writes over an attempt still without outcome: the instance that made it stopped mid-POST. */
+export const INTERRUPTED_ATTEMPT_ERROR = 'interrupted: the sending instance stopped before recording an outcome';
+
 interface ClaimedDelivery {
   id: number;
+  /** The attempt row written by the claim, completed once the POST ends. */
+  attemptId: number;
   leaseUntil: Date;
   attemptCount: number;
   createdAt: Date;
@@ -70,8 +82,8 @@ export class WebhookDeliverer {
     const now = this.services.clock.now();
     const leaseUntil = new Date(now.getTime() + this.services.config.webhooks.timeoutMs + LEASE_MARGIN_MS);
     const rows = await forkEm(this.services.orm).execute<Row[]>(
-      `with due as (
-         select d.id from webhook_delivery d
+      `with candidate as (
+         select d.id, d.webhook_id, d.next_attempt_at from webhook_delivery d
          where d.status = 'pending' and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until <= ?)
            and not exists (
              select 1 from webhook_delivery earlier
@@ -80,19 +92,42 @@ export class WebhookDeliverer {
            and not exists (
              select 1 from payment_event undispatched
              where undispatched.payment_id = d.payment_id and undispatched.id < d.event_id and undispatched.dispatched_at is null)
-         order by d.next_attempt_at, d.id
+       ), ranked as (
+         -- Each registration's due deliveries in turn, after the ones already in flight to it (on any instance).
+         select c.id, c.next_attempt_at,
+           row_number() over (partition by c.webhook_id order by c.next_attempt_at, c.id)
+             + (select count(*) from webhook_delivery leased
+                where leased.webhook_id = c.webhook_id and leased.status = 'pending' and leased.lease_until > ?) as slot
+         from candidate c
+       ), due as (
+         -- Row locks cannot be taken beside a window function: the chosen rows are locked here, one level up.
+         select d.id from webhook_delivery d join ranked r on r.id = d.id
+         where r.slot <= ?
+         order by r.next_attempt_at, r.id
          limit ?
          for update of d skip locked
+       ),
+       claimed as (
+         update webhook_delivery d set lease_until = ?
+         from due, webhook w, payment_event e
+         where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
+         returning d.id, d.attempt_count, d.created_at, w.url, w.secret, e.id as event_id, e.payment_id, e.msn, e.reference,
+           e.psp_reference, e.name, e.currency, e.amount, e.idempotency_key, e.success, e.occurred_at
+       ), interrupted as (
+         -- An earlier claim's attempt still without outcome: its lease ran out, so its instance stopped mid-POST.
+         update webhook_delivery_attempt a set error = ?
+         from claimed c where a.delivery_id = c.id and a.duration_ms is null and a.error is null
+       ), started as (
+         -- Written before the POST, so a crash during it still leaves a trace of the attempt.
+         insert into webhook_delivery_attempt (delivery_id, attempted_at) select c.id, ? from claimed c
+         returning id, delivery_id
        )
-       update webhook_delivery d set lease_until = ?
-       from due, webhook w, payment_event e
-       where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
-       returning d.id, d.attempt_count, d.created_at, w.url, w.secret, e.id as event_id, e.payment_id, e.msn, e.reference,
-         e.psp_reference, e.name, e.currency, e.amount, e.idempotency_key, e.success, e.occurred_at`,
-      [now, now, limit, leaseUntil],
+       select c.*, s.id as attempt_id from claimed c join started s on s.delivery_id = c.id`,
+      [now, now, now, MAX_IN_FLIGHT_PER_WEBHOOK, limit, leaseUntil, INTERRUPTED_ATTEMPT_ERROR, now],
     );
     return rows.map((row) => ({
       id: Number(row.id),
+      attemptId: Number(row.attempt_id),
       leaseUntil,
       attemptCount: Number(row.attempt_count),
       createdAt: timestamp(row.created_at),
@@ -118,18 +153,18 @@ export class WebhookDeliverer {
     const { config, clock } = this.services;
     const url = new URL(delivery.url);
     const body = webhookPayload(delivery.event);
-    const attemptedAt = clock.now();
+    const signedAt = clock.now();
     const headers = {
       'content-type': 'application/json',
       [EVENT_ID_HEADER]: String(delivery.event.id),
-      ...signWebhookRequest(url, body, delivery.secret, attemptedAt),
+      ...signWebhookRequest(url, body, delivery.secret, signedAt),
     };
     const started = performance.now();
     const outcome = await postOutbound(url, body, headers, { timeoutMs: config.webhooks.timeoutMs, env: config.env });
-    await this.record(delivery, attemptedAt, Math.round(performance.now() - started), outcome);
+    await this.record(delivery, Math.round(performance.now() - started), outcome);
   }
 
-  private async record(delivery: ClaimedDelivery, attemptedAt: Date, durationMs: number, outcome: OutboundOutcome): Promise<void> {
+  private async record(delivery: ClaimedDelivery, durationMs: number, outcome: OutboundOutcome): Promise<void> {
     const now = this.services.clock.now();
     const statusCode = 'statusCode' in outcome ? outcome.statusCode : null;
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
@@ -143,10 +178,13 @@ export class WebhookDeliverer {
       // The registration may have been deleted meanwhile (its deliveries with it): then there is nothing to record.
       const [current] = await em.execute<Row[]>('select lease_until from webhook_delivery where id = ? for update', [delivery.id]);
       if (!current) return;
-      await em.execute(
-        'insert into webhook_delivery_attempt (delivery_id, attempted_at, status_code, duration_ms, error) values (?, ?, ?, ?, ?)',
-        [delivery.id, attemptedAt, statusCode, durationMs, error],
-      );
+      // Completes the attempt the claim wrote (attempted_at stays the claim's time, just before the POST).
+      await em.execute('update webhook_delivery_attempt set status_code = ?, duration_ms = ?, error = ? where id = ?', [
+        statusCode,
+        durationMs,
+        error,
+        delivery.attemptId,
+      ]);
       // Only the lease holder moves the delivery on; a holder whose lease ran out leaves it to the next one.
       await em.execute(
         `update webhook_delivery set status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?, lease_until = null,

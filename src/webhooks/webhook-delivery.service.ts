@@ -1,13 +1,18 @@
 import type { RequestContext } from '../context.js';
+import type { Em } from '../db/orm.js';
 import { AppError } from '../errors/app-error.js';
 import type { PaymentEventName } from '../payments/payment-event.entity.js';
 import type { WebhookDeliveryStatus } from './webhook.entity.js';
 import { isWebhookId } from './webhook.service.js';
 
 export interface WebhookAttemptView {
+  /** Orders a delivery's attempts; the attempts connection's cursor. */
+  id: number;
   attemptedAt: Date;
+  /** Written at claim time: no duration yet while in flight; an interrupted one never gets one. */
+  state: 'in_flight' | 'completed' | 'interrupted';
   statusCode: number | null;
-  durationMs: number;
+  durationMs: number | null;
   error: string | null;
 }
 
@@ -23,17 +28,85 @@ export interface WebhookDeliveryView {
   deliveredAt: Date | null;
   lastStatusCode: number | null;
   createdAt: Date;
-  /** Oldest first. */
-  attempts: WebhookAttemptView[];
 }
 
 type Row = Record<string, unknown>;
 
-// Attempts come in the same statement as their delivery, so a delivery and its attempts are one snapshot.
+// Attempts are read apart, a bounded page at a time (WebhookDeliveryAttempt pages): a delivery retried for 7 days
+// has dozens of them, and a page of deliveries must not drag all of them along.
 const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, e.name, e.reference, d.status, d.attempt_count, d.next_attempt_at, d.delivered_at,
-  d.last_status_code, d.created_at,
-  coalesce((select json_agg(json_build_object('attemptedAt', a.attempted_at, 'statusCode', a.status_code, 'durationMs', a.duration_ms,
-    'error', a.error) order by a.id) from webhook_delivery_attempt a where a.delivery_id = d.id), '[]') as attempts`;
+  d.last_status_code, d.created_at`;
+
+/** One page of a registration's deliveries, newest first: `limit` rows with an id below `beforeId`. */
+export interface DeliveryPageRequest {
+  webhookId: string;
+  limit: number;
+  beforeId?: number;
+}
+
+/** One page of a delivery's attempts, oldest first: `limit` rows with an id above `afterId`. */
+export interface AttemptPageRequest {
+  deliveryId: number;
+  limit: number;
+  afterId?: number;
+}
+
+/**
+ * Pages of several registrations' deliveries in one statement (a lateral join per requested page), for the
+ * graph's loader. The registrations are the caller's already: they come from a read scoped to its sales unit.
+ */
+export async function readDeliveryPages(em: Em, pages: readonly DeliveryPageRequest[]): Promise<WebhookDeliveryView[][]> {
+  const keys = pages.map((page, ord) => ({ ord, webhook_id: page.webhookId, before_id: page.beforeId ?? null, lim: page.limit }));
+  const rows = await em.execute<Row[]>(
+    `select k.ord, d.* from jsonb_to_recordset(?::jsonb) as k(ord int, webhook_id uuid, before_id bigint, lim int)
+     cross join lateral (
+       select ${DELIVERY_COLUMNS} from webhook_delivery d join payment_event e on e.id = d.event_id
+       where d.webhook_id = k.webhook_id and (k.before_id is null or d.id < k.before_id)
+       order by d.id desc limit k.lim) d
+     order by k.ord, d.id desc`,
+    [JSON.stringify(keys)],
+  );
+  return groupByOrdinal(pages.length, rows, toDeliveryView);
+}
+
+/** Pages of several deliveries' attempts in one statement; the deliveries are the caller's already. */
+export async function readAttemptPages(em: Em, pages: readonly AttemptPageRequest[]): Promise<WebhookAttemptView[][]> {
+  const keys = pages.map((page, ord) => ({ ord, delivery_id: page.deliveryId, after_id: page.afterId ?? null, lim: page.limit }));
+  const rows = await em.execute<Row[]>(
+    `select k.ord, a.* from jsonb_to_recordset(?::jsonb) as k(ord int, delivery_id bigint, after_id bigint, lim int)
+     cross join lateral (
+       select a.id, a.attempted_at, a.status_code, a.duration_ms, a.error from webhook_delivery_attempt a
+       where a.delivery_id = k.delivery_id and (k.after_id is null or a.id > k.after_id)
+       order by a.id limit k.lim) a
+     order by k.ord, a.id`,
+    [JSON.stringify(keys)],
+  );
+  return groupByOrdinal(pages.length, rows, (row) => ({
+    id: Number(row.id),
+    attemptedAt: timestamp(row.attempted_at),
+    statusCode: nullableNumber(row.status_code),
+    state: row.duration_ms != null ? 'completed' : row.error != null ? 'interrupted' : 'in_flight',
+    durationMs: nullableNumber(row.duration_ms),
+    error: (row.error as string | null) ?? null,
+  }));
+}
+
+function groupByOrdinal<T>(count: number, rows: Row[], map: (row: Row) => T): T[][] {
+  const groups: T[][] = Array.from({ length: count }, () => []);
+  for (const row of rows) groups[Number(row.ord)]!.push(map(row));
+  return groups;
+}
+
+/** One of the caller's deliveries; another sales unit's is as unknown as one that never existed. */
+export async function findWebhookDelivery(ctx: RequestContext, deliveryId: number): Promise<WebhookDeliveryView | undefined> {
+  if (!Number.isSafeInteger(deliveryId)) return undefined;
+  const [row] = await ctx.em.execute<Row[]>(
+    `select ${DELIVERY_COLUMNS} from webhook_delivery d join payment_event e on e.id = d.event_id
+     where d.id = ? and exists (select 1 from webhook w where w.id = d.webhook_id and w.msn = ?)`,
+    [deliveryId, ctx.msn],
+  );
+  return row ? toDeliveryView(row) : undefined;
+}
 
 /** A page of one registration's deliveries, newest first by keyset (`beforeId`); undefined when the registration is not the caller's. */
 export async function listWebhookDeliveries(
@@ -97,22 +170,8 @@ function toDeliveryView(row: Row): WebhookDeliveryView {
     deliveredAt: row.delivered_at == null ? null : timestamp(row.delivered_at),
     lastStatusCode: nullableNumber(row.last_status_code),
     createdAt: timestamp(row.created_at),
-    attempts: json<AttemptRow[]>(row.attempts).map((a) => ({
-      attemptedAt: timestamp(a.attemptedAt),
-      statusCode: a.statusCode,
-      durationMs: a.durationMs,
-      error: a.error,
-    })),
   };
 }
 
-interface AttemptRow {
-  attemptedAt: string;
-  statusCode: number | null;
-  durationMs: number;
-  error: string | null;
-}
-
-const json = <T>(value: unknown): T => (typeof value === 'string' ? (JSON.parse(value) as T) : (value as T));
 const timestamp = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
 const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));

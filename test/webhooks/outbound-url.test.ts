@@ -22,6 +22,16 @@ test.each([
   ['fd12:3456::1', false],
   ['::ffff:10.0.0.1', false],
   ['::ffff:127.0.0.1', false],
+  ['::ffff:8.8.8.8', false],
+  ['64:ff9b::10.0.0.1', false],
+  ['64:ff9b::8.8.8.8', false],
+  ['64:ff9b:1::a00:1', false],
+  ['2002:c0a8:101::1', false],
+  ['2002:7f00:1::1', false],
+  ['2002:808:808::1', false],
+  ['2001:0:4136:e378:8000:63bf:3fff:fdd2', false],
+  ['2001:4860:4860::8888', true],
+  ['2003::1', true],
   ['2606:4700:4700::1111', true],
   ['not-an-ip', false],
 ])('isPublicAddress(%s) is %s', (address, expected) => {
@@ -38,6 +48,11 @@ describe('production', () => {
     'https://10.1.2.3/hook',
     'https://[fe80::1]/hook',
     'https://[::ffff:7f00:1]/hook',
+    'https://[::ffff:10.0.0.1]/hook',
+    'https://[64:ff9b::192.168.1.1]/hook',
+    'https://[64:ff9b::a9fe:a9fe]/hook',
+    'https://[2002:c0a8:101::1]/hook',
+    'https://[2002:a9fe:a9fe::]/hook',
     'http://93.184.216.34/hook',
   ])('refuses %s', async (url) => {
     expect(await outboundUrlProblem(url, 'production')).toBeDefined();

@@ -54,7 +54,7 @@ const acknowledged = (path: string, reference: string) => namesFor(receiver.at(p
 
 const DELIVERIES = `query($id: ID!, $first: Int, $after: String) {
   webhookDeliveries(webhookId: $id, first: $first, after: $after) {
-    edges { cursor node { id eventId eventName reference status attemptCount lastStatusCode deliveredAt nextAttemptAt attempts { statusCode durationMs error attemptedAt } } }
+    edges { cursor node { id eventId eventName reference status attemptCount lastStatusCode deliveredAt nextAttemptAt attempts(first: 10) { edges { node { state statusCode durationMs error attemptedAt } } } } }
     pageInfo { hasNextPage endCursor }
   }
 }`;
@@ -62,7 +62,9 @@ const DELIVERIES = `query($id: ID!, $first: Int, $after: String) {
 async function deliveriesOf(webhookId: string, reference: string): Promise<any[]> {
   const result = await merchant.graphql(DELIVERIES, { id: webhookId, first: 100 });
   expect(result.body.errors).toBeUndefined();
-  return result.body.data.webhookDeliveries.edges.map((e: any) => e.node).filter((d: any) => d.reference === reference);
+  return result.body.data.webhookDeliveries.edges
+    .map((e: any) => ({ ...e.node, attempts: e.node.attempts.edges.map((a: any) => a.node) }))
+    .filter((d: any) => d.reference === reference);
 }
 
 /**
@@ -183,7 +185,8 @@ test('a receiver that does not answer in time, or refuses connections, is retrie
   for (const deadline = Date.now() + 5_000; ;) {
     const [slow] = await deliveriesOf(slowId, reference);
     const [gone] = await deliveriesOf(refused.body.id, reference);
-    if (slow?.attempts.length === 1 && gone?.attempts.length === 1) {
+    // Counted once recorded: an attempt is listed from its claim on, before its outcome is known.
+    if (slow?.attemptCount === 1 && gone?.attemptCount === 1) {
       expect(slow.attempts[0]).toMatchObject({ statusCode: null, error: `timeout: no response within ${TIMEOUT_MS} ms` });
       expect(gone.attempts[0]).toMatchObject({ statusCode: null, error: 'connection refused' });
       expect([slow.status, gone.status]).toEqual(['PENDING', 'PENDING']);

@@ -1,7 +1,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
-import { MerchantClient } from '../support/merchant-client.js';
+import { INTERRUPTED_ATTEMPT_ERROR } from '../../src/webhooks/webhook-deliverer.job.js';
+import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
 import { namesFor, WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -25,12 +26,9 @@ describeOnPostgres('a killed instance', () => {
   beforeAll(() => {
     execFileSync('npm', ['run', 'build'], { stdio: 'ignore' });
   }, 60_000);
-  afterAll(async () => {
-    service?.kill('SIGKILL');
-    await database?.drop();
-  });
 
-  async function startService(): Promise<string> {
+  /** Starts the built service on `port`; `env` adds to (or overrides) the test's settings. */
+  async function startService(env: Record<string, string> = {}): Promise<string> {
     const baseUrl = `http://127.0.0.1:${port}`;
     service = spawn(process.execPath, ['dist/src/main.js'], {
       env: {
@@ -44,6 +42,7 @@ describeOnPostgres('a killed instance', () => {
         PAYGRAPH_WEBHOOK_FIRST_RETRY_MS: '200',
         PAYGRAPH_WEBHOOK_MAX_RETRY_MS: '1000',
         PAYGRAPH_WEBHOOK_TIMEOUT_MS: '1000',
+        ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -66,37 +65,52 @@ describeOnPostgres('a killed instance', () => {
     await exited;
   }
 
-  test('events committed before a SIGKILL reach the receiver after a restart, in order', async () => {
+  async function count(db: pg.Client, sql: string): Promise<number> {
+    const { rows } = await db.query(`select count(*)::int as n ${sql}`);
+    return rows[0].n as number;
+  }
+
+  /** Polls until `sql` counts `expected` rows (a bounded wait, failing with what it last saw). */
+  async function waitForCount(db: pg.Client, sql: string, expected: number, timeoutMs = 10_000): Promise<void> {
+    for (const deadline = Date.now() + timeoutMs; ;) {
+      const n = await count(db, sql);
+      if (n === expected) return;
+      if (Date.now() > deadline) throw new Error(`expected ${expected} rows ${sql}, have ${n}:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  beforeEach(async () => {
     database = await createTestDatabase();
     port = await freePort();
-    const receiverPort = await freePort();
-    const receiver = new WebhookReceiver();
-    const merchant = new MerchantClient(await startService());
+    output = '';
+  });
+  afterEach(async () => {
+    if (service && service.exitCode === null && service.signalCode === null) await kill();
+    await database.drop();
+  });
+
+  test('events committed before a SIGKILL reach the receiver after a restart, in order', async () => {
+    const receiver = await new WebhookReceiver().start();
+    // No jobs in the first run: nothing is dispatched or posted before the kill, whatever the timing.
+    const merchant = new MerchantClient(await startService({ PAYGRAPH_RUN_JOBS: 'false' }));
     const registered = await merchant.request('POST', '/webhooks/v1/webhooks', {
-      url: `http://127.0.0.1:${receiverPort}/restart`,
+      url: receiver.url('/restart'),
       events: ['epayments.payment.created.v1', 'epayments.payment.authorized.v1', 'epayments.payment.captured.v1'],
     });
     expect(registered.status).toBe(201);
     receiver.route('/restart', registered.body.secret);
-
-    // The receiver is down: the first payment's deliveries fail (connection refused) and wait for a retry.
-    const early = await merchant.authorizedPayment(1_000);
-    expect((await merchant.modify(early, 'capture', 1_000)).status).toBe(200);
     const db = new pg.Client({ connectionString: database.databaseUrl });
     await db.connect();
     try {
-      for (const deadline = Date.now() + 10_000; ;) {
-        const { rows } = await db.query(`select count(*)::int as n from webhook_delivery_attempt where error = 'connection refused'`);
-        if (rows[0].n > 0) break;
-        if (Date.now() > deadline) throw new Error(`no failed attempt recorded:\n${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      // The second payment's events commit right before the kill, most likely before any dispatch.
+      const early = await merchant.authorizedPayment(1_000);
+      expect((await merchant.modify(early, 'capture', 1_000)).status).toBe(200);
       const late = await merchant.authorizedPayment(1_000);
       expect((await merchant.modify(late, 'capture', 1_000)).status).toBe(200);
+      expect(await count(db, 'from payment_event where dispatched_at is null')).toBe(6);
       await kill();
+      expect(receiver.received).toEqual([]);
 
-      await receiver.start(receiverPort);
       await startService();
       await receiver.waitFor(
         (received) => [early, late].every((reference) => namesFor(received, reference, true).length >= 3),
@@ -104,7 +118,7 @@ describeOnPostgres('a killed instance', () => {
         20_000,
       );
       for (const reference of [early, late]) {
-        // At least once: a POST cut off by the kill may come again, with the same event id for de-duplication.
+        // At least once: a POST that timed out may come again, with the same event id for de-duplication.
         const distinct = [
           ...new Map(receiver.received.filter((r) => r.body.reference === reference).map((r) => [r.eventId, r.body.name])).values(),
         ];
@@ -112,12 +126,55 @@ describeOnPostgres('a killed instance', () => {
       }
       expect(receiver.received.every((r) => r.verified)).toBe(true);
       // The receiver answers before the outcome is recorded: wait for the records to catch up.
-      for (const deadline = Date.now() + 5_000; ;) {
-        const { rows } = await db.query(`select count(*)::int as n from webhook_delivery where status <> 'delivered'`);
-        if (rows[0].n === 0) break;
-        if (Date.now() > deadline) throw new Error(`${rows[0].n} deliveries not recorded as delivered`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await waitForCount(db, `from webhook_delivery where status <> 'delivered'`, 0);
+      expect(await count(db, 'from webhook_delivery')).toBe(6);
+    } finally {
+      await db.end();
+      await receiver.close();
+    }
+  }, 45_000);
+
+  test('a POST cut off by a SIGKILL is sent again, with the same event id, once its lease has run out', async () => {
+    const receiver = await new WebhookReceiver().start();
+    // The lease is the POST timeout plus a margin: a timeout of 3 s leaves ample time to kill mid-POST.
+    const env = { PAYGRAPH_WEBHOOK_TIMEOUT_MS: '3000' };
+    const merchant = new MerchantClient(await startService(env));
+    const registered = await merchant.request('POST', '/webhooks/v1/webhooks', {
+      url: receiver.url('/hang'),
+      events: ['epayments.payment.created.v1'],
+    });
+    expect(registered.status).toBe(201);
+    let calls = 0;
+    // The first POST hangs (past the kill); any later one is acknowledged.
+    receiver.route('/hang', registered.body.secret, () => (++calls === 1 ? { hang: 60_000 } : 200));
+    const db = new pg.Client({ connectionString: database.databaseUrl });
+    await db.connect();
+    try {
+      const reference = newReference();
+      expect((await merchant.createPayment({ reference })).status).toBe(201);
+      await receiver.waitFor((received) => received.length === 1, 'the first POST');
+      await kill();
+      // Killed mid-POST: the first run recorded no outcome, and its lease still holds the delivery; the attempt it
+      // wrote when claiming is there, without an outcome.
+      expect(await count(db, `from webhook_delivery where status = 'pending' and attempt_count = 0 and lease_until is not null`)).toBe(1);
+      expect(await count(db, 'from webhook_delivery_attempt where duration_ms is null and error is null')).toBe(1);
+
+      await startService(env);
+      await receiver.waitFor((received) => received.length === 2, 'the POST again after the lease ran out', 20_000);
+      const [first, second] = receiver.received;
+      expect(second!.eventId).toBe(first!.eventId);
+      expect(second!.body).toEqual(first!.body);
+      expect(second!.verified).toBe(true);
+      await waitForCount(db, `from webhook_delivery where status = 'delivered'`, 1);
+      expect(receiver.received).toHaveLength(2);
+      // The cut-off attempt shows as interrupted, the second as answered.
+      const { rows } = await db.query(
+        'select status_code, duration_ms is not null as completed, error from webhook_delivery_attempt order by id',
+      );
+      expect(rows).toEqual([
+        { status_code: null, completed: false, error: INTERRUPTED_ATTEMPT_ERROR },
+        { status_code: 200, completed: true, error: null },
+      ]);
     } finally {
       await db.end();
       await receiver.close();

@@ -108,10 +108,20 @@ test('registrations are scoped to the caller: another merchant sees none and can
   const foreign = await remove(other, mine);
   expect(foreign.status).toBe(404);
   expect(foreign.body.title).toBe('Webhook not found');
-  expect((await remove(other, 'not-a-uuid')).status).toBe(404);
   expect((await list(merchant)).body.webhooks).toHaveLength(1);
   const deliveries = await other.graphql('query($id: ID!) { webhookDeliveries(webhookId: $id) { edges { cursor } } }', { id: mine });
   expect(deliveries.body).toEqual({ data: { webhookDeliveries: null } });
+});
+
+test('deleting with a path id that is not a UUID is a bad request naming id', async () => {
+  for (const id of ['not-a-uuid', '123', '00000000-0000-0000-0000-00000000000g']) {
+    const res = await remove(merchant, id);
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(res.body).toMatchObject({ status: 400, extraDetails: [{ name: 'id', reason: 'Must be a UUID' }] });
+  }
+  // A well-formed id nobody registered is still unknown.
+  expect((await remove(merchant, '00000000-0000-4000-8000-000000000000')).status).toBe(404);
 });
 
 test('the same credentials as the ePayment API are required', async () => {
