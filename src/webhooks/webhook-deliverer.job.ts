@@ -100,9 +100,12 @@ export class WebhookDeliverer {
                 where leased.webhook_id = c.webhook_id and leased.status = 'pending' and leased.lease_until > ?) as slot
          from candidate c
        ), due as (
-         -- Row locks cannot be taken beside a window function: the chosen rows are locked here, one level up.
+         -- Row locks cannot be taken beside a window function: the chosen rows are locked here, one level up. The
+         -- lease is tested again on the locked row itself: PostgreSQL re-checks only this level's conditions against
+         -- a row another instance leased and committed after this statement's snapshot, so without them both
+         -- instances would claim it and the event would go out twice.
          select d.id from webhook_delivery d join ranked r on r.id = d.id
-         where r.slot <= ?
+         where r.slot <= ? and d.status = 'pending' and (d.lease_until is null or d.lease_until <= ?)
          order by r.next_attempt_at, r.id
          limit ?
          for update of d skip locked
@@ -123,7 +126,7 @@ export class WebhookDeliverer {
          returning id, delivery_id
        )
        select c.*, s.id as attempt_id from claimed c join started s on s.delivery_id = c.id`,
-      [now, now, now, MAX_IN_FLIGHT_PER_WEBHOOK, limit, leaseUntil, INTERRUPTED_ATTEMPT_ERROR, now],
+      [now, now, now, MAX_IN_FLIGHT_PER_WEBHOOK, now, limit, leaseUntil, INTERRUPTED_ATTEMPT_ERROR, now],
     );
     return rows.map((row) => ({
       id: Number(row.id),
