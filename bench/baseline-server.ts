@@ -162,7 +162,14 @@ async function getPayment(reference: string): Promise<unknown> {
 async function paymentPage(first: number): Promise<unknown> {
   const { rows } = await pool.query('select * from payment where msn = $1 order by created_at desc, id desc limit $2', [MSN, first + 1]);
   const page = rows.slice(0, first);
-  const events = await pool.query('select * from payment_event where payment_id = any($1) order by id asc', [page.map((r) => r.id)]);
+  // The service's statement: the first page (size plus one) of every payment's events at once.
+  const events = await pool.query(
+    `select * from (
+       select payment_event.*, row_number() over (partition by payment_id order by id) as position
+       from payment_event where payment_id = any($1)
+     ) ranked where position <= $2 order by payment_id, id`,
+    [page.map((r) => r.id), 51],
+  );
   const byPayment = new Map<string, Row[]>();
   for (const e of events.rows) byPayment.set(e.payment_id, [...(byPayment.get(e.payment_id) ?? []), e]);
   return {
