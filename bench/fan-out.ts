@@ -11,6 +11,7 @@ import { Agent, request } from 'node:http';
 import { createClient, type Client, type ExecutionResult } from 'graphql-ws';
 import WebSocket from 'ws';
 import { percentiles, type Percentiles } from './percentiles.js';
+import { paymentBody } from './payment-body.js';
 
 const SUBSCRIBERS = Number(process.env.BENCH_FANOUT_SUBSCRIBERS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_FANOUT_CONCURRENCY ?? 4);
@@ -83,7 +84,13 @@ export async function runFanOut(startInstance: () => Promise<Instance>, headers:
   const pid = child.pid!;
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const create = (reference: string) =>
-    send(agent, baseUrl, '/epayment/v1/payments', { ...headers, 'Idempotency-Key': randomUUID() }, paymentBody(reference));
+    send(
+      agent,
+      baseUrl,
+      '/epayment/v1/payments',
+      { ...headers, 'Idempotency-Key': randomUUID() },
+      paymentBody(reference, 10_000, 'Benchmark fan-out'),
+    );
   const clients: Client[] = [];
   try {
     // A few requests first, so the memory before is that of a running instance, not of one that never served.
@@ -282,15 +289,6 @@ function emptyResult(): FanOutResult {
     clientCores: 0,
   };
 }
-
-const paymentBody = (reference: string) => ({
-  amount: { currency: 'NOK', value: 10_000 },
-  paymentMethod: { type: 'WALLET' },
-  reference,
-  userFlow: 'WEB_REDIRECT',
-  returnUrl: 'https://merchant.example/return',
-  paymentDescription: 'Benchmark fan-out',
-});
 
 function send(agent: Agent, baseUrl: string, path: string, headers: Record<string, string>, body: unknown): Promise<number> {
   const url = new URL(baseUrl);

@@ -14,6 +14,7 @@ import { format, resolveConfig } from 'prettier';
 import { renderFanOut, runFanOut } from './fan-out.js';
 import { renderWebhookLatency, runWebhookLatency } from './webhook-latency.js';
 import { graphqlSucceeded, runLoad, type LoadRequest, type LoadResult } from './load.js';
+import { paymentBody } from './payment-body.js';
 
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -56,15 +57,6 @@ async function json(
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return (text ? JSON.parse(text) : {}) as Record<string, string>;
 }
-
-const paymentBody = (reference: string, value = 10_000) => ({
-  amount: { currency: 'NOK', value },
-  paymentMethod: { type: 'WALLET' },
-  reference,
-  userFlow: 'WEB_REDIRECT',
-  returnUrl: 'https://merchant.example/return',
-  paymentDescription: 'Benchmark',
-});
 
 async function main(): Promise<void> {
   const database = `paygraph_bench_${Date.now()}`;

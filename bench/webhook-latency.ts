@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { percentiles, type Percentiles } from './percentiles.js';
+import { paymentBody } from './payment-body.js';
 
 const CAPTURES = Number(process.env.BENCH_WEBHOOK_CAPTURES ?? 40);
 const RECEIPT_TIMEOUT_MS = 10_000;
@@ -34,7 +35,12 @@ export async function runWebhookLatency(call: Call, headers: Record<string, stri
     const fromResponse: number[] = [];
     for (let i = 0; i < CAPTURES; i++) {
       const reference = `bench-hook-${i}-${randomUUID()}`.slice(0, 50);
-      await call('POST', '/epayment/v1/payments', { ...headers, 'Idempotency-Key': randomUUID() }, paymentBody(reference));
+      await call(
+        'POST',
+        '/epayment/v1/payments',
+        { ...headers, 'Idempotency-Key': randomUUID() },
+        paymentBody(reference, 1_000, 'Benchmark webhook latency'),
+      );
       await call('POST', `/epayment/v1/test/payments/${reference}/approve`, headers, { customer: { phoneNumber: '4791234567' } });
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 250));
       const start = performance.now();
@@ -95,12 +101,3 @@ async function receipt(received: Map<string, number>, reference: string): Promis
   }
   return received.get(reference)!;
 }
-
-const paymentBody = (reference: string) => ({
-  amount: { currency: 'NOK', value: 1_000 },
-  paymentMethod: { type: 'WALLET' },
-  reference,
-  userFlow: 'WEB_REDIRECT',
-  returnUrl: 'https://merchant.example/return',
-  paymentDescription: 'Benchmark webhook latency',
-});
