@@ -1,5 +1,5 @@
 import type { Resolvers } from '../src/generated/graphql.js';
-import { connectionFrom, decodeCursor, encodeCursor, invalidCursor, pageSize, toGlobalId } from '../src/graphql/relay.js';
+import { connectionFrom, decodeCursor, encodeCursor, idCursor, invalidCursor, pageSize, toGlobalId } from '../src/graphql/relay.js';
 import { getPayment } from '../src/payments/payment.service.js';
 import { listPayments } from '../src/payments/payment.queries.js';
 import { listPaymentEvents } from '../src/payments/payment-event.queries.js';
@@ -39,7 +39,7 @@ export const paymentResolvers: Resolvers = {
     metadata: (p) => Object.entries(p.metadata ?? {}).map(([key, value]) => ({ key, value })),
     events: async (p, { first, after }, { request }) => {
       const size = pageSize(first, 50);
-      const afterId = after ? eventCursor(after) : undefined;
+      const afterId = after ? idCursor(after) : undefined;
       const rows = await listPaymentEvents(request, p.id, { limit: size + 1, afterId });
       return connectionFrom(rows, size, (e) => encodeCursor([e.id]), Boolean(after));
     },
@@ -51,12 +51,6 @@ export const paymentResolvers: Resolvers = {
     idempotencyKey: (e) => e.idempotencyKey ?? null,
   },
 };
-
-function eventCursor(after: string): number {
-  const [id, ...rest] = decodeCursor(after);
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0 || rest.length > 0) throw invalidCursor();
-  return id;
-}
 
 function paymentCursor(after: string): { createdAt: Date; id: string } {
   const [createdAt, id] = decodeCursor(after);

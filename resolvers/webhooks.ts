@@ -1,5 +1,5 @@
 import type { Resolvers, WebhookErrorCode } from '../src/generated/graphql.js';
-import { connectionFrom, decodeCursor, encodeCursor, invalidCursor, pageSize, toGlobalId, fromGlobalId } from '../src/graphql/relay.js';
+import { connectionFrom, encodeCursor, idCursor, pageSize, toGlobalId, fromGlobalId } from '../src/graphql/relay.js';
 import { withUserErrors } from '../src/graphql/user-errors.js';
 import { listWebhookDeliveries, redeliverWebhookDelivery } from '../src/webhooks/webhook-delivery.service.js';
 import { deleteWebhook, listWebhooks, parseWebhookRegistration, registerWebhook } from '../src/webhooks/webhook.service.js';
@@ -21,13 +21,8 @@ export function deliveryKey(id: string): number {
   return global?.type === 'WebhookDelivery' && /^\d+$/.test(global.key) ? Number(global.key) : Number.NaN;
 }
 
-/** The id a keyset cursor of these connections carries (deliveries and attempts are both ordered by id). */
-function idAfter(after: string | null | undefined): number | undefined {
-  if (after === null || after === undefined) return undefined;
-  const id = Number(decodeCursor(after)[0]);
-  if (!Number.isSafeInteger(id)) throw invalidCursor();
-  return id;
-}
+/** Deliveries and attempts are both ordered by id, so their cursors carry it. */
+const idAfter = (after: string | null | undefined): number | undefined => (after ? idCursor(after) : undefined);
 
 const cursorOf = (row: { id: number }) => encodeCursor([row.id]);
 

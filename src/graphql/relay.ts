@@ -36,6 +36,13 @@ export function decodeCursor(cursor: string): unknown[] {
   throw invalidCursor();
 }
 
+/** The row id an `after` cursor carries, for connections ordered by id (events, deliveries, attempts). */
+export function idCursor(after: string): number {
+  const [id, ...rest] = decodeCursor(after);
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0 || rest.length > 0) throw invalidCursor();
+  return id;
+}
+
 export function invalidCursor(): GraphQLError {
   return new GraphQLError('after is not a cursor of this connection', { extensions: { code: 'BAD_USER_INPUT', field: 'after' } });
 }

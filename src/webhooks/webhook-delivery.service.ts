@@ -117,12 +117,8 @@ export async function listWebhookDeliveries(
   if (!isWebhookId(webhookId)) return undefined;
   const [owned] = await ctx.em.execute<Row[]>('select 1 from webhook where id = ? and msn = ?', [webhookId, ctx.msn]);
   if (!owned) return undefined;
-  const rows = await ctx.em.execute<Row[]>(
-    `select ${DELIVERY_COLUMNS} from webhook_delivery d join payment_event e on e.id = d.event_id
-     where d.webhook_id = ? ${page.beforeId === undefined ? '' : 'and d.id < ?'} order by d.id desc limit ?`,
-    page.beforeId === undefined ? [webhookId, page.limit] : [webhookId, page.beforeId, page.limit],
-  );
-  return rows.map(toDeliveryView);
+  const [rows] = await readDeliveryPages(ctx.em, [{ webhookId, ...page }]);
+  return rows;
 }
 
 /**
