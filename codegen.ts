@@ -13,7 +13,7 @@ const config: CodegenConfig = {
         useIndexSignature: true,
         useTypeImports: true,
         enumsAsTypes: true,
-        contextType: '../graphql/graphql-context.js#GraphQLContext',
+        contextType: '../platform/graph/graphql-context.js#GraphQLContext',
         scalars: { DateTime: 'string', MinorUnits: 'number' },
         mappers: {
           Payment: '../payments/payment.view.js#PaymentView',
@@ -21,7 +21,7 @@ const config: CodegenConfig = {
           Webhook: '../webhooks/webhook.entity.js#Webhook as WebhookRow',
           WebhookDelivery: '../webhooks/webhook-delivery.service.js#WebhookDeliveryView',
           WebhookDeliveryAttempt: '../webhooks/webhook-delivery.service.js#WebhookAttemptView',
-          PaymentEventNotification: '../graphql/payment-event-subscription.js#PaymentEventNotificationSource',
+          PaymentEventNotification: '../payments/payment-event.subscription.js#PaymentEventNotificationSource',
         },
         resolversNonOptionalTypename: { interfaceImplementingType: true },
       },

@@ -1,5 +1,5 @@
 import type { Resolvers } from '../src/generated/graphql.js';
-import { fromGlobalId } from '../src/graphql/relay.js';
+import { fromGlobalId } from '../src/platform/graph/relay.js';
 import { findPaymentById } from '../src/payments/payment.queries.js';
 import { findPaymentEventById } from '../src/payments/payment-event.queries.js';
 import { findWebhookDelivery } from '../src/webhooks/webhook-delivery.service.js';

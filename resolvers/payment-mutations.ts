@@ -1,10 +1,10 @@
 import type { PaymentErrorCode, QrImageFormat, Resolvers } from '../src/generated/graphql.js';
-import { withUserErrors } from '../src/graphql/user-errors.js';
+import { withUserErrors } from '../src/platform/graph/user-errors.js';
 import { parseCreatePayment } from '../src/payments/create-payment.validation.js';
 import { cancelPayment, capturePayment, refundPayment } from '../src/payments/payment-modification.service.js';
 import { createPayment, getPayment } from '../src/payments/payment.service.js';
 import { forceApprovePayment } from '../src/wallet/force-approve.service.js';
-import { AppError } from '../src/errors/app-error.js';
+import { AppError } from '../src/platform/errors/app-error.js';
 
 const PAYMENT_ERROR_CODES: readonly PaymentErrorCode[] = [
   'VALIDATION_FAILED',

@@ -1,10 +1,10 @@
 import type { Resolvers } from '../src/generated/graphql.js';
-import { connectionFrom, decodeCursor, encodeCursor, idCursor, invalidCursor, pageSize, toGlobalId } from '../src/graphql/relay.js';
+import { connectionFrom, decodeCursor, encodeCursor, idCursor, invalidCursor, pageSize, toGlobalId } from '../src/platform/graph/relay.js';
 import { getPayment } from '../src/payments/payment.service.js';
 import { listPayments } from '../src/payments/payment.queries.js';
 import { listPaymentEvents } from '../src/payments/payment-event.queries.js';
 import type { PaymentView } from '../src/payments/payment.view.js';
-import { AppError } from '../src/errors/app-error.js';
+import { AppError } from '../src/platform/errors/app-error.js';
 
 const money = (value: number, currency: PaymentView['currency']) => ({ value, currency });
 

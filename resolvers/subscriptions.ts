@@ -1,5 +1,5 @@
 import type { Resolvers } from '../src/generated/graphql.js';
-import { subscribeToPaymentEvents } from '../src/graphql/payment-event-subscription.js';
+import { subscribeToPaymentEvents } from '../src/payments/payment-event.subscription.js';
 import type { PaymentEvent } from '../src/payments/payment-event.entity.js';
 import { findPaymentById } from '../src/payments/payment.queries.js';
 

@@ -1,6 +1,6 @@
 import type { Resolvers, WebhookErrorCode } from '../src/generated/graphql.js';
-import { connectionFrom, encodeCursor, idCursor, pageSize, toGlobalId, fromGlobalId } from '../src/graphql/relay.js';
-import { withUserErrors } from '../src/graphql/user-errors.js';
+import { connectionFrom, encodeCursor, idCursor, pageSize, toGlobalId, fromGlobalId } from '../src/platform/graph/relay.js';
+import { withUserErrors } from '../src/platform/graph/user-errors.js';
 import { listWebhookDeliveries, redeliverWebhookDelivery } from '../src/webhooks/webhook-delivery.service.js';
 import { deleteWebhook, listWebhooks, parseWebhookRegistration, registerWebhook } from '../src/webhooks/webhook.service.js';
 

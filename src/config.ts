@@ -1,4 +1,4 @@
-import { defaultQueryLimits, type QueryLimits } from './graphql/query-limits.js';
+import { defaultQueryLimits, type QueryLimits } from './platform/graph/query-limits.js';
 
 export type PaygraphEnv = 'test' | 'production';
 

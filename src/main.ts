@@ -1,6 +1,6 @@
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
-import { testMerchants, testUsers } from './seed/test-environment.seed.js';
+import { testMerchants, testUsers } from './test-environment/test-environment.seed.js';
 
 const config = loadConfig();
 const app = await createApp(config);

@@ -1,4 +1,4 @@
-import type { Em } from '../db/orm.js';
+import type { Em } from '../platform/db/orm.js';
 import { SalesUnit } from './sales-unit.entity.js';
 
 /**

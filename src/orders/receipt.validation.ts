@@ -1,4 +1,4 @@
-import { type Checker, type Json, isObject } from '../validation/checker.js';
+import { type Checker, type Json, isObject } from '../platform/validation/checker.js';
 
 const CURRENCIES = ['NOK', 'DKK', 'EUR'] as const;
 const QUANTITY_UNITS = ['PCS', 'KG', 'KM', 'MINUTE', 'LITRE', 'KWH'] as const;

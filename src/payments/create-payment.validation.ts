@@ -1,7 +1,7 @@
 import type { PaygraphEnv } from '../config.js';
-import { AppError } from '../errors/app-error.js';
+import { AppError } from '../platform/errors/app-error.js';
 import { checkReceipt } from '../orders/receipt.validation.js';
-import { Checker, isHttpsOrAppUrl, isObject, type Json } from '../validation/checker.js';
+import { Checker, isHttpsOrAppUrl, isObject, type Json } from '../platform/validation/checker.js';
 import type { Currency, CustomerInteraction, PaymentMethodType, QrImageFormat, UserFlow } from './payment.entity.js';
 
 export const CURRENCIES: readonly Currency[] = ['NOK', 'DKK', 'EUR'];

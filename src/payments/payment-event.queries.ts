@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../platform/context.js';
 import type { PaymentEvent } from './payment-event.entity.js';
 import { readPaymentEvent, readPaymentEventsAfter } from './payment.read-model.js';
 

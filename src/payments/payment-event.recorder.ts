@@ -1,4 +1,4 @@
-import type { Em } from '../db/orm.js';
+import type { Em } from '../platform/db/orm.js';
 import { PaymentEvent, type PaymentEventName } from './payment-event.entity.js';
 import type { Payment } from './payment.entity.js';
 import { newPspReference } from './psp-reference.js';

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
-import type { Services } from '../context.js';
-import { forkEm } from '../db/orm.js';
+import type { Services } from '../platform/context.js';
+import { forkEm } from '../platform/db/orm.js';
 import { expirePayment } from './payment-expiry.js';
 import { Payment } from './payment.entity.js';
 

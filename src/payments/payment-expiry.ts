@@ -1,4 +1,4 @@
-import type { Em } from '../db/orm.js';
+import type { Em } from '../platform/db/orm.js';
 import { recordPaymentEvent } from './payment-event.recorder.js';
 import type { Payment } from './payment.entity.js';
 import { assertTransition, type PaymentState } from './payment.transitions.js';

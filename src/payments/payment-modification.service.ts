@@ -1,7 +1,7 @@
-import type { RequestContext } from '../context.js';
-import { AppError } from '../errors/app-error.js';
-import type { Em } from '../db/orm.js';
-import { CommittedRefusal, runIdempotent, type IdempotentRequest } from '../idempotency/idempotency.service.js';
+import type { RequestContext } from '../platform/context.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { Em } from '../platform/db/orm.js';
+import { CommittedRefusal, runIdempotent, type IdempotentRequest } from '../platform/idempotency/idempotency.service.js';
 import { expireIfOverdue } from './payment-expiry.js';
 import { recordPaymentEvent } from './payment-event.recorder.js';
 import type { Currency, Payment } from './payment.entity.js';

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../context.js';
+import type { RequestContext } from '../platform/context.js';
 import { readPaymentById, readPayments, type PaymentPageQuery } from './payment.read-model.js';
 import { toPaymentViewAt, type PaymentView } from './payment.view.js';
 

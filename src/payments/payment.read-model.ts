@@ -1,4 +1,4 @@
-import type { Em } from '../db/orm.js';
+import type { Em } from '../platform/db/orm.js';
 import type { PaymentEvent } from './payment-event.entity.js';
 import type { PaymentFields } from './payment.view.js';
 import type { PaymentState } from './payment.transitions.js';

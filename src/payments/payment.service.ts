@@ -1,9 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException, type EntityDictionary } from '@mikro-orm/core';
-import type { RequestContext } from '../context.js';
-import type { Em } from '../db/orm.js';
-import { AppError } from '../errors/app-error.js';
-import { runIdempotent } from '../idempotency/idempotency.service.js';
+import type { RequestContext } from '../platform/context.js';
+import type { Em } from '../platform/db/orm.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { runIdempotent } from '../platform/idempotency/idempotency.service.js';
 import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import type { CreatePaymentCommand } from './create-payment.validation.js';
 import type { PaymentEvent } from './payment-event.entity.js';

@@ -1,5 +1,5 @@
-import type { RequestContext } from '../context.js';
-import { AppError } from '../errors/app-error.js';
+import type { RequestContext } from '../platform/context.js';
+import { AppError } from '../platform/errors/app-error.js';
 import type { Customer } from '../payments/create-payment.validation.js';
 import { expireIfOverdue } from '../payments/payment-expiry.js';
 import { findOwnPayment } from '../payments/payment.service.js';

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
-import type { Services } from '../context.js';
-import { forkEm } from '../db/orm.js';
+import type { Services } from '../platform/context.js';
+import { forkEm } from '../platform/db/orm.js';
 import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import { Merchant } from '../merchants/merchant.entity.js';
 import { effectiveState, expireIfOverdue } from '../payments/payment-expiry.js';

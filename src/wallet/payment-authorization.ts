@@ -1,4 +1,4 @@
-import type { Em } from '../db/orm.js';
+import type { Em } from '../platform/db/orm.js';
 import { recordPaymentEvent } from '../payments/payment-event.recorder.js';
 import type { Payment } from '../payments/payment.entity.js';
 import { assertTransition } from '../payments/payment.transitions.js';

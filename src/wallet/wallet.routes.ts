@@ -1,8 +1,8 @@
-import type { Services } from '../context.js';
-import { forkEm } from '../db/orm.js';
-import { AppError } from '../errors/app-error.js';
-import type { HttpRequest, HttpResponse, Route } from '../http/http-types.js';
-import { renderEpaymentProblem } from '../http/problem.js';
+import type { Services } from '../platform/context.js';
+import { forkEm } from '../platform/db/orm.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { HttpRequest, HttpResponse, Route } from '../platform/rest/http-types.js';
+import { renderEpaymentProblem } from '../platform/rest/problem.js';
 import { Payment } from '../payments/payment.entity.js';
 import { landingUrl } from '../payments/payment.view.js';
 import { landingPage } from './landing.page.js';

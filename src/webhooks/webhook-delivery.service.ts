@@ -1,6 +1,6 @@
-import type { RequestContext } from '../context.js';
-import type { Em } from '../db/orm.js';
-import { AppError } from '../errors/app-error.js';
+import type { RequestContext } from '../platform/context.js';
+import type { Em } from '../platform/db/orm.js';
+import { AppError } from '../platform/errors/app-error.js';
 import type { PaymentEventName } from '../payments/payment-event.entity.js';
 import type { WebhookDeliveryStatus } from './webhook.entity.js';
 import { isWebhookId } from './webhook.service.js';

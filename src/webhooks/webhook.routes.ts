@@ -1,10 +1,10 @@
-import { AppError } from '../errors/app-error.js';
-import type { Services } from '../context.js';
-import { jsonBody } from '../http/body.js';
-import type { HeaderRules } from '../http/headers.js';
-import type { Route } from '../http/http-types.js';
-import { merchantRequest } from '../http/merchant-request.js';
-import { renderEpaymentProblem } from '../http/problem.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { Services } from '../platform/context.js';
+import { jsonBody } from '../platform/rest/body.js';
+import type { HeaderRules } from '../platform/rest/headers.js';
+import type { Route } from '../platform/rest/http-types.js';
+import { merchantRequest } from '../platform/rest/merchant-request.js';
+import { renderEpaymentProblem } from '../platform/rest/problem.js';
 import { deleteWebhook, isWebhookId, listWebhooks, parseWebhookRegistration, registerWebhook } from './webhook.service.js';
 
 const RULES: HeaderRules = { msn: 'required', idempotencyKey: 'absent', systemHeaderMaxLength: 30 };

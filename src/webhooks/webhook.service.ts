@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { RequestContext } from '../context.js';
-import { AppError } from '../errors/app-error.js';
-import { outboundUrlProblem } from '../http/outbound-url.js';
-import { Checker, isObject } from '../validation/checker.js';
+import type { RequestContext } from '../platform/context.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { outboundUrlProblem } from '../platform/delivery/outbound-url.js';
+import { Checker, isObject } from '../platform/validation/checker.js';
 import { WEBHOOK_EVENT_NAMES } from './webhook-events.js';
 import { Webhook } from './webhook.entity.js';
 

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { signJwt, verifyJwt, type AccessTokenClaims } from '../../src/auth/jwt.js';
+import { signJwt, verifyJwt, type AccessTokenClaims } from '../../src/platform/auth/jwt.js';
 
 const SECRET = 'a-test-secret-of-at-least-32-characters';
 const NOW = 1_800_000_000;

@@ -1,4 +1,4 @@
-import { forkEm } from '../../src/db/orm.js';
+import { forkEm } from '../../src/platform/db/orm.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /** Production seeds nothing: no demo credentials, sales units or test users (DESIGN "Tenancy and auth"). */

@@ -1,7 +1,7 @@
 import pg from 'pg';
-import type { NotificationListener } from '../../src/events/notification-listener.js';
-import { PaymentEventBus } from '../../src/events/payment-event-bus.js';
-import type { Orm } from '../../src/db/orm.js';
+import type { NotificationListener } from '../../src/platform/events/notification-listener.js';
+import { PaymentEventBus } from '../../src/platform/events/payment-event-bus.js';
+import type { Orm } from '../../src/platform/db/orm.js';
 import type { PaymentEvent } from '../../src/payments/payment-event.entity.js';
 import { MERCHANT_A, MerchantClient, newReference } from '../support/merchant-client.js';
 import { eventually } from '../support/subscriber.js';

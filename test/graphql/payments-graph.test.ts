@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { toGlobalId } from '../../src/graphql/relay.js';
+import { toGlobalId } from '../../src/platform/graph/relay.js';
 import { MERCHANT_B, MerchantClient, newReference, type HttpResult } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 

@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import pg from 'pg';
-import { LISTENER_APPLICATION_NAME } from '../../src/events/notification-listener.js';
+import { LISTENER_APPLICATION_NAME } from '../../src/platform/events/notification-listener.js';
 import { MERCHANT_A, MERCHANT_B, MerchantClient, newReference } from '../support/merchant-client.js';
 import { connectOnce, connectionParamsOf, eventually, graphqlWsUrl, median, Subscriber } from '../support/subscriber.js';
 import { onPostgres } from '../support/test-database.js';

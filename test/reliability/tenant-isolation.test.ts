@@ -3,8 +3,8 @@ import { isObjectType } from 'graphql';
 import { MERCHANT_B, MerchantClient, newReference, type HttpResult } from '../support/merchant-client.js';
 import { connectionParamsOf, eventually, Subscriber } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { buildSchema } from '../../src/graphql/schema.js';
-import { toGlobalId } from '../../src/graphql/relay.js';
+import { buildSchema } from '../../src/platform/graph/schema.js';
+import { toGlobalId } from '../../src/platform/graph/relay.js';
 
 let t: TestApp;
 let owner: MerchantClient;

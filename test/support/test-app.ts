@@ -1,7 +1,7 @@
 import { createApp, type App } from '../../src/app.js';
-import { ManualClock } from '../../src/clock.js';
-import { forkEm } from '../../src/db/orm.js';
-import { seedTestEnvironment } from '../../src/seed/test-environment.seed.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { forkEm } from '../../src/platform/db/orm.js';
+import { seedTestEnvironment } from '../../src/test-environment/test-environment.seed.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 

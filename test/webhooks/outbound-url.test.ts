@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
-import { postOutbound } from '../../src/http/outbound-post.js';
-import { isPublicAddress, outboundUrlProblem } from '../../src/http/outbound-url.js';
+import { postOutbound } from '../../src/platform/delivery/outbound-post.js';
+import { isPublicAddress, outboundUrlProblem } from '../../src/platform/delivery/outbound-url.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 test.each([

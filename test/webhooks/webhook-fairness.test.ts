@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config.js';
-import { MAX_IN_FLIGHT_PER_WEBHOOK } from '../../src/webhooks/webhook-deliverer.job.js';
+import { MAX_IN_FLIGHT_PER_WEBHOOK } from '../../src/platform/delivery/webhook-deliverer.job.js';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';

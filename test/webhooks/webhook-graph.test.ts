@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { dispatchOutbox } from '../../src/events/outbox-dispatcher.job.js';
-import { toGlobalId } from '../../src/graphql/relay.js';
+import { dispatchOutbox } from '../../src/platform/events/outbox-dispatcher.job.js';
+import { toGlobalId } from '../../src/platform/graph/relay.js';
 import { MERCHANT_B, MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 

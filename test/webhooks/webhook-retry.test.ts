@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config.js';
-import { afterFailedAttempt } from '../../src/webhooks/webhook-retry.js';
+import { afterFailedAttempt } from '../../src/platform/delivery/webhook-retry.js';
 
 const settings = loadConfig({}).webhooks;
 const created = new Date('2026-11-22T12:00:00Z');

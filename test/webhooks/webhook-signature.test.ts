@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { signWebhookRequest } from '../../src/webhooks/webhook-signature.js';
+import { signWebhookRequest } from '../../src/platform/delivery/webhook-signature.js';
 
 // The published test vector (FACTS §2, request-authentication.md), reproduced bit for bit.
 const SECRET = 'A0+AeKBRG2KRGvnNwJpQlb6IJFk48CKXCIcrLoHncVJKDILsQSxS6NWCccwWm6r6FhGKhiHTBsG2wo/xU6FY/A==';

@@ -1,6 +1,6 @@
-import { paymentEventStream } from '../events/payment-event-stream.js';
-import type { PaymentEvent, PaymentEventName } from '../payments/payment-event.entity.js';
-import type { GraphQLContext } from './graphql-context.js';
+import { paymentEventStream } from '../platform/events/payment-event-stream.js';
+import type { PaymentEvent, PaymentEventName } from './payment-event.entity.js';
+import type { GraphQLContext } from '../platform/graph/graphql-context.js';
 
 /** What `paymentEvents` yields per event; the notification's `payment` is read when (and only if) selected. */
 export interface PaymentEventNotificationSource {

@@ -1,9 +1,9 @@
 import type { Clock } from './clock.js';
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 import type { Em, Orm } from './db/orm.js';
 import type { PaymentEventBus } from './events/payment-event-bus.js';
-import type { Loaders } from './graphql/loaders.js';
-import type { SalesUnitDirectory } from './merchants/sales-unit.directory.js';
+import type { Loaders } from './graph/loaders.js';
+import type { SalesUnitDirectory } from '../merchants/sales-unit.directory.js';
 
 /** Process-wide collaborators, built once by the app. */
 export interface Services {

@@ -1,6 +1,6 @@
-import { ApiClient } from '../auth/api-client.entity.js';
-import { digest } from '../auth/digest.js';
-import type { Em } from '../db/orm.js';
+import { ApiClient } from '../platform/auth/api-client.entity.js';
+import { digest } from '../platform/auth/digest.js';
+import type { Em } from '../platform/db/orm.js';
 import { Merchant } from '../merchants/merchant.entity.js';
 import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import { TestUser } from '../wallet/test-user.entity.js';

@@ -1,9 +1,9 @@
 import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
-import { postOutbound, type OutboundOutcome } from '../http/outbound-post.js';
-import { logError } from '../http/request-log.js';
-import type { PaymentEvent } from '../payments/payment-event.entity.js';
-import { webhookPayload } from './webhook-events.js';
+import { postOutbound, type OutboundOutcome } from './outbound-post.js';
+import { logError } from '../../log.js';
+import type { PaymentEvent } from '../../payments/payment-event.entity.js';
+import { webhookPayload } from '../../webhooks/webhook-events.js';
 import { afterFailedAttempt } from './webhook-retry.js';
 import { signWebhookRequest } from './webhook-signature.js';
 

@@ -1,8 +1,8 @@
 import type { MerchantPrincipal, Services } from '../context.js';
 import type { Em } from '../db/orm.js';
 import { AppError } from '../errors/app-error.js';
-import { header } from '../http/headers.js';
-import type { HttpRequest } from '../http/http-types.js';
+import { header } from '../rest/headers.js';
+import type { HttpRequest } from '../rest/http-types.js';
 import { digest, digestsEqual } from './digest.js';
 import { verifyJwt } from './jwt.js';
 

@@ -1,6 +1,6 @@
 import { forkEm, type Orm } from '../db/orm.js';
-import { logError } from '../http/request-log.js';
-import { PaymentEvent } from '../payments/payment-event.entity.js';
+import { logError } from '../../log.js';
+import { PaymentEvent } from '../../payments/payment-event.entity.js';
 import type { NotificationListener } from './notification-listener.js';
 
 /** The channel the payment_event insert trigger notifies (Migration20261122000003PaymentEventNotify). */

@@ -6,10 +6,10 @@ import { assertActsFor, authenticate, credentialsFromRequest } from '../auth/aut
 import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
 import { AppError } from '../errors/app-error.js';
-import { jsonBody } from '../http/body.js';
-import { readHeaders } from '../http/headers.js';
-import type { HttpRequest, HttpResponse } from '../http/http-types.js';
-import { logError } from '../http/request-log.js';
+import { jsonBody } from '../rest/body.js';
+import { readHeaders } from '../rest/headers.js';
+import type { HttpRequest, HttpResponse } from '../rest/http-types.js';
+import { logError } from '../../log.js';
 import type { GraphQLContext } from './graphql-context.js';
 import { createLoaders } from './loaders.js';
 import { queryLimitRules } from './query-limits.js';

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Em } from '../db/orm.js';
-import type { PaymentEvent } from '../payments/payment-event.entity.js';
-import { readFirstPaymentEvents } from '../payments/payment.read-model.js';
+import type { PaymentEvent } from '../../payments/payment-event.entity.js';
+import { readFirstPaymentEvents } from '../../payments/payment.read-model.js';
 import {
   readAttemptPages,
   readDeliveryPages,
@@ -9,7 +9,7 @@ import {
   type DeliveryPageRequest,
   type WebhookAttemptView,
   type WebhookDeliveryView,
-} from '../webhooks/webhook-delivery.service.js';
+} from '../../webhooks/webhook-delivery.service.js';
 
 export interface FirstEventsKey {
   paymentId: string;

@@ -1,4 +1,4 @@
-import { logError } from '../http/request-log.js';
+import { logError } from '../../log.js';
 
 export interface Job {
   name: string;

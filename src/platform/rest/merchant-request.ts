@@ -1,7 +1,7 @@
 import { assertActsFor, authenticate, credentialsFromRequest } from '../auth/authenticate.js';
 import type { RequestContext, Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
-import { createLoaders } from '../graphql/loaders.js';
+import { createLoaders } from '../graph/loaders.js';
 import { readHeaders, type HeaderRules, type RequestHeaders } from './headers.js';
 import type { HttpRequest } from './http-types.js';
 

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import type { PaygraphEnv } from '../config.js';
+import type { PaygraphEnv } from '../../config.js';
 
 /**
  * Where the service may send requests of a merchant's choosing (webhooks, callbacks). One policy for registration

@@ -1,7 +1,7 @@
 import { PgliteConnection } from '@mikro-orm/pglite';
 import pg from 'pg';
 import type { Orm } from '../db/orm.js';
-import { logError } from '../http/request-log.js';
+import { logError } from '../../log.js';
 
 /**
  * One PostgreSQL LISTEN channel, whichever database serves it. `onPayload` gets each NOTIFY payload in the order

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { PaygraphEnv } from '../config.js';
+import type { PaygraphEnv } from '../../config.js';
 import { outboundUrlShapeProblem, publicOnlyLookup } from './outbound-url.js';
 
 export type OutboundOutcome = { statusCode: number } | { error: string };

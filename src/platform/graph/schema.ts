@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { NoSchemaIntrospectionCustomRule, type GraphQLFormattedError, type GraphQLSchema, type ValidationRule } from 'graphql';
-import { resolvers } from '../../resolvers/index.js';
+import { resolvers } from '../../../resolvers/index.js';
 
 /** `schema/` at the repository root, whether running from source or from `dist/`. */
 function schemaDirectory(): string {
   const here = fileURLToPath(new URL('.', import.meta.url));
-  for (const candidate of [join(here, '../../schema'), join(here, '../../../schema')]) {
+  for (const candidate of [join(here, '../../../schema'), join(here, '../../../../schema')]) {
     try {
       readdirSync(candidate);
       return candidate;

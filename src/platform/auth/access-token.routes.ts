@@ -1,8 +1,8 @@
 import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
-import { header, readHeaders } from '../http/headers.js';
-import type { Route } from '../http/http-types.js';
-import { renderEpaymentProblem } from '../http/problem.js';
+import { header, readHeaders } from '../rest/headers.js';
+import type { Route } from '../rest/http-types.js';
+import { renderEpaymentProblem } from '../rest/problem.js';
 import { issueAccessToken } from './access-token.service.js';
 
 /** `POST /accesstoken/get` (FACTS §3): credentials in headers, empty body. */

@@ -1,4 +1,4 @@
-import type { PaymentEvent } from '../payments/payment-event.entity.js';
+import type { PaymentEvent } from '../../payments/payment-event.entity.js';
 import type { PaymentEventBus } from './payment-event-bus.js';
 
 export interface PaymentEventStreamOptions {

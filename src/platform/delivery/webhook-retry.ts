@@ -1,5 +1,5 @@
-import type { WebhookSettings } from '../config.js';
-import type { WebhookDeliveryStatus } from './webhook.entity.js';
+import type { WebhookSettings } from '../../config.js';
+import type { WebhookDeliveryStatus } from '../../webhooks/webhook.entity.js';
 
 export interface DeliveryOutcome {
   status: WebhookDeliveryStatus;
