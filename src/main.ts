@@ -1,6 +1,6 @@
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
-import { testMerchants, testUsers } from './test-environment/test-environment.seed.js';
+import { testMerchantClients, testPartner, testPsp, testUsers } from './test-environment/test-environment.seed.js';
 
 const config = loadConfig();
 const app = await createApp(config);
@@ -13,9 +13,11 @@ if (config.env === 'test') {
   process.stdout.write(
     [
       'Test environment. Demo credentials (POST /accesstoken/get with headers client_id, client_secret, Ocp-Apim-Subscription-Key):',
-      ...testMerchants.map(
+      ...testMerchantClients.map(
         (m) => `  MSN ${m.msn}: client_id ${m.clientId}, client_secret ${m.clientSecret}, subscription key ${m.subscriptionKey}`,
       ),
+      `  partner ${testPartner.id}: client_id ${testPartner.clientId}, client_secret ${testPartner.clientSecret}, subscription key ${testPartner.subscriptionKey}; names the MSN per request (${testPartner.salesUnits.map((u) => u.msn).join(', ')})`,
+      `  PSP (Psp-Id ${testPsp.id}): client_id ${testPsp.clientId}, client_secret ${testPsp.clientSecret}, subscription key ${testPsp.subscriptionKey}`,
       `Test users: ${testUsers.map((u) => `${u.phoneNumber}${u.approvedPaymentsCount > 0 ? ' (force approve ready)' : ' (approve once on the landing page first)'}`).join(', ')}`,
       `GraphQL: ${config.publicUrl}/graphql`,
       '',

@@ -1,6 +1,12 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-/** Credentials a merchant uses to get access tokens. Secrets and keys are stored as SHA-256 digests only. */
+/** Who an API client belongs to; the access tokens it gets act as that kind of principal. */
+export type ApiClientKind = 'merchant' | 'partner' | 'psp';
+
+/**
+ * Credentials a merchant, partner or PSP uses to get access tokens. Secrets and keys are stored as SHA-256 digests
+ * only. Exactly the owner column its kind names is set (a database check says so).
+ */
 export const ApiClient = defineEntity({
   name: 'ApiClient',
   tableName: 'api_client',
@@ -8,7 +14,10 @@ export const ApiClient = defineEntity({
     clientId: p.string().primary(),
     clientSecretDigest: p.string(),
     subscriptionKeyDigest: p.string(),
-    merchantId: p.uuid(),
+    kind: p.string().$type<ApiClientKind>(),
+    merchantId: p.uuid().nullable(),
+    partnerId: p.string().nullable(),
+    pspId: p.uuid().nullable(),
     createdAt: p.datetime(),
   },
 });

@@ -1,6 +1,8 @@
 import { ApiClient } from '../auth/api-client.entity.js';
 import { IdempotencyRecord } from '../idempotency/idempotency-record.entity.js';
 import { Merchant } from '../../merchants/merchant.entity.js';
+import { Partner, PartnerSalesUnit } from '../../merchants/partner.entity.js';
+import { Psp, PspMerchant } from '../../merchants/psp.entity.js';
 import { SalesUnit } from '../../merchants/sales-unit.entity.js';
 import { PaymentEvent } from '../../payments/payment-event.entity.js';
 import { Payment } from '../../payments/payment.entity.js';
@@ -11,6 +13,10 @@ export const entities = [
   Merchant,
   SalesUnit,
   ApiClient,
+  Partner,
+  PartnerSalesUnit,
+  Psp,
+  PspMerchant,
   TestUser,
   Payment,
   PaymentEvent,
