@@ -16,7 +16,8 @@ import { attachSubscriptionServer } from './platform/graph/graphql-ws.js';
 import { buildSchema } from './platform/graph/schema.js';
 import { readBody } from './platform/rest/body.js';
 import type { HttpRequest, HttpResponse } from './platform/rest/http-types.js';
-import { asAppError, renderEpaymentProblem } from './platform/rest/problem.js';
+import { epaymentProblem } from './platform/rest/error-formats/epayment-problem.js';
+import { asAppError } from './platform/rest/error-formats/error-format.js';
 import { logError, logRequest } from './log.js';
 import { Router } from './platform/rest/router.js';
 import { Scheduler } from './platform/jobs/scheduler.js';
@@ -53,7 +54,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (config.env === 'test') await seedTestEnvironment(forkEm(orm), clock.now());
 
   const router = new Router();
-  router.add(...accessTokenRoutes(services), ...paymentRoutes(services), ...walletRoutes(services), ...webhookRoutes(services));
+  router.add(accessTokenRoutes(services), paymentRoutes(services), walletRoutes(services), webhookRoutes(services));
   const schema = buildSchema();
   const apollo = await createGraphQLServer(services, schema);
   const scheduler = new Scheduler([{ name: 'expire-payments', run: () => expireDuePayments(services) }], config.jobIntervalMs);
@@ -131,7 +132,8 @@ async function handle(
     response = await route(services, router, apollo, request);
   } catch (error) {
     failure = error;
-    response = renderEpaymentProblem(asAppError(error), request);
+    // A body too large is refused before routing: it still answers in the format of the path's interface.
+    response = router.errorFormatFor(request.path, epaymentProblem).render(asAppError(error), request);
   }
   if (failure && !(failure instanceof AppError)) logError('request failed', failure, { traceId: request.traceId, path: request.path });
   send(res, response, request.traceId);
@@ -155,21 +157,25 @@ async function route(
 ): Promise<HttpResponse> {
   if (request.path === '/healthz') return { status: 200, body: { status: 'ok' } };
   if (request.path === '/graphql') return handleGraphQLRequest(services, apollo, request);
-  const match = router.match(request);
-  if (!match) throw new AppError('NOT_FOUND', `No route for ${request.method} ${request.path}`);
-  if ('allowed' in match) {
-    const response = renderEpaymentProblem(
-      new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.path}`),
-      request,
-    );
-    return { ...response, headers: { ...response.headers, allow: match.allowed.join(', ') } };
-  }
-  request.params = match.params;
+  // Every answer under an interface's prefix, errors included, is in that interface's format; outside every
+  // prefix, the ePayment problem.
+  const errorFormat = router.errorFormatFor(request.path, epaymentProblem);
   try {
-    return await match.route.handler(request);
+    const match = router.match(request);
+    if (!match) throw new AppError('NOT_FOUND', `No route for ${request.method} ${request.path}`);
+    if ('allowed' in match) {
+      const response = errorFormat.render(
+        new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${request.path}`),
+        request,
+      );
+      return { ...response, headers: { ...response.headers, allow: match.allowed.join(', ') } };
+    }
+    if ('document' in match) return { status: 200, body: match.document };
+    request.params = match.params;
+    return await match.route.run(request);
   } catch (error) {
     if (!(error instanceof AppError)) logError('request failed', error, { traceId: request.traceId, path: request.path });
-    return match.route.renderError(asAppError(error), request);
+    return errorFormat.render(asAppError(error), request);
   }
 }
 

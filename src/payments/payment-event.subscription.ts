@@ -1,6 +1,7 @@
 import { paymentEventStream } from '../platform/events/payment-event-stream.js';
 import type { PaymentEvent, PaymentEventName } from './payment-event.entity.js';
 import type { GraphQLContext } from '../platform/graph/graphql-context.js';
+import { scoped } from '../platform/auth/tenancy.js';
 
 /** What `paymentEvents` yields per event; the notification's `payment` is read when (and only if) selected. */
 export interface PaymentEventNotificationSource {
@@ -20,7 +21,7 @@ export function subscribeToPaymentEvents(context: GraphQLContext, args: PaymentE
   const reference = args.reference ?? undefined;
   const names = args.names?.length ? new Set(args.names) : undefined;
   return paymentEventStream(context.services.paymentEvents, {
-    msn: context.request.msn,
+    msn: scoped(context.request).msn,
     accept: (event) => (reference === undefined || event.reference === reference) && (names === undefined || names.has(event.name)),
   });
 }

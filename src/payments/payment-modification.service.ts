@@ -8,6 +8,7 @@ import type { Currency, Payment } from './payment.entity.js';
 import { findOwnPayment } from './payment.service.js';
 import { assertTransition } from './payment.transitions.js';
 import { toPaymentView, type PaymentView } from './payment.view.js';
+import { scoped } from '../platform/auth/tenancy.js';
 
 export interface ModificationAmount {
   currency: Currency;
@@ -127,7 +128,7 @@ async function modify(
   change: (em: Em, payment: Payment, now: Date) => void,
 ): Promise<PaymentView> {
   return runIdempotent(ctx, request, async (em) => {
-    const payment = await findOwnPayment(em, ctx.msn, reference, { lock: true });
+    const payment = await findOwnPayment(em, scoped(ctx).msn, reference, { lock: true });
     const now = ctx.clock.now();
     const expiredNow = expireIfOverdue(em, payment, now);
     try {

@@ -1,85 +1,111 @@
+import { MERCHANT_API_AUTH, MERCHANT_API_HEADERS } from '../platform/auth/merchant-api.js';
 import type { Services } from '../platform/context.js';
-import { AppError } from '../platform/errors/app-error.js';
-import { jsonBody } from '../platform/rest/body.js';
-import type { HeaderRules } from '../platform/rest/headers.js';
-import type { HttpRequest, Route } from '../platform/rest/http-types.js';
-import { merchantRequest } from '../platform/rest/merchant-request.js';
-import { renderEpaymentProblem } from '../platform/rest/problem.js';
-import { Checker, isObject } from '../platform/validation/checker.js';
+import { epaymentProblem } from '../platform/rest/error-formats/epayment-problem.js';
+import type { ParamRule } from '../platform/rest/path-params.js';
+import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { forceApprovePayment } from '../wallet/force-approve.service.js';
-import { checkAmount, checkCustomer, parseCreatePayment, REFERENCE_PATTERN } from './create-payment.validation.js';
-import { cancelPayment, capturePayment, refundPayment, type ModificationAmount } from './payment-modification.service.js';
+import { REFERENCE_PATTERN } from './create-payment.validation.js';
+import { cancelPayment, capturePayment, refundPayment } from './payment-modification.service.js';
+import { createPaymentBody, forceApprovalBody, modificationAmountBody } from './payment.body-shapes.js';
 import { createPaymentResponse, getPaymentResponse, modificationResponse, paymentEventResponse } from './payment.presenter.js';
 import { createPayment, getPayment, getPaymentEvents } from './payment.service.js';
 
-const READ: HeaderRules = { msn: 'required', idempotencyKey: 'absent', systemHeaderMaxLength: 30 };
-const MODIFY: HeaderRules = { msn: 'required', idempotencyKey: 'required', systemHeaderMaxLength: 30 };
+const reference: ParamRule = {
+  accepts: (value) => REFERENCE_PATTERN.test(value),
+  reason: 'Must be 8 to 50 letters, digits or "-"',
+  jsonSchema: { type: 'string', pattern: REFERENCE_PATTERN.source },
+};
 
 /** The ePayment API v1 (FACTS §1.1): thin translations between HTTP and the payment services. */
-export function paymentRoutes(services: Services): Route[] {
-  const route = (method: string, pattern: string, handler: Route['handler']): Route => ({
-    method,
-    pattern,
-    handler,
-    renderError: renderEpaymentProblem,
-  });
-  return [
-    route('POST', '/epayment/v1/payments', async (request) => {
-      const { ctx, headers } = await merchantRequest(services, request, MODIFY);
-      const command = parseCreatePayment(jsonBody(request), { env: services.config.env, now: ctx.clock.now() });
-      const view = await createPayment(ctx, command, headers.idempotencyKey!);
-      return { status: 201, body: createPaymentResponse(view) };
-    }),
-    route('GET', '/epayment/v1/payments/{reference}', async (request) => {
-      const { ctx } = await merchantRequest(services, request, READ);
-      return { status: 200, body: getPaymentResponse(await getPayment(ctx, reference(request))) };
-    }),
-    route('GET', '/epayment/v1/payments/{reference}/events', async (request) => {
-      const { ctx } = await merchantRequest(services, request, READ);
-      return { status: 200, body: (await getPaymentEvents(ctx, reference(request))).map(paymentEventResponse) };
-    }),
-    route('POST', '/epayment/v1/payments/{reference}/capture', async (request) => {
-      const { ctx, headers } = await merchantRequest(services, request, MODIFY);
-      const view = await capturePayment(ctx, reference(request), modificationAmount(request), headers.idempotencyKey!);
-      return { status: 200, body: modificationResponse(view) };
-    }),
-    route('POST', '/epayment/v1/payments/{reference}/refund', async (request) => {
-      const { ctx, headers } = await merchantRequest(services, request, MODIFY);
-      const view = await refundPayment(ctx, reference(request), modificationAmount(request), headers.idempotencyKey!);
-      return { status: 200, body: modificationResponse(view) };
-    }),
-    route('POST', '/epayment/v1/payments/{reference}/cancel', async (request) => {
-      const { ctx, headers } = await merchantRequest(services, request, MODIFY);
-      const view = await cancelPayment(ctx, reference(request), headers.idempotencyKey!);
-      return { status: 200, body: modificationResponse(view) };
-    }),
-    route('POST', '/epayment/v1/test/payments/{reference}/approve', async (request) => {
-      const { ctx } = await merchantRequest(services, request, READ);
-      const body = jsonBody(request) ?? {};
-      const check = new Checker();
-      if (!isObject(body)) throw AppError.validation([{ name: 'body', reason: 'Must be a JSON object' }]);
-      const customer = checkCustomer(check, body.customer, 'customer');
-      const token = check.string(body, 'token', 'token', { min: 1, max: 1000 });
-      check.throwIfFailed();
-      await forceApprovePayment(ctx, reference(request), { customer, token });
-      return { status: 200 };
-    }),
-  ];
-}
-
-function reference(request: HttpRequest): string {
-  const value = request.params.reference!;
-  if (!REFERENCE_PATTERN.test(value)) {
-    throw AppError.validation([{ name: 'reference', reason: 'Must be 8 to 50 letters, digits or "-"' }]);
-  }
-  return value;
-}
-
-function modificationAmount(request: HttpRequest): ModificationAmount {
-  const body = jsonBody(request);
-  if (!isObject(body)) throw AppError.validation([{ name: 'modificationAmount', reason: 'Required' }]);
-  const check = new Checker();
-  const amount = checkAmount(check, body, 'modificationAmount');
-  check.throwIfFailed();
-  return amount!;
+export function paymentRoutes(services: Services): RestInterface {
+  return defineRestInterface(
+    services,
+    { name: 'ePayment API', prefix: '/epayment/v1', errorFormat: epaymentProblem, auth: MERCHANT_API_AUTH, headers: MERCHANT_API_HEADERS },
+    (route) => [
+      route({
+        method: 'POST',
+        path: '/payments',
+        summary: 'Create a payment',
+        idempotent: true,
+        body: createPaymentBody(services),
+        success: { status: 201, description: 'The payment was created' },
+        handler: async (ctx, { body, idempotencyKey }) => ({
+          status: 201,
+          body: createPaymentResponse(await createPayment(ctx, body, idempotencyKey)),
+        }),
+      }),
+      route({
+        method: 'GET',
+        path: '/payments/{reference}',
+        summary: 'Get a payment',
+        idempotent: false,
+        params: { reference },
+        success: { status: 200, description: 'The payment' },
+        handler: async (ctx, { params }) => ({ status: 200, body: getPaymentResponse(await getPayment(ctx, params.reference)) }),
+      }),
+      route({
+        method: 'GET',
+        path: '/payments/{reference}/events',
+        summary: "Get a payment's event log",
+        idempotent: false,
+        params: { reference },
+        success: { status: 200, description: 'The events, oldest first' },
+        handler: async (ctx, { params }) => ({
+          status: 200,
+          body: (await getPaymentEvents(ctx, params.reference)).map(paymentEventResponse),
+        }),
+      }),
+      route({
+        method: 'POST',
+        path: '/payments/{reference}/capture',
+        summary: 'Capture an amount of an authorized payment',
+        idempotent: true,
+        params: { reference },
+        body: modificationAmountBody,
+        success: { status: 200, description: 'The payment after the capture' },
+        handler: async (ctx, { params, body, idempotencyKey }) => ({
+          status: 200,
+          body: modificationResponse(await capturePayment(ctx, params.reference, body, idempotencyKey)),
+        }),
+      }),
+      route({
+        method: 'POST',
+        path: '/payments/{reference}/refund',
+        summary: 'Refund a captured amount',
+        idempotent: true,
+        params: { reference },
+        body: modificationAmountBody,
+        success: { status: 200, description: 'The payment after the refund' },
+        handler: async (ctx, { params, body, idempotencyKey }) => ({
+          status: 200,
+          body: modificationResponse(await refundPayment(ctx, params.reference, body, idempotencyKey)),
+        }),
+      }),
+      route({
+        method: 'POST',
+        path: '/payments/{reference}/cancel',
+        summary: 'Cancel what is left of a payment',
+        idempotent: true,
+        params: { reference },
+        success: { status: 200, description: 'The payment after the cancellation' },
+        handler: async (ctx, { params, idempotencyKey }) => ({
+          status: 200,
+          body: modificationResponse(await cancelPayment(ctx, params.reference, idempotencyKey)),
+        }),
+      }),
+      route({
+        method: 'POST',
+        path: '/test/payments/{reference}/approve',
+        summary: 'Approve a payment as a test user (test environment only)',
+        idempotent: false,
+        params: { reference },
+        body: forceApprovalBody,
+        success: { status: 200, description: 'The payment was approved' },
+        handler: async (ctx, { params, body }) => {
+          await forceApprovePayment(ctx, params.reference, body);
+          return { status: 200 };
+        },
+      }),
+    ],
+  );
 }

@@ -12,6 +12,7 @@ import { Payment } from './payment.entity.js';
 import { readPayment, readPaymentEvents } from './payment.read-model.js';
 import { toPaymentView, toPaymentViewAt, type PaymentView } from './payment.view.js';
 import { newPspReference } from './psp-reference.js';
+import { scoped } from '../platform/auth/tenancy.js';
 
 /** A payment nobody acts on expires after 10 minutes (FACTS §1.7). */
 export const DEFAULT_PAYMENT_LIFETIME_MS = 10 * 60_000;
@@ -19,7 +20,7 @@ export const DEFAULT_PAYMENT_LIFETIME_MS = 10 * 60_000;
 export async function createPayment(ctx: RequestContext, command: CreatePaymentCommand, idempotencyKey: string): Promise<PaymentView> {
   return runIdempotent(ctx, { operation: 'payment.create', key: idempotencyKey, request: command }, async (em) => {
     if (command.expiresAt) {
-      const unit = await em.findOneOrFail(SalesUnit, { msn: ctx.msn });
+      const unit = await em.findOneOrFail(SalesUnit, { msn: scoped(ctx).msn });
       if (!unit.longLivingPaymentsAllowed) {
         throw new AppError('LONG_LIVING_PAYMENT_NOT_ALLOWED', 'This sales unit is not approved for long-living payments', [
           { name: 'expiresAt', reason: 'The sales unit may not create long-living payments' },
@@ -29,7 +30,7 @@ export async function createPayment(ctx: RequestContext, command: CreatePaymentC
     const now = ctx.clock.now();
     const payment = em.create(Payment, {
       id: randomUUID(),
-      msn: ctx.msn,
+      msn: scoped(ctx).msn,
       reference: command.reference,
       pspReference: newPspReference(),
       state: 'CREATED',
@@ -82,7 +83,7 @@ export async function createPayment(ctx: RequestContext, command: CreatePaymentC
 
 /** The caller's payment, or 404: a payment of another sales unit is indistinguishable from a missing one. */
 export async function getPayment(ctx: RequestContext, reference: string): Promise<PaymentView> {
-  const payment = await readPayment(ctx.em, ctx.msn, reference);
+  const payment = await readPayment(ctx.em, scoped(ctx).msn, reference);
   if (!payment) throw paymentNotFound(reference);
   return toPaymentViewAt(payment, ctx.config, ctx.clock.now());
 }
@@ -108,7 +109,7 @@ export async function findOwnPayment(em: Em, msn: string, reference: string, opt
 }
 
 export async function getPaymentEvents(ctx: RequestContext, reference: string): Promise<PaymentEvent[]> {
-  const payment = await readPayment(ctx.em, ctx.msn, reference);
+  const payment = await readPayment(ctx.em, scoped(ctx).msn, reference);
   if (!payment) throw paymentNotFound(reference);
   return readPaymentEvents(ctx.em, [payment.id]);
 }

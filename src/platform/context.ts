@@ -1,9 +1,13 @@
 import type { Clock } from './clock.js';
 import type { Config } from '../config.js';
+import type { Principal } from './auth/principal.js';
+import type { TenancyScope } from './auth/tenancy.js';
 import type { Em, Orm } from './db/orm.js';
 import type { PaymentEventBus } from './events/payment-event-bus.js';
 import type { Loaders } from './graph/loaders.js';
 import type { SalesUnitDirectory } from '../merchants/sales-unit.directory.js';
+
+export type { MerchantPrincipal, Principal } from './auth/principal.js';
 
 /** Process-wide collaborators, built once by the app. */
 export interface Services {
@@ -15,20 +19,13 @@ export interface Services {
   paymentEvents: PaymentEventBus;
 }
 
-/** A merchant's API client, acting for one of its sales units. */
-export interface MerchantPrincipal {
-  kind: 'merchant';
-  clientId: string;
-  merchantId: string;
-  /** When the access token that proved this identity expires (seconds since the epoch); absent when issuing one. */
-  tokenExpiresAt?: number;
-}
-
-/** What every domain service takes first: who is calling, for which sales unit, and with what. */
+/**
+ * What every domain service takes first: who is calling, what it may see (its tenancy scope: filter with
+ * `scoped(ctx)`), and with what. Built by `createRequestContext` alone, the same way for every face.
+ */
 export interface RequestContext {
-  principal: MerchantPrincipal;
-  /** The sales unit the request acts for, already checked to belong to the principal. */
-  msn: string;
+  principal: Principal;
+  scope: TenancyScope;
   em: Em;
   clock: Clock;
   config: Config;

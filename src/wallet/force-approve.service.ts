@@ -6,6 +6,7 @@ import { findOwnPayment } from '../payments/payment.service.js';
 import { authorizePayment, awaitsUser } from './payment-authorization.js';
 import { normalizePhoneNumber } from './phone-number.js';
 import { TestUser } from './test-user.entity.js';
+import { scoped } from '../platform/auth/tenancy.js';
 
 export interface ForceApproveCommand {
   customer?: Customer;
@@ -22,7 +23,7 @@ export async function forceApprovePayment(ctx: RequestContext, reference: string
   }
   const fail = (name: string, reason: string) => new AppError('APPROVE_FAILED', reason, [{ name, reason }]);
   const refusal = await ctx.em.transactional(async (em) => {
-    const payment = await findOwnPayment(em, ctx.msn, reference, { lock: true });
+    const payment = await findOwnPayment(em, scoped(ctx).msn, reference, { lock: true });
     const now = ctx.clock.now();
     if (expireIfOverdue(em, payment, now)) {
       // Returned, not thrown: the inline expiry must commit though the approval is refused.

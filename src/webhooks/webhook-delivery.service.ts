@@ -4,6 +4,7 @@ import { AppError } from '../platform/errors/app-error.js';
 import type { PaymentEventName } from '../payments/payment-event.entity.js';
 import type { WebhookDeliveryStatus } from './webhook.entity.js';
 import { isWebhookId } from './webhook.service.js';
+import { scoped } from '../platform/auth/tenancy.js';
 
 export interface WebhookAttemptView {
   /** Orders a delivery's attempts; the attempts connection's cursor. */
@@ -103,7 +104,7 @@ export async function findWebhookDelivery(ctx: RequestContext, deliveryId: numbe
   const [row] = await ctx.em.execute<Row[]>(
     `select ${DELIVERY_COLUMNS} from webhook_delivery d join payment_event e on e.id = d.event_id
      where d.id = ? and exists (select 1 from webhook w where w.id = d.webhook_id and w.msn = ?)`,
-    [deliveryId, ctx.msn],
+    [deliveryId, scoped(ctx).msn],
   );
   return row ? toDeliveryView(row) : undefined;
 }
@@ -115,7 +116,7 @@ export async function listWebhookDeliveries(
   page: { limit: number; beforeId?: number },
 ): Promise<WebhookDeliveryView[] | undefined> {
   if (!isWebhookId(webhookId)) return undefined;
-  const [owned] = await ctx.em.execute<Row[]>('select 1 from webhook where id = ? and msn = ?', [webhookId, ctx.msn]);
+  const [owned] = await ctx.em.execute<Row[]>('select 1 from webhook where id = ? and msn = ?', [webhookId, scoped(ctx).msn]);
   if (!owned) return undefined;
   const [rows] = await readDeliveryPages(ctx.em, [{ webhookId, ...page }]);
   return rows;
@@ -129,7 +130,7 @@ export async function redeliverWebhookDelivery(ctx: RequestContext, deliveryId: 
   const now = ctx.clock.now();
   const owned = `d.id = ? and exists (select 1 from webhook w where w.id = d.webhook_id and w.msn = ?)`;
   const [current] = Number.isSafeInteger(deliveryId)
-    ? await ctx.em.execute<Row[]>(`select d.status from webhook_delivery d where ${owned}`, [deliveryId, ctx.msn])
+    ? await ctx.em.execute<Row[]>(`select d.status from webhook_delivery d where ${owned}`, [deliveryId, scoped(ctx).msn])
     : [];
   if (!current)
     throw new AppError('WEBHOOK_DELIVERY_NOT_FOUND', 'No such webhook delivery for this Merchant-Serial-Number', [
@@ -143,7 +144,7 @@ export async function redeliverWebhookDelivery(ctx: RequestContext, deliveryId: 
   await ctx.em.execute(`update webhook_delivery d set status = 'pending', next_attempt_at = ? where ${owned} and d.status <> 'delivered'`, [
     now,
     deliveryId,
-    ctx.msn,
+    scoped(ctx).msn,
   ]);
   const [row] = await ctx.em.execute<Row[]>(
     `select ${DELIVERY_COLUMNS} from webhook_delivery d join payment_event e on e.id = d.event_id where d.id = ?`,

@@ -1,41 +1,53 @@
-import { AppError } from '../platform/errors/app-error.js';
+import { MERCHANT_API_AUTH, MERCHANT_API_HEADERS } from '../platform/auth/merchant-api.js';
 import type { Services } from '../platform/context.js';
-import { jsonBody } from '../platform/rest/body.js';
-import type { HeaderRules } from '../platform/rest/headers.js';
-import type { Route } from '../platform/rest/http-types.js';
-import { merchantRequest } from '../platform/rest/merchant-request.js';
-import { renderEpaymentProblem } from '../platform/rest/problem.js';
+import { epaymentProblem } from '../platform/rest/error-formats/epayment-problem.js';
+import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
+import { webhookRegistrationBody } from './webhook.body-shapes.js';
 import { deleteWebhook, isWebhookId, listWebhooks, parseWebhookRegistration, registerWebhook } from './webhook.service.js';
 
-const RULES: HeaderRules = { msn: 'required', idempotencyKey: 'absent', systemHeaderMaxLength: 30 };
-
 /** The Webhooks API v1 (FACTS §2): the same credentials and problem body as the ePayment API. */
-export function webhookRoutes(services: Services): Route[] {
-  const route = (method: string, pattern: string, handler: Route['handler']): Route => ({
-    method,
-    pattern,
-    handler,
-    renderError: renderEpaymentProblem,
-  });
-  return [
-    route('GET', '/webhooks/v1/webhooks', async (request) => {
-      const { ctx } = await merchantRequest(services, request, RULES);
-      const webhooks = await listWebhooks(ctx);
-      return { status: 200, body: { webhooks: webhooks.map((w) => ({ id: w.id, url: w.url, events: w.events })) } };
-    }),
-    route('POST', '/webhooks/v1/webhooks', async (request) => {
-      const { ctx } = await merchantRequest(services, request, RULES);
-      const registration = await parseWebhookRegistration(jsonBody(request), services.config.env);
-      const { webhook, secret } = await registerWebhook(ctx, registration);
-      return { status: 201, body: { id: webhook.id, secret } };
-    }),
-    route('DELETE', '/webhooks/v1/webhooks/{id}', async (request) => {
-      const { ctx } = await merchantRequest(services, request, RULES);
-      const id = request.params.id!;
-      // The spec types the path id as a UUID: anything else is a bad request (400), not an unknown webhook (404).
-      if (!isWebhookId(id)) throw AppError.validation([{ name: 'id', reason: 'Must be a UUID' }]);
-      await deleteWebhook(ctx, id);
-      return { status: 204 };
-    }),
-  ];
+export function webhookRoutes(services: Services): RestInterface {
+  return defineRestInterface(
+    services,
+    { name: 'Webhooks API', prefix: '/webhooks/v1', errorFormat: epaymentProblem, auth: MERCHANT_API_AUTH, headers: MERCHANT_API_HEADERS },
+    (route) => [
+      route({
+        method: 'GET',
+        path: '/webhooks',
+        summary: "List the sales unit's webhooks",
+        idempotent: false,
+        success: { status: 200, description: 'The registrations' },
+        handler: async (ctx) => {
+          const webhooks = await listWebhooks(ctx);
+          return { status: 200, body: { webhooks: webhooks.map((w) => ({ id: w.id, url: w.url, events: w.events })) } };
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/webhooks',
+        summary: 'Register a webhook',
+        idempotent: false,
+        body: webhookRegistrationBody,
+        success: { status: 201, description: 'Registered; the secret is shown this once' },
+        handler: async (ctx, { body }) => {
+          const registration = await parseWebhookRegistration(body, services.config.env);
+          const { webhook, secret } = await registerWebhook(ctx, registration);
+          return { status: 201, body: { id: webhook.id, secret } };
+        },
+      }),
+      route({
+        method: 'DELETE',
+        path: '/webhooks/{id}',
+        summary: 'Delete a webhook',
+        idempotent: false,
+        // The spec types the path id as a UUID: anything else is a bad request (400), not an unknown webhook (404).
+        params: { id: { accepts: isWebhookId, reason: 'Must be a UUID', jsonSchema: { type: 'string', format: 'uuid' } } },
+        success: { status: 204, description: 'Deleted' },
+        handler: async (ctx, { params }) => {
+          await deleteWebhook(ctx, params.id);
+          return { status: 204 };
+        },
+      }),
+    ],
+  );
 }

@@ -5,6 +5,7 @@ import { outboundUrlProblem } from '../platform/delivery/outbound-url.js';
 import { Checker, isObject } from '../platform/validation/checker.js';
 import { WEBHOOK_EVENT_NAMES } from './webhook-events.js';
 import { Webhook } from './webhook.entity.js';
+import { scoped } from '../platform/auth/tenancy.js';
 
 /** At most this many registrations of one sales unit may subscribe to any one event (FACTS §2, spec text). */
 export const MAX_WEBHOOKS_PER_EVENT = 5;
@@ -18,7 +19,7 @@ export interface WebhookRegistration {
 
 /** The caller's registrations, oldest first. The secret is never shown again after registration. */
 export async function listWebhooks(ctx: RequestContext): Promise<Webhook[]> {
-  return ctx.em.find(Webhook, { msn: ctx.msn }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return ctx.em.find(Webhook, scoped(ctx), { orderBy: { createdAt: 'asc', id: 'asc' } });
 }
 
 /** Checks a registration body (REST and the graph alike): every problem, each naming its field. */
@@ -49,10 +50,10 @@ export async function registerWebhook(
 ): Promise<{ webhook: Webhook; secret: string }> {
   return ctx.em.transactional(async (em) => {
     // Registrations of one sales unit take turns, so two at once cannot both squeeze under the limit.
-    await em.execute('select msn from sales_unit where msn = ? for update', [ctx.msn]);
+    await em.execute('select msn from sales_unit where msn = ? for update', [scoped(ctx).msn]);
     const counts = await em.execute<{ event: string; n: unknown }[]>(
       `select event, count(*) as n from webhook w, jsonb_array_elements_text(w.events) as event where w.msn = ? group by event`,
-      [ctx.msn],
+      [scoped(ctx).msn],
     );
     const taken = new Map(counts.map((row) => [row.event, Number(row.n)]));
     const full = registration.events.flatMap((name, i) => ((taken.get(name) ?? 0) >= MAX_WEBHOOKS_PER_EVENT ? [{ name, i }] : []));
@@ -69,7 +70,7 @@ export async function registerWebhook(
     const secret = randomBytes(32).toString('base64');
     const webhook = em.create(Webhook, {
       id: randomUUID(),
-      msn: ctx.msn,
+      msn: scoped(ctx).msn,
       url: registration.url,
       events: registration.events,
       secret,
@@ -82,7 +83,7 @@ export async function registerWebhook(
 
 /** Deletes one of the caller's registrations, with its pending deliveries and their history. */
 export async function deleteWebhook(ctx: RequestContext, id: string): Promise<void> {
-  const deleted = UUID.test(id) ? await ctx.em.nativeDelete(Webhook, { id, msn: ctx.msn }) : 0;
+  const deleted = UUID.test(id) ? await ctx.em.nativeDelete(Webhook, { id, ...scoped(ctx) }) : 0;
   if (deleted === 0) throw webhookNotFound(id);
 }
 

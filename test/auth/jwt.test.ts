@@ -8,7 +8,8 @@ function claims(overrides: Partial<AccessTokenClaims> = {}): AccessTokenClaims {
   return {
     iss: 'https://paygraph.example',
     sub: 'test-client-123456',
-    mid: '0b0e8a5c-1f4e-4c57-9d1a-000000123456',
+    knd: 'merchant',
+    pid: '0b0e8a5c-1f4e-4c57-9d1a-000000123456',
     skd: 'ab'.repeat(32),
     iat: NOW,
     nbf: NOW,
@@ -49,7 +50,7 @@ describe('signJwt / verifyJwt', () => {
 
   test('a changed payload with the original signature is refused', () => {
     const [header, , signature] = signJwt(claims(), SECRET).split('.') as [string, string, string];
-    expect(reasonOf(`${header}.${b64(claims({ mid: 'another-merchant' }))}.${signature}`)).toMatch(/signature/);
+    expect(reasonOf(`${header}.${b64(claims({ pid: 'another-merchant' }))}.${signature}`)).toMatch(/signature/);
   });
 
   test.each([0, 10, 42])('a signature with character %i changed is refused', (index) => {

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { Services } from '../context.js';
 import type { Em } from '../db/orm.js';
 import { AppError } from '../errors/app-error.js';
-import { ApiClient } from './api-client.entity.js';
-import { assertActsFor } from './authenticate.js';
-import { digest, digestsEqual } from './digest.js';
+import type { ApiClient } from './api-client.entity.js';
+import { findApiClient, type TokenPrincipal } from './authenticate.js';
 import { signJwt } from './jwt.js';
+import { scopeFor } from './tenancy.js';
 
 export interface AccessTokenRequest {
   clientId: string | undefined;
@@ -26,30 +26,21 @@ export interface AccessTokenResponse {
 }
 
 export async function issueAccessToken(services: Services, em: Em, request: AccessTokenRequest): Promise<AccessTokenResponse> {
-  const invalid = new AppError(
-    'INVALID_CLIENT_CREDENTIALS',
-    'The client_id, client_secret or Ocp-Apim-Subscription-Key is missing or wrong',
-  );
-  const { clientId, clientSecret, subscriptionKey } = request;
-  if (!clientId || !clientSecret || !subscriptionKey) throw invalid;
-  const client = await em.findOne(ApiClient, { clientId });
-  if (
-    !client ||
-    !digestsEqual(digest(clientSecret), client.clientSecretDigest) ||
-    !digestsEqual(digest(subscriptionKey), client.subscriptionKeyDigest)
-  ) {
-    throw invalid;
+  const client = await findApiClient(em, request.clientId, request.clientSecret, request.subscriptionKey);
+  if (!client) {
+    throw new AppError('INVALID_CLIENT_CREDENTIALS', 'The client_id, client_secret or Ocp-Apim-Subscription-Key is missing or wrong');
   }
-  const principal = { kind: 'merchant' as const, clientId, merchantId: client.merchantId };
-  if (request.msn) await assertActsFor(services, em, principal, request.msn);
+  const principal = principalOfClient(client);
+  if (request.msn) await scopeFor(services, em, principal, request.msn);
 
   const now = Math.floor(services.clock.now().getTime() / 1000);
   const lifetime = services.config.tokenLifetimeSeconds;
   const accessToken = signJwt(
     {
       iss: services.config.publicUrl,
-      sub: clientId,
-      mid: client.merchantId,
+      sub: client.clientId,
+      knd: principal.kind,
+      pid: principalId(principal),
       skd: client.subscriptionKeyDigest,
       iat: now,
       nbf: now,
@@ -67,4 +58,22 @@ export async function issueAccessToken(services: Services, em: Em, request: Acce
     resource: services.config.publicUrl,
     access_token: accessToken,
   };
+}
+
+/** The principal a client's tokens act as; the database guarantees the owner its kind names is set. */
+function principalOfClient(client: ApiClient): TokenPrincipal {
+  const owner = client.kind === 'merchant' ? client.merchantId : client.kind === 'partner' ? client.partnerId : client.pspId;
+  if (!owner) throw new Error(`api_client ${client.clientId} of kind ${client.kind} has no owner`);
+  switch (client.kind) {
+    case 'merchant':
+      return { kind: 'merchant', clientId: client.clientId, merchantId: owner };
+    case 'partner':
+      return { kind: 'partner', clientId: client.clientId, partnerId: owner };
+    case 'psp':
+      return { kind: 'psp', clientId: client.clientId, pspId: owner };
+  }
+}
+
+function principalId(principal: TokenPrincipal): string {
+  return principal.kind === 'merchant' ? principal.merchantId : principal.kind === 'partner' ? principal.partnerId : principal.pspId;
 }

@@ -1,12 +1,15 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { ApiClientKind } from './api-client.entity.js';
 
 /** Claims of a Paygraph access token. */
 export interface AccessTokenClaims {
   iss: string;
   /** The client id the token was issued to. */
   sub: string;
-  /** The merchant the client belongs to. */
-  mid: string;
+  /** The kind of principal the token acts as. */
+  knd: ApiClientKind;
+  /** The principal's id: the merchant's id, the partner id or the PSP id, as `knd` says. */
+  pid: string;
   /** SHA-256 digest of the subscription key the token was issued with; requests must present the same key. */
   skd: string;
   iat: number;

@@ -21,6 +21,7 @@ const entries = {
   UNAUTHORIZED: { status: 401, title: 'Unauthorized' },
   INVALID_CLIENT_CREDENTIALS: { status: 401, title: 'Unauthorized' },
   FORBIDDEN_SALES_UNIT: { status: 403, title: 'Forbidden' },
+  FORBIDDEN_PRINCIPAL: { status: 403, title: 'Forbidden' },
   FORBIDDEN_IN_PRODUCTION: { status: 403, title: 'Forbidden' },
   NOT_FOUND: { status: 404, title: 'Not Found' },
   PAYMENT_NOT_FOUND: { status: 404, title: 'Reference not found', vippsCode: '5090' },

@@ -2,16 +2,15 @@ import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
-import { assertActsFor, authenticate, credentialsFromRequest } from '../auth/authenticate.js';
+import { MERCHANT_API_AUTH, MERCHANT_API_HEADERS } from '../auth/merchant-api.js';
+import { createRequestContext } from '../auth/request-context.js';
 import type { Services } from '../context.js';
-import { forkEm } from '../db/orm.js';
 import { AppError } from '../errors/app-error.js';
 import { jsonBody } from '../rest/body.js';
-import { readHeaders } from '../rest/headers.js';
+import { requestHeaders } from '../rest/headers.js';
 import type { HttpRequest, HttpResponse } from '../rest/http-types.js';
 import { logError } from '../../log.js';
 import type { GraphQLContext } from './graphql-context.js';
-import { createLoaders } from './loaders.js';
 import { queryLimitRules } from './query-limits.js';
 import { buildSchema, schemaDisclosure } from './schema.js';
 
@@ -68,7 +67,7 @@ function scrubInternal(formatted: GraphQLFormattedError, error: unknown): GraphQ
   return { message: 'Internal server error', path: formatted.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }
 
-/** `/graphql` over HTTP, authenticated by the same token, subscription key and MSN headers as REST. */
+/** `/graphql` over HTTP, with the same request context, credentials and header rules as the merchant REST APIs. */
 export async function handleGraphQLRequest(
   services: Services,
   apollo: ApolloServer<GraphQLContext>,
@@ -76,22 +75,12 @@ export async function handleGraphQLRequest(
 ): Promise<HttpResponse> {
   let context: GraphQLContext;
   try {
-    const { msn } = readHeaders(request, { msn: 'required', idempotencyKey: 'absent', systemHeaderMaxLength: 30 });
-    const principal = authenticate(services, credentialsFromRequest(request));
-    const em = forkEm(services.orm);
-    await assertActsFor(services, em, principal, msn!);
-    context = {
-      services,
-      request: {
-        principal,
-        msn: msn!,
-        em,
-        clock: services.clock,
-        config: services.config,
-        traceId: request.traceId,
-        loaders: createLoaders(em),
-      },
-    };
+    const { ctx } = await createRequestContext(services, requestHeaders(request), {
+      traceId: request.traceId,
+      auth: MERCHANT_API_AUTH,
+      headers: MERCHANT_API_HEADERS,
+    });
+    context = { services, request: ctx };
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const code = error.status === 401 ? 'UNAUTHENTICATED' : error.status === 403 ? 'FORBIDDEN' : 'BAD_REQUEST';

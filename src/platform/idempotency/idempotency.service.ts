@@ -4,6 +4,7 @@ import type { RequestContext } from '../context.js';
 import type { Em } from '../db/orm.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import { catalogue, type ErrorCode } from '../errors/catalogue.js';
+import { scoped } from '../auth/tenancy.js';
 
 export interface IdempotentRequest {
   /** The operation, e.g. `payment.capture`; a key is scoped to (client, MSN, operation). */
@@ -34,7 +35,7 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; detail:
  * (catalogue `replayable`) are recorded too, in that same transaction, so a retry gets the same answer.
  */
 export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentRequest, action: (em: Em) => Promise<T>): Promise<T> {
-  const scope = { clientId: ctx.principal.clientId, msn: ctx.msn, operation: request.operation, idempotencyKey: request.key };
+  const scope = { clientId: ctx.principal.clientId, msn: scoped(ctx).msn, operation: request.operation, idempotencyKey: request.key };
   const requestDigest = digestRequest(request.operation, request.request);
   let actionError: AppError | undefined;
   let outcome: Outcome<T>;

@@ -17,16 +17,3 @@ export interface HttpResponse {
   /** A string or buffer is sent as is; anything else as JSON. Absent: no body. */
   body?: unknown;
 }
-
-export type RouteHandler = (request: HttpRequest) => Promise<HttpResponse>;
-
-/** How a family of routes renders errors: each public interface has its own error body. */
-export type ErrorRenderer = (error: import('../errors/app-error.js').AppError, request: HttpRequest) => HttpResponse;
-
-export interface Route {
-  method: string;
-  /** Path pattern with `{name}` parameters, e.g. `/epayment/v1/payments/{reference}`. */
-  pattern: string;
-  handler: RouteHandler;
-  renderError: ErrorRenderer;
-}

@@ -1,41 +1,60 @@
-import type { HttpRequest, Route } from './http-types.js';
+import type { ErrorFormat } from './error-formats/error-format.js';
+import type { HttpRequest } from './http-types.js';
+import { openApiDocument } from './openapi.js';
+import type { DeclaredRoute, RestInterface } from './rest-interface.js';
 
 interface CompiledRoute {
-  route: Route;
+  route: DeclaredRoute;
   regex: RegExp;
   names: string[];
 }
 
-export interface RouteMatch {
-  route: Route;
-  params: Record<string, string>;
-}
+export type RouteMatch =
+  { route: DeclaredRoute; params: Record<string, string> } | { allowed: string[] } | { document: Record<string, unknown> };
 
-/** Matches a method and path to a route; tells apart "no such path" from "path exists, wrong method". */
+/**
+ * Matches a method and path to a route of a declared interface; tells apart "no such path" from "path exists,
+ * wrong method", and knows which interface a path belongs to, so even those answers use its error format.
+ */
 export class Router {
   private readonly compiled: CompiledRoute[] = [];
+  private readonly interfaces: RestInterface[] = [];
+  private readonly documents = new Map<string, Record<string, unknown>>();
 
-  add(...routes: Route[]): void {
-    for (const route of routes) {
-      const names: string[] = [];
-      const source = route.pattern
-        .split('/')
-        .map((segment) => {
-          const param = /^\{(\w+)\}$/.exec(segment);
-          if (!param) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-          names.push(param[1]!);
-          return '([^/]+)';
-        })
-        .join('/');
-      this.compiled.push({ route, regex: new RegExp(`^${source}/?$`), names });
+  add(...interfaces: RestInterface[]): void {
+    for (const restInterface of interfaces) {
+      this.interfaces.push(restInterface);
+      this.documents.set(`${restInterface.prefix}/openapi.json`, openApiDocument(restInterface));
+      for (const route of restInterface.routes) this.compiled.push(compile(route));
     }
   }
 
-  get routes(): readonly Route[] {
+  get routes(): readonly DeclaredRoute[] {
     return this.compiled.map((c) => c.route);
   }
 
-  match(request: Pick<HttpRequest, 'method' | 'path'>): RouteMatch | { allowed: string[] } | undefined {
+  get declaredInterfaces(): readonly RestInterface[] {
+    return this.interfaces;
+  }
+
+  /** The interface whose prefix the path is under (the longest, should prefixes nest). */
+  interfaceFor(path: string): RestInterface | undefined {
+    let found: RestInterface | undefined;
+    for (const candidate of this.interfaces) {
+      const under = path === candidate.prefix || path.startsWith(`${candidate.prefix}/`);
+      if (under && (!found || candidate.prefix.length > found.prefix.length)) found = candidate;
+    }
+    return found;
+  }
+
+  /** The error format of the path's interface; outside every prefix, `fallback`. */
+  errorFormatFor(path: string, fallback: ErrorFormat): ErrorFormat {
+    return this.interfaceFor(path)?.errorFormat ?? fallback;
+  }
+
+  match(request: Pick<HttpRequest, 'method' | 'path'>): RouteMatch | undefined {
+    const document = this.documents.get(request.path);
+    if (document) return request.method === 'GET' ? { document } : { allowed: ['GET'] };
     const allowed: string[] = [];
     for (const { route, regex, names } of this.compiled) {
       const found = regex.exec(request.path);
@@ -46,12 +65,26 @@ export class Router {
       }
       const params: Record<string, string> = {};
       names.forEach((name, i) => {
-        params[name] = safeDecode(found[i + 1]!);
+        params[name] = safeDecode(found[i + 1] ?? '');
       });
       return { route, params };
     }
     return allowed.length > 0 ? { allowed } : undefined;
   }
+}
+
+function compile(route: DeclaredRoute): CompiledRoute {
+  const names: string[] = [];
+  const source = route.pattern
+    .split('/')
+    .map((segment) => {
+      const param = /^\{(\w+)\}$/.exec(segment);
+      if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(param[1]);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, regex: new RegExp(`^${source}/?$`), names };
 }
 
 function safeDecode(value: string): string {

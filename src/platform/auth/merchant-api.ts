@@ -1,0 +1,11 @@
+import type { HeaderRules } from './header-rules.js';
+import type { AuthRule } from './request-context.js';
+
+/**
+ * The merchant-facing APIs: ePayment, webhooks and both faces of the graph. A merchant acts for its own sales
+ * units, a partner for those connected to it; a PSP or a checkout client has interfaces of its own.
+ */
+export const MERCHANT_API_AUTH: AuthRule = { method: 'bearer', accepts: ['merchant', 'partner'] };
+
+/** ePayment and webhooks (FACTS §1, §2): the MSN names the sales unit; system headers up to 30 characters. */
+export const MERCHANT_API_HEADERS: HeaderRules = { msn: 'required', systemHeaders: { presence: 'optional', maxLength: 30 } };

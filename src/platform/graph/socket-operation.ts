@@ -1,0 +1,54 @@
+import {
+  GraphQLError,
+  getOperationAST,
+  getVariableValues,
+  parse,
+  validate,
+  type DocumentNode,
+  type ExecutionArgs,
+  type GraphQLSchema,
+  type specifiedRules,
+} from 'graphql';
+
+export const GRAPHQL_WS_PATH = '/graphql';
+
+/**
+ * Only subscriptions travel over the socket: queries and mutations go to POST /graphql, where idempotency,
+ * request logs and CSRF prevention live. The graph's limits apply here as on HTTP.
+ */
+export function prepareOperation(
+  schema: GraphQLSchema,
+  rules: typeof specifiedRules,
+  query: string,
+  operationName: string | undefined,
+  variableValues: Record<string, unknown> | undefined,
+): ExecutionArgs | readonly GraphQLError[] {
+  let document: DocumentNode;
+  try {
+    document = parse(query);
+  } catch (error) {
+    if (error instanceof GraphQLError) return [withCode(error, 'GRAPHQL_PARSE_FAILED')];
+    throw error;
+  }
+  const errors = validate(schema, document, rules);
+  if (errors.length > 0) return errors.map((error) => withCode(error, 'GRAPHQL_VALIDATION_FAILED'));
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return [new GraphQLError('Name the operation to run', { extensions: { code: 'BAD_USER_INPUT' } })];
+  if (operation.operation !== 'subscription') {
+    return [
+      new GraphQLError(`Send ${operation.operation} operations to POST ${GRAPHQL_WS_PATH}; the socket serves subscriptions`, {
+        extensions: { code: 'BAD_REQUEST' },
+      }),
+    ];
+  }
+  // Coerced here, as Apollo does before executing, so a bad variable is refused like a bad document, with the
+  // code HTTP gives it, instead of surfacing later as a bare execution error.
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {});
+  if (coerced.errors) return coerced.errors.map((error) => withCode(error, 'BAD_USER_INPUT'));
+  return { schema, document, operationName, variableValues };
+}
+
+/** The codes Apollo Server gives the same failures on POST /graphql, so a client handles both faces alike. */
+function withCode(error: GraphQLError, code: 'GRAPHQL_PARSE_FAILED' | 'GRAPHQL_VALIDATION_FAILED' | 'BAD_USER_INPUT'): GraphQLError {
+  return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { code } });
+}

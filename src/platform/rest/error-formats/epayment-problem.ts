@@ -1,0 +1,42 @@
+import { catalogue } from '../../errors/catalogue.js';
+import { nameReasonSchema, problemType, type ErrorFormat } from './error-format.js';
+
+/**
+ * The ePayment and webhooks error body (FACTS §1.4, §2): problem+json with `extraDetails[{name, reason}]`.
+ * Domain failures also carry their public error code as `{name: "ErrorCode", reason: "6090"}`.
+ */
+export const epaymentProblem: ErrorFormat = {
+  name: 'ePayment problem',
+  contentType: 'application/problem+json',
+  jsonSchema: {
+    type: 'object',
+    required: ['type', 'title', 'status', 'traceId'],
+    properties: {
+      type: { type: 'string' },
+      title: { type: 'string' },
+      status: { type: 'integer' },
+      detail: { type: 'string' },
+      instance: { type: 'string' },
+      traceId: { type: 'string' },
+      extraDetails: { type: 'array', items: nameReasonSchema },
+    },
+  },
+  render(error, request) {
+    const extraDetails = [...error.details];
+    const vippsCode = catalogue[error.code].vippsCode;
+    if (vippsCode) extraDetails.push({ name: 'ErrorCode', reason: vippsCode });
+    return {
+      status: error.status,
+      headers: { 'content-type': 'application/problem+json' },
+      body: {
+        type: problemType(error.status),
+        title: error.title,
+        status: error.status,
+        detail: error.message,
+        instance: request.path,
+        traceId: request.traceId,
+        extraDetails,
+      },
+    };
+  },
+};

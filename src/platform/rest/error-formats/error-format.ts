@@ -1,0 +1,27 @@
+import { AppError } from '../../errors/app-error.js';
+import type { HttpRequest, HttpResponse } from '../http-types.js';
+
+/** How one public interface writes its errors: each has its own documented body (DESIGN "Errors"). */
+export interface ErrorFormat {
+  readonly name: string;
+  /** The body's JSON Schema, for the interface's OpenAPI document. */
+  readonly jsonSchema: Record<string, unknown>;
+  readonly contentType: string;
+  render(error: AppError, request: HttpRequest): HttpResponse;
+}
+
+/** Anything that is not an AppError is internal: the client gets a trace id, never the message. */
+export function asAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  return new AppError('INTERNAL', 'An internal error occurred; quote the traceId when reporting it');
+}
+
+/** The `type` URI of the problem bodies: the status's page. */
+export function problemType(status: number): string {
+  return `https://httpstatuses.io/${status}`;
+}
+
+export const nameReasonSchema = {
+  type: 'object',
+  properties: { name: { type: 'string' }, reason: { type: 'string' } },
+};

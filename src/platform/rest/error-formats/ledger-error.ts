@@ -1,0 +1,33 @@
+import type { ErrorFormat } from './error-format.js';
+
+/** Report API error codes (FACTS §11): 10002 a request that did not validate, 10001 anything else. */
+const VALIDATION = 10002;
+const UNKNOWN = 10001;
+
+/**
+ * The settlement ledger / report API (FACTS §11): `{errorCode (number), errorMessage, contextId}`; an
+ * authentication failure is `{code, message}` there, as its 401 response declares.
+ */
+export const ledgerError: ErrorFormat = {
+  name: 'ledger error',
+  contentType: 'application/json',
+  jsonSchema: {
+    oneOf: [
+      {
+        type: 'object',
+        properties: { errorCode: { type: 'number' }, errorMessage: { type: 'string' }, contextId: { type: 'string' } },
+      },
+      { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' } } },
+    ],
+  },
+  render(error, request) {
+    const headers = { 'content-type': 'application/json; charset=utf-8' };
+    if (error.status === 401) return { status: 401, headers, body: { code: 'Unauthorized', message: error.message } };
+    const validation = error.code === 'VALIDATION_FAILED' || error.code === 'MALFORMED_JSON';
+    return {
+      status: error.status,
+      headers,
+      body: { errorCode: validation ? VALIDATION : UNKNOWN, errorMessage: error.message, contextId: request.traceId },
+    };
+  },
+};

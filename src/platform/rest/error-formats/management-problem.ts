@@ -1,0 +1,44 @@
+import { catalogue } from '../../errors/catalogue.js';
+import { problemType, type ErrorFormat } from './error-format.js';
+
+/**
+ * Management API (FACTS §9: `Problem`): `{type, title, status, detail, instance, traceId, extraDetails[{key,
+ * value}]}`; failing fields as `{key: field, value: reason}`, a public error code as `{key: "CustomErrorCode"}`.
+ */
+export const managementProblem: ErrorFormat = {
+  name: 'management problem',
+  contentType: 'application/problem+json',
+  jsonSchema: {
+    type: 'object',
+    properties: {
+      type: { type: 'string', format: 'uri' },
+      title: { type: 'string' },
+      status: { type: 'integer' },
+      detail: { type: 'string' },
+      instance: { type: 'string' },
+      traceId: { type: 'string' },
+      extraDetails: {
+        type: 'array',
+        items: { type: 'object', properties: { key: { type: 'string' }, value: { type: 'string' } } },
+      },
+    },
+  },
+  render(error, request) {
+    const extraDetails = error.details.map(({ name, reason }) => ({ key: name, value: reason }));
+    const code = catalogue[error.code].vippsCode;
+    if (code) extraDetails.push({ key: 'CustomErrorCode', value: code });
+    return {
+      status: error.status,
+      headers: { 'content-type': 'application/problem+json' },
+      body: {
+        type: problemType(error.status),
+        title: error.title,
+        status: error.status,
+        detail: error.message,
+        instance: request.path,
+        traceId: request.traceId,
+        extraDetails,
+      },
+    };
+  },
+};

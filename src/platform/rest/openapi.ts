@@ -1,0 +1,86 @@
+import { SYSTEM_HEADERS, type HeaderRules } from '../auth/header-rules.js';
+import type { DeclaredRoute, RestInterface } from './rest-interface.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * The interface's OpenAPI 3 document, derived from its declaration: paths and methods, path and header
+ * parameters (from its header rules), request bodies (from the routes' body shapes) and its error format as the
+ * error response, so the document cannot drift from what the routes do.
+ */
+export function openApiDocument(restInterface: RestInterface): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of restInterface.routes) {
+    const operations = (paths[route.pattern] ??= {});
+    operations[route.method.toLowerCase()] = operation(restInterface, route);
+  }
+  return {
+    openapi: '3.0.3',
+    info: { title: restInterface.name, version: '1' },
+    paths,
+    components: {
+      schemas: { Error: restInterface.errorFormat.jsonSchema },
+      securitySchemes: securitySchemes(restInterface),
+    },
+  };
+}
+
+function operation(restInterface: RestInterface, route: DeclaredRoute): Json {
+  const op: Json = {
+    summary: route.summary,
+    parameters: [...pathParameters(route), ...headerParameters(restInterface, route)],
+    responses: {
+      [String(route.success.status)]: { description: route.success.description },
+      default: {
+        description: `Error (${restInterface.errorFormat.name})`,
+        content: { [restInterface.errorFormat.contentType]: { schema: { $ref: '#/components/schemas/Error' } } },
+      },
+    },
+  };
+  if (route.body) op.requestBody = { required: true, content: { 'application/json': { schema: route.body.jsonSchema } } };
+  const security = securityOf(restInterface);
+  if (security) op.security = security;
+  return op;
+}
+
+function pathParameters(route: DeclaredRoute): Json[] {
+  return [...route.pattern.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: (name && route.params[name]?.jsonSchema) ?? { type: 'string' },
+  }));
+}
+
+function headerParameters(restInterface: RestInterface, route: DeclaredRoute): Json[] {
+  const rules: HeaderRules | undefined = restInterface.headers;
+  const header = (name: string, required: boolean, schema: Json): Json => ({ name, in: 'header', required, schema });
+  const parameters: Json[] = [];
+  if (route.idempotent) parameters.push(header('Idempotency-Key', true, { type: 'string', maxLength: 50 }));
+  if (!rules) return parameters;
+  parameters.push(header('Merchant-Serial-Number', rules.msn === 'required', { type: 'string', pattern: '^[0-9]{4,6}$' }));
+  for (const suffix of SYSTEM_HEADERS) {
+    parameters.push(
+      header(`Svc-${suffix}`, rules.systemHeaders.presence === 'required', { type: 'string', maxLength: rules.systemHeaders.maxLength }),
+    );
+  }
+  if (rules.pspId) parameters.push(header('Psp-Id', true, { type: 'string', format: 'uuid' }));
+  if (rules.userToken) parameters.push(header('User-Token', true, { type: 'string' }));
+  if (rules.clientCredentials) {
+    parameters.push(header('client_id', true, { type: 'string' }), header('client_secret', true, { type: 'string' }));
+  }
+  return parameters;
+}
+
+function securitySchemes(restInterface: RestInterface): Json {
+  if (restInterface.auth === 'public') return {};
+  const subscriptionKey = { type: 'apiKey', in: 'header', name: 'Ocp-Apim-Subscription-Key' };
+  return restInterface.auth.method === 'bearer'
+    ? { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, subscriptionKey }
+    : { subscriptionKey };
+}
+
+function securityOf(restInterface: RestInterface): Json[] | undefined {
+  if (restInterface.auth === 'public') return undefined;
+  return restInterface.auth.method === 'bearer' ? [{ bearer: [], subscriptionKey: [] }] : [{ subscriptionKey: [] }];
+}

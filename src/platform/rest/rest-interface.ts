@@ -1,0 +1,170 @@
+import type { HeaderLookup } from '../auth/header-lookup.js';
+import { readHeaders, type HeaderRules, type RequestHeaders } from '../auth/header-rules.js';
+import { createRequestContext, type AuthRule } from '../auth/request-context.js';
+import type { RequestContext, Services } from '../context.js';
+import { AppError } from '../errors/app-error.js';
+import { jsonBody } from './body.js';
+import type { BodyShape } from './body-shape.js';
+import type { ErrorFormat } from './error-formats/error-format.js';
+import { requestHeaders } from './headers.js';
+import type { HttpRequest, HttpResponse } from './http-types.js';
+import type { ParamName, ParamRule, PathParams } from './path-params.js';
+
+/** `public`: no credentials (the wallet user's pages, the token endpoint itself). */
+export type InterfaceAuth = 'public' | AuthRule;
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** One public REST interface: everything under `prefix` answers in its error format, with its auth and header rules. */
+export interface RestInterfaceDeclaration<A extends InterfaceAuth> {
+  name: string;
+  /** Path prefix, e.g. `/epayment/v1`; route paths are relative to it. */
+  prefix: string;
+  errorFormat: ErrorFormat;
+  auth: A;
+  /** Absent: the interface reads no headers (browser pages). */
+  headers?: HeaderRules;
+}
+
+/** What a public route's handler gets instead of a request context. */
+export interface PublicContext {
+  traceId: string;
+  lookupHeader: HeaderLookup;
+}
+
+export type HandlerContext<A extends InterfaceAuth> = A extends AuthRule ? RequestContext : PublicContext;
+
+/** A handler's checked inputs. */
+export interface RouteValues<P extends string, B, I extends boolean> {
+  params: PathParams<P>;
+  body: B;
+  /** Required, and so present, exactly on idempotent routes. */
+  idempotencyKey: I extends true ? string : undefined;
+  headers: RequestHeaders;
+  query: URLSearchParams;
+  /** For the few bodies that are not JSON (the landing page's form). */
+  rawBody: Buffer;
+}
+
+export interface RouteDeclaration<A extends InterfaceAuth, P extends string, B, I extends boolean> {
+  method: HttpMethod;
+  /** Relative to the interface's prefix, with `{name}` parameters. */
+  path: P;
+  summary: string;
+  /** Requires an `Idempotency-Key` header; the handler runs its operation at most once per key. */
+  idempotent: I;
+  params?: { readonly [K in ParamName<P>]?: ParamRule };
+  body?: BodyShape<B>;
+  /** The success status, for the OpenAPI document. */
+  success: { status: number; description: string };
+  handler(ctx: HandlerContext<A>, values: RouteValues<P, B, I>): Promise<HttpResponse>;
+}
+
+/** A declared route with its types settled: what the router and the OpenAPI document need. */
+export interface DeclaredRoute {
+  method: HttpMethod;
+  /** The full path pattern, prefix included. */
+  pattern: string;
+  path: string;
+  summary: string;
+  idempotent: boolean;
+  params: Readonly<Record<string, ParamRule | undefined>>;
+  body: BodyShape<unknown> | undefined;
+  success: { status: number; description: string };
+  run(request: HttpRequest): Promise<HttpResponse>;
+}
+
+export interface RestInterface {
+  name: string;
+  prefix: string;
+  errorFormat: ErrorFormat;
+  auth: InterfaceAuth;
+  headers: HeaderRules | undefined;
+  routes: readonly DeclaredRoute[];
+}
+
+export type RouteBuilder<A extends InterfaceAuth> = <P extends string, B = undefined, I extends boolean = false>(
+  route: RouteDeclaration<A, P, B, I>,
+) => DeclaredRoute;
+
+/**
+ * Declares an interface and its routes. Every route runs the same front: header rules (400), credentials (401),
+ * the kind of principal and the sales unit (403), path parameters, then the body (400), then the handler.
+ */
+export function defineRestInterface<A extends InterfaceAuth>(
+  services: Services,
+  declaration: RestInterfaceDeclaration<A>,
+  declareRoutes: (route: RouteBuilder<A>) => DeclaredRoute[],
+): RestInterface {
+  const route: RouteBuilder<A> = (declared) => ({
+    method: declared.method,
+    pattern: declaration.prefix + declared.path,
+    path: declared.path,
+    summary: declared.summary,
+    idempotent: declared.idempotent,
+    params: declared.params ?? {},
+    body: declared.body,
+    success: declared.success,
+    run: (request) => runRoute(services, declaration, declared, request),
+  });
+  const { name, prefix, errorFormat, auth, headers } = declaration;
+  return { name, prefix, errorFormat, auth, headers, routes: declareRoutes(route) };
+}
+
+async function runRoute<A extends InterfaceAuth, P extends string, B, I extends boolean>(
+  services: Services,
+  declaration: RestInterfaceDeclaration<A>,
+  route: RouteDeclaration<A, P, B, I>,
+  request: HttpRequest,
+): Promise<HttpResponse> {
+  const lookupHeader = requestHeaders(request);
+  const front = await frontOf(services, declaration, route.idempotent, request, lookupHeader);
+  const params = checkedParams(route, request.params);
+  const body = (route.body ? route.body.parse(jsonBody(request)) : undefined) as B;
+  const values: RouteValues<P, B, I> = {
+    params,
+    body,
+    idempotencyKey: idempotencyKeyOf(route.idempotent, front.headers),
+    headers: front.headers,
+    query: request.query,
+    rawBody: request.rawBody,
+  };
+  return route.handler(front.ctx as HandlerContext<A>, values);
+}
+
+async function frontOf(
+  services: Services,
+  declaration: RestInterfaceDeclaration<InterfaceAuth>,
+  idempotent: boolean,
+  request: HttpRequest,
+  lookupHeader: HeaderLookup,
+): Promise<{ ctx: RequestContext | PublicContext; headers: RequestHeaders }> {
+  const rules = declaration.headers;
+  if (declaration.auth !== 'public' && rules) {
+    return createRequestContext(services, lookupHeader, { traceId: request.traceId, auth: declaration.auth, headers: rules, idempotent });
+  }
+  if (declaration.auth !== 'public') throw new Error(`REST interface ${declaration.name} authenticates but declares no header rules`);
+  const headers = rules
+    ? readHeaders(lookupHeader, rules, idempotent)
+    : { msn: undefined, idempotencyKey: undefined, pspId: undefined, userToken: undefined };
+  return { ctx: { traceId: request.traceId, lookupHeader }, headers };
+}
+
+function checkedParams<P extends string>(
+  route: { params?: { readonly [K in ParamName<P>]?: ParamRule } },
+  raw: Record<string, string>,
+): PathParams<P> {
+  const rules: Readonly<Record<string, ParamRule | undefined>> = route.params ?? {};
+  for (const [name, rule] of Object.entries(rules)) {
+    const value = raw[name];
+    if (rule && (value === undefined || !rule.accepts(value))) throw AppError.validation([{ name, reason: rule.reason }]);
+  }
+  // The router matched the route's own pattern, so `raw` has exactly the pattern's parameters.
+  return raw as PathParams<P>;
+}
+
+function idempotencyKeyOf<I extends boolean>(idempotent: I, headers: RequestHeaders): I extends true ? string : undefined {
+  if (!idempotent) return undefined as I extends true ? string : undefined;
+  // The header rules required the key on this route, so it is there.
+  if (headers.idempotencyKey === undefined) throw AppError.validation([{ name: 'Idempotency-Key', reason: 'The header is required' }]);
+  return headers.idempotencyKey as I extends true ? string : undefined;
+}
