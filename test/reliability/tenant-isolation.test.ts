@@ -1,14 +1,32 @@
 import { randomUUID } from 'node:crypto';
 import { isObjectType } from 'graphql';
-import { MERCHANT_B, MerchantClient, newReference, type HttpResult } from '../support/merchant-client.js';
-import { connectionParamsOf, eventually, Subscriber } from '../support/subscriber.js';
+import { MERCHANT_B, MerchantClient, newReference, type HttpResult, type TestMerchant } from '../support/merchant-client.js';
+import { connectionParamsOf, connectOnce, eventually, Subscriber } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { buildSchema } from '../../src/platform/graph/schema.js';
 import { toGlobalId } from '../../src/platform/graph/relay.js';
 
+/** The partner's client (TEST-ENVIRONMENT.md), naming a sales unit per request. */
+const partnerFor = (msn: string): TestMerchant => ({
+  msn,
+  clientId: 'test-client-partner',
+  clientSecret: 'test-secret-partner',
+  subscriptionKey: 'test-key-partner',
+});
+/** The PSP's client, naming the sales unit of its own merchant (PSP-kunde AS). */
+const PSP: TestMerchant = { msn: '112233', clientId: 'test-client-psp', clientSecret: 'test-secret-psp', subscriptionKey: 'test-key-psp' };
+
 let t: TestApp;
 let owner: MerchantClient;
 let intruder: MerchantClient;
+/**
+ * The principal kinds besides the two merchants: a partner acting for merchant A's sales unit (connected, and
+ * consenting), for merchant B's (connected, not consenting), for a sales unit not connected to it, and a PSP.
+ */
+let partnerOfA: MerchantClient;
+let partnerOfB: MerchantClient;
+let partnerUnconnected: MerchantClient;
+let psp: MerchantClient;
 /** Identifiers of merchant A's objects, and the same kind of identifier that exists for nobody. */
 let owned: Identifiers;
 let missing: Identifiers;
@@ -25,6 +43,10 @@ beforeAll(async () => {
   t = await startTestApp();
   owner = new MerchantClient(t.baseUrl);
   intruder = new MerchantClient(t.baseUrl, MERCHANT_B);
+  partnerOfA = new MerchantClient(t.baseUrl, partnerFor('123456'));
+  partnerOfB = new MerchantClient(t.baseUrl, partnerFor('654321'));
+  partnerUnconnected = new MerchantClient(t.baseUrl, partnerFor('112233'));
+  psp = new MerchantClient(t.baseUrl, PSP);
   // Nothing listens on port 9: the webhook's deliveries exist (and fail), which is all the probes need.
   const webhook = await owner.request('POST', '/webhooks/v1/webhooks', {
     url: 'http://127.0.0.1:9/hook',
@@ -187,6 +209,88 @@ describe('tenant isolation', () => {
     const foreign = await probe(intruder, owned);
     const absent = await probe(intruder, missing);
     expect(observable(foreign, owned)).toEqual(observable(absent, missing));
+  });
+
+  // A partner acts for merchant B's sales unit (connected, no consent needed to act) exactly as B does: A's objects
+  // are as missing to it as to B.
+  test.each(probes(restMatrix))("REST %s: a partner acting for merchant B sees A's identifier as missing", async (_, probe) => {
+    const foreign = await probe(partnerOfB, owned);
+    const absent = await probe(partnerOfB, missing);
+    expect(observable(foreign, owned)).toEqual(observable(absent, missing));
+    expect(foreign.status).toBe(404);
+  });
+
+  test.each(probes(graphMatrix))("graph %s: a partner acting for merchant B sees A's identifier as missing", async (_, probe) => {
+    expect(observable(await probe(partnerOfB, owned), owned)).toEqual(observable(await probe(partnerOfB, missing), missing));
+  });
+
+  // Acting for A's sales unit, the partner is let in to A's tenancy: on a missing identifier it gets exactly A's
+  // answer (never a 403), and it reads A's payment. (Probing A's objects would modify them.)
+  test.each(probes(restMatrix))('REST %s: a partner acting for a connected sales unit is answered as its merchant', async (_, probe) => {
+    expect(observable(await probe(partnerOfA, missing), missing)).toEqual(observable(await probe(owner, missing), missing));
+  });
+
+  test.each(probes(graphMatrix))('graph %s: a partner acting for a connected sales unit is answered as its merchant', async (_, probe) => {
+    expect(observable(await probe(partnerOfA, missing), missing)).toEqual(observable(await probe(owner, missing), missing));
+  });
+
+  test("a partner acting for a connected sales unit reads that merchant's payment", async () => {
+    const asPartner = await partnerOfA.getPayment(owned.reference);
+    expect(asPartner.status).toBe(200);
+    expect(asPartner.body).toEqual((await owner.getPayment(owned.reference)).body);
+  });
+
+  /**
+   * Every route of an authenticated interface, with the identifiers of A's objects, and with an Idempotency-Key
+   * where the route requires one (a missing header would be a 400 before the credentials are looked at).
+   */
+  function authenticatedRoutes(): { name: string; call: (client: MerchantClient) => Promise<HttpResult> }[] {
+    return t.app.router.declaredInterfaces
+      .filter((restInterface) => restInterface.auth !== 'public')
+      .flatMap((restInterface) => restInterface.routes)
+      .map((route) => {
+        const path = route.pattern.replace('{reference}', owned.reference).replace('{id}', owned.webhookId);
+        const headers: Record<string, string> = route.idempotent ? { 'Idempotency-Key': randomUUID() } : {};
+        return {
+          name: `${route.method} ${route.pattern}`,
+          call: (client) => client.request(route.method, path, route.body ? {} : undefined, headers),
+        };
+      });
+  }
+
+  const refused: [string, () => MerchantClient, string][] = [
+    ['a partner naming a sales unit not connected to it', () => partnerUnconnected, 'FORBIDDEN_SALES_UNIT'],
+    ['a PSP', () => psp, 'FORBIDDEN_PRINCIPAL'],
+  ];
+
+  test.each(refused)('%s is refused (403) on every route of the merchant REST interfaces', async (_, client) => {
+    const routes = authenticatedRoutes();
+    expect(routes.length).toBeGreaterThan(0);
+    const statuses = Object.fromEntries(await Promise.all(routes.map(async (r) => [r.name, (await r.call(client())).status] as const)));
+    expect(statuses).toEqual(Object.fromEntries(routes.map((r) => [r.name, 403])));
+  });
+
+  test.each(refused)('%s is refused on every probed field of the graph, before any resolver runs', async (_, client) => {
+    const answers = await Promise.all([
+      ...probes(graphMatrix).map(([, probe]) => probe(client(), owned)),
+      client().graphql('{ __typename }'),
+    ]);
+    for (const answer of answers) {
+      expect(answer.status).toBe(403);
+      expect(answer.body.data).toBeUndefined();
+      expect(answer.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    }
+  });
+
+  test.each(refused)('%s cannot open a subscription socket', async (_, client) => {
+    expect(await connectOnce(t.baseUrl, await connectionParamsOf(client()))).toEqual({ acknowledged: false, closeCode: 4403 });
+  });
+
+  test.each(refused)('%s: the ePayment problem names why', async (_, client, code) => {
+    const res = await client().getPayment(owned.reference);
+    expect(res.status).toBe(403);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.body.extraDetails[0].name).toBe(code === 'FORBIDDEN_SALES_UNIT' ? 'Merchant-Serial-Number' : 'Authorization');
   });
 
   test("the payments connection never lists another merchant's payments", async () => {
