@@ -180,7 +180,10 @@ describe('createRequestContext', () => {
       { method: 'bearer', accepts: ['merchant'] },
       { 'Merchant-Serial-Number': '123456', 'Svc-System-Name': 'shop' },
       rules,
-    ).catch((e: unknown) => e as { status: number; details: { name: string }[] });
+    ).then(
+      () => Promise.reject(new Error('expected a refusal')),
+      (e: unknown) => e as { status: number; details: { name: string }[] },
+    );
     expect(error.status).toBe(400);
     expect(error.details.map((d) => d.name)).toEqual([
       'Svc-System-Version',
