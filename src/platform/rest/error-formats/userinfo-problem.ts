@@ -19,6 +19,12 @@ export const userinfoProblem: ErrorFormat = {
     },
   },
   render(error, request) {
+    // One object per field: a field that fails several rules has its reasons joined.
+    const extraInfo: Record<string, { reason: string }> = {};
+    for (const { name, reason } of error.details) {
+      const known = extraInfo[name];
+      extraInfo[name] = { reason: known ? `${known.reason}; ${reason}` : reason };
+    }
     return {
       status: error.status,
       headers: { 'content-type': 'application/json;charset=UTF-8' },
@@ -28,7 +34,7 @@ export const userinfoProblem: ErrorFormat = {
         status: String(error.status),
         detail: error.message,
         instance: request.traceId,
-        extraInfo: Object.fromEntries(error.details.map(({ name, reason }) => [name, { reason }])),
+        extraInfo,
       },
     };
   },

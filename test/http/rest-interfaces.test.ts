@@ -1,0 +1,96 @@
+import { MerchantClient } from '../support/merchant-client.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { epaymentProblem } from '../../src/platform/rest/error-formats/epayment-problem.js';
+import { invalidParamsProblem } from '../../src/platform/rest/error-formats/invalid-params-problem.js';
+import { defineRestInterface } from '../../src/platform/rest/rest-interface.js';
+import { Router } from '../../src/platform/rest/router.js';
+
+/** Interfaces as declared: every answer under a prefix in its format, and an OpenAPI document of each. */
+
+let t: TestApp;
+let client: MerchantClient;
+beforeAll(async () => {
+  t = await startTestApp({ runJobs: false });
+  client = new MerchantClient(t.baseUrl);
+});
+afterAll(() => t.close());
+
+describe('OpenAPI documents', () => {
+  test.each(['/accesstoken', '/epayment/v1', '/webhooks/v1', '/wallet'])('%s/openapi.json lists every declared route', async (prefix) => {
+    const res = await client.raw('GET', `${prefix}/openapi.json`);
+    expect(res.status).toBe(200);
+    const document = JSON.parse(res.text);
+    expect(document.openapi).toMatch(/^3\./);
+    const declared = t.app.router.declaredInterfaces.find((i) => i.prefix === prefix)!;
+    expect(declared.routes.length).toBeGreaterThan(0);
+    for (const route of declared.routes) {
+      const operation = document.paths[route.pattern]?.[route.method.toLowerCase()];
+      expect({ route: `${route.method} ${route.pattern}`, present: operation !== undefined }).toEqual({
+        route: `${route.method} ${route.pattern}`,
+        present: true,
+      });
+      expect(operation.responses[String(route.success.status)]).toBeDefined();
+      expect(operation.responses.default.content).toEqual({
+        [declared.errorFormat.contentType]: { schema: { $ref: '#/components/schemas/Error' } },
+      });
+    }
+    expect(document.components.schemas.Error).toEqual(declared.errorFormat.jsonSchema);
+  });
+
+  test('the ePayment document carries header rules, idempotency keys, bodies and path parameter rules', async () => {
+    const document = (await client.raw('GET', '/epayment/v1/openapi.json')).body;
+    const capture = document.paths['/epayment/v1/payments/{reference}/capture'].post;
+    const parameters = Object.fromEntries(capture.parameters.map((p: any) => [p.name, { in: p.in, required: p.required }]));
+    expect(parameters).toEqual(
+      expect.objectContaining({
+        reference: { in: 'path', required: true },
+        'Idempotency-Key': { in: 'header', required: true },
+        'Merchant-Serial-Number': { in: 'header', required: true },
+        'Svc-System-Name': { in: 'header', required: false },
+      }),
+    );
+    expect(capture.requestBody.content['application/json'].schema.required).toEqual(['modificationAmount']);
+    expect(capture.security).toEqual([{ bearer: [], subscriptionKey: [] }]);
+    const get = document.paths['/epayment/v1/payments/{reference}'].get;
+    expect(get.parameters.map((p: any) => p.name)).not.toContain('Idempotency-Key');
+    expect(get.requestBody).toBeUndefined();
+  });
+
+  test('the document is public, and only GET reads it', async () => {
+    expect((await client.raw('POST', '/webhooks/v1/openapi.json')).status).toBe(405);
+  });
+});
+
+describe('errors outside any route answer in the format of the path’s interface', () => {
+  test('a 404 under /webhooks/v1 is the webhooks problem, naming the path', async () => {
+    const res = await client.raw('GET', '/webhooks/v1/nothing-here');
+    expect(res.status).toBe(404);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.body).toEqual(expect.objectContaining({ status: 404, instance: '/webhooks/v1/nothing-here', extraDetails: [] }));
+  });
+
+  test('outside every prefix the body is as before (the ePayment problem)', async () => {
+    const res = await client.raw('GET', '/nowhere');
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual(expect.objectContaining({ title: 'Not Found', status: 404, instance: '/nowhere' }));
+  });
+
+  test('the router picks the interface by the longest prefix, and only on a segment boundary', () => {
+    const router = new Router();
+    const noRoutes = () => [];
+    router.add(
+      defineRestInterface(t.app.services, { name: 'QR', prefix: '/qr/v1', errorFormat: invalidParamsProblem, auth: 'public' }, noRoutes),
+      defineRestInterface(
+        t.app.services,
+        { name: 'QR redirect', prefix: '/qr/v1/merchant-redirect', errorFormat: epaymentProblem, auth: 'public' },
+        noRoutes,
+      ),
+    );
+    expect(router.interfaceFor('/qr/v1/anything')?.name).toBe('QR');
+    expect(router.interfaceFor('/qr/v1')?.name).toBe('QR');
+    expect(router.interfaceFor('/qr/v1/merchant-redirect/abc')?.name).toBe('QR redirect');
+    expect(router.interfaceFor('/qr/v10')).toBeUndefined();
+    expect(router.errorFormatFor('/qr/v1/x', epaymentProblem)).toBe(invalidParamsProblem);
+    expect(router.errorFormatFor('/other', epaymentProblem)).toBe(epaymentProblem);
+  });
+});
