@@ -1,3 +1,4 @@
+import type { SalesUnitAccess } from '../platform/auth/sales-unit-access.js';
 import type { Em } from '../platform/db/orm.js';
 import { PartnerSalesUnit } from './partner.entity.js';
 import { PspMerchant } from './psp.entity.js';
@@ -8,7 +9,7 @@ import { SalesUnit } from './sales-unit.entity.js';
  * so found owners are kept for the life of the process; misses are not, so a new sales unit is seen at once.
  * Partner connections and PSP sign-ups can end, so they are read every time.
  */
-export class SalesUnitDirectory {
+export class SalesUnitDirectory implements SalesUnitAccess {
   private readonly owners = new Map<string, string>();
 
   async ownerOf(em: Em, msn: string): Promise<string | undefined> {

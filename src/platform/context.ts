@@ -1,11 +1,12 @@
 import type { Clock } from './clock.js';
 import type { Config } from '../config.js';
 import type { Principal } from './auth/principal.js';
-import type { TenancyScope } from './auth/tenancy.js';
+import type { SalesUnitAccess } from './auth/sales-unit-access.js';
+import type { TenancyScope } from './auth/tenancy-scope.js';
 import type { Em, Orm } from './db/orm.js';
 import type { PaymentEventBus } from './events/payment-event-bus.js';
-import type { Loaders } from './graph/loaders.js';
-import type { SalesUnitDirectory } from '../merchants/sales-unit.directory.js';
+import type { LoaderRegistry } from './graph/loader-registry.js';
+import type { NodeRegistry } from './graph/node-registry.js';
 
 export type { MerchantPrincipal, Principal } from './auth/principal.js';
 
@@ -14,9 +15,11 @@ export interface Services {
   config: Config;
   orm: Orm;
   clock: Clock;
-  salesUnits: SalesUnitDirectory;
+  salesUnits: SalesUnitAccess;
   /** Committed payment events of every instance, for live subscribers in this process. */
   paymentEvents: PaymentEventBus;
+  /** `node(id:)`'s finders, registered by the modules. */
+  nodes: NodeRegistry<RequestContext>;
 }
 
 /**
@@ -30,5 +33,5 @@ export interface RequestContext {
   clock: Clock;
   config: Config;
   traceId: string;
-  loaders: Loaders;
+  loaders: LoaderRegistry;
 }

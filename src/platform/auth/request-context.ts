@@ -1,7 +1,7 @@
 import type { RequestContext, Services } from '../context.js';
 import { forkEm, type Em } from '../db/orm.js';
 import { AppError } from '../errors/app-error.js';
-import { createLoaders } from '../graph/loaders.js';
+import { LoaderRegistry } from '../graph/loader-registry.js';
 import { authenticateBearer, authenticateCheckoutClient } from './authenticate.js';
 import type { HeaderLookup } from './header-lookup.js';
 import { readHeaders, type HeaderRules, type RequestHeaders } from './header-rules.js';
@@ -51,7 +51,7 @@ export function contextFor(
   scope: RequestContext['scope'],
   traceId: string,
 ): RequestContext {
-  return { principal, scope, em, clock: services.clock, config: services.config, traceId, loaders: createLoaders(em) };
+  return { principal, scope, em, clock: services.clock, config: services.config, traceId, loaders: new LoaderRegistry(em) };
 }
 
 function assertServed(principal: Principal, auth: AuthRule, headers: RequestHeaders): void {

@@ -1,4 +1,4 @@
-import { catalogue } from '../../errors/catalogue.js';
+import { errorEntry } from '../../errors/catalogue.js';
 import { nameReasonSchema, problemType, type ErrorFormat } from './error-format.js';
 
 /**
@@ -23,7 +23,7 @@ export const epaymentProblem: ErrorFormat = {
   },
   render(error, request) {
     const extraDetails = [...error.details];
-    const vippsCode = catalogue[error.code].vippsCode;
+    const vippsCode = errorEntry(error.code).vippsCode;
     if (vippsCode) extraDetails.push({ name: 'ErrorCode', reason: vippsCode });
     return {
       status: error.status,

@@ -1,4 +1,4 @@
-import { catalogue } from '../../errors/catalogue.js';
+import { errorEntry } from '../../errors/catalogue.js';
 import { problemType, type ErrorFormat } from './error-format.js';
 
 /**
@@ -25,7 +25,7 @@ export const managementProblem: ErrorFormat = {
   },
   render(error, request) {
     const extraDetails = error.details.map(({ name, reason }) => ({ key: name, value: reason }));
-    const code = catalogue[error.code].vippsCode;
+    const code = errorEntry(error.code).vippsCode;
     if (code) extraDetails.push({ key: 'CustomErrorCode', value: code });
     return {
       status: error.status,

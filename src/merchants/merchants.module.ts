@@ -1,0 +1,11 @@
+import type { DomainModule } from '../platform/module.js';
+import { Merchant } from './merchant.entity.js';
+import { Partner, PartnerSalesUnit } from './partner.entity.js';
+import { Psp, PspMerchant } from './psp.entity.js';
+import { SalesUnit } from './sales-unit.entity.js';
+
+/** Merchants and their sales units, partners and PSPs: who a caller may act for. */
+export const merchantsModule: DomainModule = {
+  name: 'merchants',
+  entities: [Merchant, SalesUnit, Partner, PartnerSalesUnit, Psp, PspMerchant],
+};
