@@ -60,7 +60,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const nodes = new NodeRegistry<RequestContext>();
   for (const module of modules) if (module.nodes) nodes.register(module.nodes);
   const services: Services = { config, orm, clock, salesUnits: new SalesUnitDirectory(), paymentEvents, nodes };
-  if (config.env === 'test') await seedTestEnvironment(forkEm(orm), clock.now());
+  if (config.env === 'test') {
+    await seedTestEnvironment(forkEm(orm), clock.now());
+    for (const module of modules) {
+      const em = forkEm(orm);
+      await module.seedTestEnvironment?.(em, clock.now());
+      await em.flush();
+    }
+  }
 
   const router = new Router();
   for (const module of modules) if (module.routes) router.add(module.routes(services));

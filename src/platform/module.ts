@@ -1,5 +1,6 @@
 import type { IExecutableSchemaDefinition } from '@graphql-tools/schema';
 import type { RequestContext, Services } from './context.js';
+import type { Em } from './db/orm.js';
 import type { EntityDefinition, MigrationEntry } from './db/schema-parts.js';
 import type { NodeFinder } from './graph/node-registry.js';
 import type { Job } from './jobs/scheduler.js';
@@ -27,6 +28,8 @@ export interface DomainModule {
    * finder applies the caller's scope, so another tenant's node is null like a missing one.
    */
   readonly nodes?: Readonly<Record<string, NodeFinder<RequestContext>>>;
+  /** The domain's fixed data of the test environment (TEST-ENVIRONMENT.md); idempotent, run at every start in test only. */
+  seedTestEnvironment?(em: Em, now: Date): Promise<void>;
   /** Background jobs (idempotent, safe on several instances); run by each instance that runs jobs. */
   jobs?(services: Services): Job[];
 }
