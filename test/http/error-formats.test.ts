@@ -9,6 +9,9 @@ import { pspErrorArray } from '../../src/platform/rest/error-formats/psp-error-a
 import { signupProblem } from '../../src/platform/rest/error-formats/signup-problem.js';
 import { userinfoProblem } from '../../src/platform/rest/error-formats/userinfo-problem.js';
 import type { HttpRequest } from '../../src/platform/rest/http-types.js';
+// The codes used below are declared by these files; the app imports them through the modules.
+import '../../src/platform/errors/platform.errors.js';
+import '../../src/payments/payment.errors.js';
 
 /**
  * Each interface's error body, checked against its public definition (read by eye from
