@@ -9,7 +9,8 @@ import { forkEm, openDatabase, type Orm } from './platform/db/orm.js';
 import { AppError } from './platform/errors/app-error.js';
 import { notificationListener } from './platform/events/notification-listener.js';
 import { dispatchOutbox } from './platform/events/outbox-dispatcher.job.js';
-import { PAYMENT_EVENT_CHANNEL, PaymentEventBus } from './platform/events/payment-event-bus.js';
+import { DOMAIN_EVENT_CHANNEL, DomainEventBus } from './platform/events/domain-event-bus.js';
+import { eventTypes } from './platform/events/event-types.js';
 import type { GraphQLContext } from './platform/graph/graphql-context.js';
 import { createGraphQLServer, handleGraphQLRequest } from './platform/graph/graphql-http.js';
 import { attachSubscriptionServer } from './platform/graph/graphql-ws.js';
@@ -21,6 +22,7 @@ import { logError, logRequest } from './log.js';
 import { Router } from './platform/rest/router.js';
 import { Scheduler } from './platform/jobs/scheduler.js';
 import { SalesUnitDirectory } from './merchants/sales-unit.directory.js';
+import { paymentEventTypes } from './payments/payment-event.types.js';
 import { expireDuePayments } from './payments/payment-expiry.job.js';
 import { paymentRoutes } from './payments/payment.routes.js';
 import { seedTestEnvironment } from './test-environment/test-environment.seed.js';
@@ -47,9 +49,10 @@ export interface App {
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const orm: Orm = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, onQuery: options.onQuery });
   const clock = options.clock ?? systemClock;
-  const paymentEvents = new PaymentEventBus(orm, notificationListener(orm, config.databaseUrl, PAYMENT_EVENT_CHANNEL));
-  await paymentEvents.start();
-  const services: Services = { config, orm, clock, salesUnits: new SalesUnitDirectory(), paymentEvents };
+  eventTypes.register(paymentEventTypes);
+  const events = new DomainEventBus(orm, notificationListener(orm, config.databaseUrl, DOMAIN_EVENT_CHANNEL));
+  await events.start();
+  const services: Services = { config, orm, clock, salesUnits: new SalesUnitDirectory(), events, paymentEvents: events };
   if (config.env === 'test') await seedTestEnvironment(forkEm(orm), clock.now());
 
   const router = new Router();
@@ -67,7 +70,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     ],
     config.jobIntervalMs,
   );
-  paymentEvents.onCommitted(() => webhookJobs.wake());
+  events.onCommitted(() => webhookJobs.wake());
 
   const server = createServer((req, res) => {
     void handle(services, router, apollo, req, res);
@@ -100,7 +103,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         server.closeAllConnections();
       });
       await apollo.stop();
-      await paymentEvents.stop();
+      await events.stop();
       await orm.close(true);
     },
   };

@@ -1,5 +1,6 @@
-import { paymentEventStream } from '../platform/events/payment-event-stream.js';
+import { eventStream } from '../platform/events/event-stream.js';
 import type { PaymentEvent, PaymentEventName } from './payment-event.entity.js';
+import { PAYMENT_STREAM, paymentOutboxName, toPaymentEvent } from './payment-event.types.js';
 import type { GraphQLContext } from '../platform/graph/graphql-context.js';
 
 /** What `paymentEvents` yields per event; the notification's `payment` is read when (and only if) selected. */
@@ -18,9 +19,10 @@ export interface PaymentEventSubscriptionArgs {
  */
 export function subscribeToPaymentEvents(context: GraphQLContext, args: PaymentEventSubscriptionArgs): AsyncIterableIterator<PaymentEvent> {
   const reference = args.reference ?? undefined;
-  const names = args.names?.length ? new Set(args.names) : undefined;
-  return paymentEventStream(context.services.paymentEvents, {
-    msn: context.request.msn,
-    accept: (event) => (reference === undefined || event.reference === reference) && (names === undefined || names.has(event.name)),
+  const names = args.names?.length ? new Set(args.names.map(paymentOutboxName)) : undefined;
+  return eventStream(context.services.events, {
+    filter: { msn: context.request.msn, streamType: PAYMENT_STREAM, names },
+    map: toPaymentEvent,
+    accept: (event) => reference === undefined || event.reference === reference,
   });
 }

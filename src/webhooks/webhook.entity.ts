@@ -27,8 +27,9 @@ export const WebhookDelivery = defineEntity({
     id: p.bigint('number').primary().autoincrement(),
     webhookId: p.uuid(),
     eventId: p.bigint('number'),
-    /** Copied from the event, so "an earlier delivery of this payment is still pending" is an index lookup. */
-    paymentId: p.uuid(),
+    /** Copied from the event, so "an earlier delivery of this stream is still pending" is an index lookup. */
+    streamType: p.string(),
+    streamId: p.string(),
     status: p.string().$type<WebhookDeliveryStatus>(),
     attemptCount: p.integer(),
     nextAttemptAt: p.datetime(),

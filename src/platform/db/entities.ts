@@ -1,8 +1,8 @@
 import { ApiClient } from '../auth/api-client.entity.js';
+import { DomainEvent } from '../events/domain-event.entity.js';
 import { IdempotencyRecord } from '../idempotency/idempotency-record.entity.js';
 import { Merchant } from '../../merchants/merchant.entity.js';
 import { SalesUnit } from '../../merchants/sales-unit.entity.js';
-import { PaymentEvent } from '../../payments/payment-event.entity.js';
 import { Payment } from '../../payments/payment.entity.js';
 import { TestUser } from '../../wallet/test-user.entity.js';
 import { Webhook, WebhookDelivery, WebhookDeliveryAttempt } from '../../webhooks/webhook.entity.js';
@@ -13,7 +13,7 @@ export const entities = [
   ApiClient,
   TestUser,
   Payment,
-  PaymentEvent,
+  DomainEvent,
   IdempotencyRecord,
   Webhook,
   WebhookDelivery,
