@@ -27,6 +27,7 @@ import { expireDuePayments } from './payments/payment-expiry.job.js';
 import { paymentRoutes } from './payments/payment.routes.js';
 import { seedTestEnvironment } from './test-environment/test-environment.seed.js';
 import { walletRoutes } from './wallet/wallet.routes.js';
+import { CallbackDeliverer } from './platform/delivery/callback-deliverer.job.js';
 import { WebhookDeliverer } from './platform/delivery/webhook-deliverer.job.js';
 import { webhookRoutes } from './webhooks/webhook.routes.js';
 
@@ -62,11 +63,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const scheduler = new Scheduler([{ name: 'expire-payments', run: () => expireDuePayments(services) }], config.jobIntervalMs);
   // Webhooks run apart from expiry, never waiting behind it. A committed event (heard through LISTEN) and a
   // settled POST wake them, so an event, and the next event of that payment, go out at once, not at the next tick.
+  // Outbound callbacks ride along: recorded with an event, they are woken by its commit too, else by the tick.
   const deliverer = new WebhookDeliverer(services, () => webhookJobs.wake());
+  const callbacks = new CallbackDeliverer(services, () => webhookJobs.wake());
   const webhookJobs = new Scheduler(
     [
       { name: 'dispatch-outbox', run: () => dispatchOutbox(services) },
       { name: 'deliver-webhooks', run: () => deliverer.run() },
+      { name: 'deliver-callbacks', run: () => callbacks.run() },
     ],
     config.jobIntervalMs,
   );
@@ -98,6 +102,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await scheduler.stop();
       await webhookJobs.stop();
       await deliverer.drain();
+      await callbacks.drain();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

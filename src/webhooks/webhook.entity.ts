@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { DeliveryStatus } from '../platform/delivery/delivery-status.js';
 
 /** A merchant's registration: where to POST which events of one sales unit, signed with `secret`. */
 export const Webhook = defineEntity({
@@ -17,7 +18,7 @@ export const Webhook = defineEntity({
 });
 export type Webhook = InferEntity<typeof Webhook>;
 
-export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+export type WebhookDeliveryStatus = DeliveryStatus;
 
 /** One event for one registration, retried until delivered or out of time. */
 export const WebhookDelivery = defineEntity({

@@ -1,4 +1,5 @@
 import { ApiClient } from '../auth/api-client.entity.js';
+import { OutboundCallback, OutboundCallbackAttempt } from '../delivery/outbound-callback.entity.js';
 import { DomainEvent } from '../events/domain-event.entity.js';
 import { IdempotencyRecord } from '../idempotency/idempotency-record.entity.js';
 import { Merchant } from '../../merchants/merchant.entity.js';
@@ -18,4 +19,6 @@ export const entities = [
   Webhook,
   WebhookDelivery,
   WebhookDeliveryAttempt,
+  OutboundCallback,
+  OutboundCallbackAttempt,
 ];

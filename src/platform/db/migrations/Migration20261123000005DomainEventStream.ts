@@ -88,7 +88,8 @@ export class Migration20261123000005DomainEventStream extends Migration {
     this.addSql(`delete from domain_event where stream_type <> 'payment';`);
     this.addSql(`drop index if exists domain_event_stream_idx;`);
     this.addSql(`alter table domain_event drop constraint if exists domain_event_payload_object;`);
-    this.addSql(`alter table domain_event add column payment_id uuid, add column reference varchar(50), add column psp_reference varchar(20),
+    this
+      .addSql(`alter table domain_event add column payment_id uuid, add column reference varchar(50), add column psp_reference varchar(20),
       add column currency char(3), add column amount bigint, add column idempotency_key varchar(50), add column success boolean;`);
     this.addSql(`
       update domain_event set payment_id = stream_id::uuid, reference = payload->>'reference', psp_reference = payload->>'pspReference',

@@ -29,7 +29,9 @@ export class Migration20261123000006OutboundCallbacks extends Migration {
       );`);
     this.addSql(`create index outbound_callback_due_idx on outbound_callback (next_attempt_at) where status = 'pending';`);
     // Earlier pending callbacks of the same stream to the same URL hold later ones back.
-    this.addSql(`create index outbound_callback_order_idx on outbound_callback (stream_type, stream_id, url, id) where status = 'pending';`);
+    this.addSql(
+      `create index outbound_callback_order_idx on outbound_callback (stream_type, stream_id, url, id) where status = 'pending';`,
+    );
     this.addSql(`
       create table outbound_callback_attempt (
         id bigint generated always as identity primary key,
