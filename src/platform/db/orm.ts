@@ -16,6 +16,8 @@ export interface DatabaseOptions {
   dataDir: string;
   /** Called with every SQL statement, for tests that count statements. */
   onQuery?: (sql: string) => void;
+  /** Stops migrating after this migration (tests that migrate existing data); absent means every migration. */
+  migrateTo?: string;
 }
 
 /** Opens the database (PostgreSQL when a URL is given, else PGlite) and brings its schema up to date. */
@@ -34,7 +36,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
         ...common,
         ...(options.dataDir === 'memory://' ? {} : { dbName: options.dataDir }),
       });
-  await orm.migrator.up();
+  await orm.migrator.up(options.migrateTo ? { to: options.migrateTo } : undefined);
   return orm;
 }
 
