@@ -2,6 +2,7 @@ import { forkEm } from '../../src/platform/db/orm.js';
 import { callbackKinds, type CallbackKind } from '../../src/platform/delivery/callback-kinds.js';
 import { INTERRUPTED_CALLBACK_ERROR } from '../../src/platform/delivery/callback-deliverer.job.js';
 import { recordCallback, type NewCallback } from '../../src/platform/delivery/record-callback.js';
+import { onPostgres } from '../support/test-database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -160,17 +161,43 @@ test('an unregistered kind is refused when recorded, not left unsent', () => {
 
 test('after a restart mid-POST (a lease run out, an attempt without outcome) the callback is marked interrupted and sent again', async () => {
   const { streamId, path } = fresh();
-  // What an instance that died mid-POST leaves behind: a lease already run out and an attempt with no outcome.
+  // What an instance that died mid-POST leaves behind: a lease already run out and an attempt with no outcome,
+  // committed together (one statement), so the deliverer cannot claim the row in between.
   const [row] = await sql(
-    `insert into outbound_callback (kind, stream_type, stream_id, url, body, status, attempt_count, next_attempt_at, lease_until, created_at)
-     values (?, 'test-stream', ?, ?, '{"n":1}', 'pending', 0, ?, ?, ?) returning id`,
-    [KIND.name, streamId, receiver.url(path), t.clock.now(), new Date(t.clock.now().getTime() - 1), t.clock.now()],
+    `with callback as (
+       insert into outbound_callback (kind, stream_type, stream_id, url, body, status, attempt_count, next_attempt_at, lease_until, created_at)
+       values (?, 'test-stream', ?, ?, '{"n":1}', 'pending', 0, ?, ?, ?) returning id
+     )
+     insert into outbound_callback_attempt (callback_id, attempted_at) select id, ? from callback returning callback_id`,
+    [KIND.name, streamId, receiver.url(path), t.clock.now(), new Date(t.clock.now().getTime() - 1), t.clock.now(), t.clock.now()],
   );
-  const id = Number(row!.id);
-  await sql('insert into outbound_callback_attempt (callback_id, attempted_at) values (?, ?)', [id, t.clock.now()]);
+  const id = Number(row!.callback_id);
   await eventually(async () => (await callback(id)).status === 'delivered', 'the callback after the restart');
   expect(await attempts(id)).toEqual([
     { status_code: null, duration_ms: null, error: INTERRUPTED_CALLBACK_ERROR },
     expect.objectContaining({ status_code: 200, error: null }),
   ]);
+});
+
+const testOnPostgres = onPostgres ? test : test.skip;
+
+testOnPostgres('two instances share the callbacks: each is sent once, and one stream’s in order', async () => {
+  const second = await startTestApp({ databaseUrl: t.app.services.config.databaseUrl });
+  try {
+    second.clock.advance(t.clock.now().getTime() - second.clock.now().getTime());
+    const path = `/callbacks/shared-${++streamCount}`;
+    const streams = Array.from({ length: 10 }, (_, i) => `shared-${streamCount}-${i}`);
+    await forkEm(t.app.services.orm).transactional(async (em) => {
+      for (let n = 1; n <= 3; n++)
+        for (const streamId of streams)
+          recordCallback(em, KIND, { streamType: 'test-stream', streamId, url: receiver.url(path), body: { streamId, n } }, t.clock.now());
+    });
+    await receiver.waitFor((received) => received.filter((r) => r.path === path).length >= 30, 'every callback');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const received = receiver.at(path).map((r) => r.body as { streamId: string; n: number });
+    expect(received).toHaveLength(30);
+    for (const streamId of streams) expect(received.filter((r) => r.streamId === streamId).map((r) => r.n)).toEqual([1, 2, 3]);
+  } finally {
+    await second.close();
+  }
 });
