@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { modules } from '../../src/modules.js';
 import { forkEm, openDatabase, type Orm } from '../../src/platform/db/orm.js';
 import { recordEvent } from '../../src/platform/events/record-event.js';
 import { paymentWebhookBody } from '../../src/payments/payment-event.types.js';
@@ -18,7 +19,13 @@ const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = [])
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  orm = await openDatabase({ databaseUrl: db.databaseUrl, dataDir: db.dataDir, migrateTo: BEFORE });
+  orm = await openDatabase({
+    databaseUrl: db.databaseUrl,
+    dataDir: db.dataDir,
+    entities: modules.flatMap((m) => m.entities ?? []),
+    migrations: modules.flatMap((m) => m.migrations ?? []),
+    migrateTo: BEFORE,
+  });
   const merchantId = randomUUID();
   await sql(`insert into merchant (id, name, org_number, created_at) values (?, 'M', '123456789', ?)`, [merchantId, at]);
   await sql(`insert into sales_unit (msn, merchant_id, name, created_at) values ('123456', ?, 'S', ?)`, [merchantId, at]);
