@@ -4,7 +4,7 @@ import type { Principal } from './auth/principal.js';
 import type { SalesUnitAccess } from './auth/sales-unit-access.js';
 import type { TenancyScope } from './auth/tenancy-scope.js';
 import type { Em, Orm } from './db/orm.js';
-import type { PaymentEventBus } from './events/payment-event-bus.js';
+import type { DomainEventBus } from './events/domain-event-bus.js';
 import type { LoaderRegistry } from './graph/loader-registry.js';
 import type { NodeRegistry } from './graph/node-registry.js';
 
@@ -16,8 +16,10 @@ export interface Services {
   orm: Orm;
   clock: Clock;
   salesUnits: SalesUnitAccess;
-  /** Committed payment events of every instance, for live subscribers in this process. */
-  paymentEvents: PaymentEventBus;
+  /** Committed events of every domain and instance, for live subscribers in this process. */
+  events: DomainEventBus;
+  /** The same bus as `events`, under the name tests and tools used while only payments had events. */
+  paymentEvents: DomainEventBus;
   /** `node(id:)`'s finders, registered by the modules. */
   nodes: NodeRegistry<RequestContext>;
 }

@@ -3,7 +3,7 @@ import type { RequestContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { outboundUrlProblem } from '../platform/delivery/outbound-url.js';
 import { Checker, isObject } from '../platform/validation/checker.js';
-import { WEBHOOK_EVENT_NAMES } from './webhook-events.js';
+import { eventTypes } from '../platform/events/event-types.js';
 import { Webhook } from './webhook.entity.js';
 import { scoped } from '../platform/auth/tenancy.js';
 
@@ -33,8 +33,9 @@ export async function parseWebhookRegistration(body: unknown, env: RequestContex
     check.fail('events', 'Must be a non-empty array of event names');
   } else {
     body.events.forEach((name: unknown, i) => {
-      if (typeof name !== 'string' || !WEBHOOK_EVENT_NAMES.has(name))
-        check.fail(`events[${i}]`, `Unknown event; one of ${[...WEBHOOK_EVENT_NAMES].join(', ')}`);
+      // Exactly the names the domains registered (payments: the ePayment events, FACTS §2).
+      if (typeof name !== 'string' || !eventTypes.isWebhookEventName(name))
+        check.fail(`events[${i}]`, `Unknown event; one of ${eventTypes.webhookEventNames().join(', ')}`);
       else if (events.includes(name)) check.fail(`events[${i}]`, 'Listed more than once');
       else events.push(name);
     });

@@ -5,7 +5,7 @@ import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Services } from '../context.js';
 import { AppError } from '../errors/app-error.js';
-import { SubscriberTooSlowError } from '../events/payment-event-stream.js';
+import { SubscriberTooSlowError } from '../events/event-stream.js';
 import { logError } from '../../log.js';
 import { queryLimitRules } from './query-limits.js';
 import { schemaDisclosure } from './schema.js';

@@ -5,8 +5,8 @@ import { Migration } from '@mikro-orm/migrations';
  * partners are connected to sales units (with the merchant's consent to share its data or not), and a PSP has
  * the merchants it signed up.
  */
-export class Migration20261123000005Principals extends Migration {
-  override name = 'Migration20261123000005Principals';
+export class Migration20261123000007Principals extends Migration {
+  override name = 'Migration20261123000007Principals';
 
   override up(): void {
     this.addSql(`
