@@ -2,7 +2,8 @@ import type { Resolvers, WebhookErrorCode } from '../src/generated/graphql.js';
 import { connectionFrom, encodeCursor, idCursor, pageSize, toGlobalId, fromGlobalId } from '../src/platform/graph/relay.js';
 import { withUserErrors } from '../src/platform/graph/user-errors.js';
 import { listWebhookDeliveries, redeliverWebhookDelivery } from '../src/webhooks/webhook-delivery.service.js';
-import { deleteWebhook, listWebhooks, parseWebhookRegistration, registerWebhook } from '../src/webhooks/webhook.service.js';
+import { deleteWebhook, listWebhooks, registerWebhook } from '../src/webhooks/webhook.service.js';
+import { parseWebhookRegistration } from '../src/webhooks/webhook.rules.js';
 
 const WEBHOOK_ERROR_CODES: readonly WebhookErrorCode[] = [
   'VALIDATION_FAILED',

@@ -1,15 +1,13 @@
 import type { Services } from '../platform/context.js';
-import { AppError } from '../platform/errors/app-error.js';
 import { jsonBody } from '../platform/rest/body.js';
 import type { HeaderRules } from '../platform/rest/headers.js';
 import type { HttpRequest, Route } from '../platform/rest/http-types.js';
 import { merchantRequest } from '../platform/rest/merchant-request.js';
 import { renderEpaymentProblem } from '../platform/rest/problem.js';
-import { Checker, isObject } from '../platform/validation/checker.js';
-import { forceApprovePayment } from '../wallet/force-approve.service.js';
-import { checkAmount, checkCustomer, parseCreatePayment, REFERENCE_PATTERN } from './create-payment.validation.js';
-import { cancelPayment, capturePayment, refundPayment, type ModificationAmount } from './payment-modification.service.js';
+import { cancelPayment, capturePayment, refundPayment } from './payment-modification.service.js';
 import { createPaymentResponse, getPaymentResponse, modificationResponse, paymentEventResponse } from './payment.presenter.js';
+import { checkReference, refuseCreatePayment } from './payment.rules.js';
+import { createPaymentBody, modificationBody } from './payment.schemas.js';
 import { createPayment, getPayment, getPaymentEvents } from './payment.service.js';
 
 const READ: HeaderRules = { msn: 'required', idempotencyKey: 'absent', systemHeaderMaxLength: 30 };
@@ -26,7 +24,8 @@ export function paymentRoutes(services: Services): Route[] {
   return [
     route('POST', '/epayment/v1/payments', async (request) => {
       const { ctx, headers } = await merchantRequest(services, request, MODIFY);
-      const command = parseCreatePayment(jsonBody(request), { env: services.config.env, now: ctx.clock.now() });
+      const command = createPaymentBody.parse(jsonBody(request));
+      refuseCreatePayment(command, { env: services.config.env, now: ctx.clock.now() });
       const view = await createPayment(ctx, command, headers.idempotencyKey!);
       return { status: 201, body: createPaymentResponse(view) };
     }),
@@ -40,12 +39,12 @@ export function paymentRoutes(services: Services): Route[] {
     }),
     route('POST', '/epayment/v1/payments/{reference}/capture', async (request) => {
       const { ctx, headers } = await merchantRequest(services, request, MODIFY);
-      const view = await capturePayment(ctx, reference(request), modificationAmount(request), headers.idempotencyKey!);
+      const view = await capturePayment(ctx, reference(request), modificationBody.parse(jsonBody(request)), headers.idempotencyKey!);
       return { status: 200, body: modificationResponse(view) };
     }),
     route('POST', '/epayment/v1/payments/{reference}/refund', async (request) => {
       const { ctx, headers } = await merchantRequest(services, request, MODIFY);
-      const view = await refundPayment(ctx, reference(request), modificationAmount(request), headers.idempotencyKey!);
+      const view = await refundPayment(ctx, reference(request), modificationBody.parse(jsonBody(request)), headers.idempotencyKey!);
       return { status: 200, body: modificationResponse(view) };
     }),
     route('POST', '/epayment/v1/payments/{reference}/cancel', async (request) => {
@@ -53,33 +52,9 @@ export function paymentRoutes(services: Services): Route[] {
       const view = await cancelPayment(ctx, reference(request), headers.idempotencyKey!);
       return { status: 200, body: modificationResponse(view) };
     }),
-    route('POST', '/epayment/v1/test/payments/{reference}/approve', async (request) => {
-      const { ctx } = await merchantRequest(services, request, READ);
-      const body = jsonBody(request) ?? {};
-      const check = new Checker();
-      if (!isObject(body)) throw AppError.validation([{ name: 'body', reason: 'Must be a JSON object' }]);
-      const customer = checkCustomer(check, body.customer, 'customer');
-      const token = check.string(body, 'token', 'token', { min: 1, max: 1000 });
-      check.throwIfFailed();
-      await forceApprovePayment(ctx, reference(request), { customer, token });
-      return { status: 200 };
-    }),
   ];
 }
 
 function reference(request: HttpRequest): string {
-  const value = request.params.reference!;
-  if (!REFERENCE_PATTERN.test(value)) {
-    throw AppError.validation([{ name: 'reference', reason: 'Must be 8 to 50 letters, digits or "-"' }]);
-  }
-  return value;
-}
-
-function modificationAmount(request: HttpRequest): ModificationAmount {
-  const body = jsonBody(request);
-  if (!isObject(body)) throw AppError.validation([{ name: 'modificationAmount', reason: 'Required' }]);
-  const check = new Checker();
-  const amount = checkAmount(check, body, 'modificationAmount');
-  check.throwIfFailed();
-  return amount!;
+  return checkReference(request.params.reference!);
 }

@@ -1,16 +1,27 @@
 import type { Services } from '../platform/context.js';
 import { forkEm } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { jsonBody } from '../platform/rest/body.js';
+import type { HeaderRules } from '../platform/rest/headers.js';
 import type { HttpRequest, HttpResponse, Route } from '../platform/rest/http-types.js';
+import { merchantRequest } from '../platform/rest/merchant-request.js';
 import { renderEpaymentProblem } from '../platform/rest/problem.js';
+import { awaitsUser } from '../payments/payment-expiry.js';
 import { Payment } from '../payments/payment.entity.js';
+import { checkReference } from '../payments/payment.rules.js';
+import { forceApproveBody } from '../payments/payment.schemas.js';
 import { landingUrl } from '../payments/payment.view.js';
 import { landingPage } from './landing.page.js';
 import { approveOnLanding, findLandingPayment, rejectOnLanding } from './landing.service.js';
+import { forceApprovePayment } from './force-approve.service.js';
 import { qrImage } from './qr-image.js';
-import { awaitsUser } from './payment-authorization.js';
 
-/** The simulated wallet user: a landing page and QR images. They need no credentials, only the payment's token. */
+const FORCE_APPROVE: HeaderRules = { msn: 'required', idempotencyKey: 'absent', systemHeaderMaxLength: 30 };
+
+/**
+ * The simulated wallet user: a landing page and QR images, which need no credentials, only the payment's token;
+ * and the ePayment test-only force approve, the merchant playing its wallet user.
+ */
 export function walletRoutes(services: Services): Route[] {
   const route = (method: string, pattern: string, handler: Route['handler']): Route => ({
     method,
@@ -19,6 +30,12 @@ export function walletRoutes(services: Services): Route[] {
     renderError: renderEpaymentProblem,
   });
   return [
+    route('POST', '/epayment/v1/test/payments/{reference}/approve', async (request) => {
+      const { ctx } = await merchantRequest(services, request, FORCE_APPROVE);
+      const command = forceApproveBody.parse(jsonBody(request));
+      await forceApprovePayment(ctx, checkReference(request.params.reference!), command);
+      return { status: 200 };
+    }),
     route('GET', '/wallet/landing', async (request) => {
       const token = tokenOf(request);
       const payment = await findLandingPayment(services, token);

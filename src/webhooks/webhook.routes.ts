@@ -5,7 +5,8 @@ import type { HeaderRules } from '../platform/rest/headers.js';
 import type { Route } from '../platform/rest/http-types.js';
 import { merchantRequest } from '../platform/rest/merchant-request.js';
 import { renderEpaymentProblem } from '../platform/rest/problem.js';
-import { deleteWebhook, isWebhookId, listWebhooks, parseWebhookRegistration, registerWebhook } from './webhook.service.js';
+import { deleteWebhook, isWebhookId, listWebhooks, registerWebhook } from './webhook.service.js';
+import { parseWebhookRegistration } from './webhook.rules.js';
 
 const RULES: HeaderRules = { msn: 'required', idempotencyKey: 'absent', systemHeaderMaxLength: 30 };
 
