@@ -111,26 +111,39 @@ const CreatePaymentRequest = Type.Object(
 
 /** `POST /epayment/v1/payments`. The refusals that need the clock and environment follow in `refuseCreatePayment`. */
 export const createPaymentBody: BodyShape<CreatePaymentCommand> = declareBody(CreatePaymentRequest, {
-  refine: (body, details) => addCreateRules(restFields(body, details), details),
+  fieldRules: (body, details) => createPaymentFieldProblems(restFields(body, details)),
+  crossFieldRules: (body, schemaDetails, details) => createPaymentCrossFieldProblems(restFields(body, schemaDetails), details),
   toCommand: (body) => toCreatePaymentCommand(restFields(body, []) as CreatePaymentFields),
 });
 
-/** The REST body flattened to the fields both faces share, leaving out every field already refused. */
+/** The REST body flattened to the fields both faces share. */
 function restFields(body: Static<typeof CreatePaymentRequest>, refused: readonly ErrorDetail[]): Partial<CreatePaymentFields> {
   if (!isJsonObject(body)) return {};
   const { paymentMethod, profile, ...rest } = body;
-  const fields: Partial<CreatePaymentFields> = { ...rest, paymentMethod: paymentMethod?.type, profileScope: profile?.scope };
-  const failed = (name: string) => refused.some((d) => d.name === name || d.name.startsWith(`${name}.`) || d.name.startsWith(`${name}[`));
-  for (const key of Object.keys(fields) as (keyof CreatePaymentFields)[]) {
-    const name = key === 'paymentMethod' ? 'paymentMethod' : key === 'profileScope' ? 'profile' : key;
-    if (failed(name)) delete fields[key];
-  }
-  return fields;
+  const fields = { ...rest, paymentMethod: paymentMethod?.type, profileScope: profile?.scope };
+  return withoutRefused(fields, refused, { paymentMethod: 'paymentMethod', profileScope: 'profile' });
 }
 
-function addCreateRules(fields: Partial<CreatePaymentFields>, details: ErrorDetail[]): void {
-  details.push(...createPaymentFieldProblems(fields));
-  details.push(...createPaymentCrossFieldProblems(fields, details));
+/**
+ * Leaves out the fields the rules must not look at: a field refused itself, or a value made of checked parts
+ * (an amount, a customer, a QR format) with a refused part. A receipt, industry data or metadata with a refused
+ * part is still there for the rules about which flows allow it.
+ */
+function withoutRefused(
+  fields: Partial<CreatePaymentFields>,
+  refused: readonly ErrorDetail[],
+  names: Partial<Record<keyof CreatePaymentFields, string>> = {},
+): Partial<CreatePaymentFields> {
+  const kept = { ...fields };
+  const documents = new Set(['receipt', 'industryData', 'metadata']);
+  for (const key of Object.keys(kept) as (keyof CreatePaymentFields)[]) {
+    const name = names[key] ?? key;
+    const hit = refused.some((d) =>
+      d.name === name || (!documents.has(name) && (d.name.startsWith(`${name}.`) || d.name.startsWith(`${name}[`))) && d.name !== 'qrFormat.size',
+    );
+    if (hit || kept[key] === undefined) delete kept[key];
+  }
+  return kept;
 }
 
 /** The graph's create input, mapped to the shared fields, checked against the same declarations and rules. */
@@ -155,13 +168,10 @@ const createPaymentFields = compileSchema(CreatePaymentFieldsSchema);
 
 export function parseCreatePaymentFields(fields: CreatePaymentFields): CreatePaymentCommand {
   const { value, details } = createPaymentFields.check(fields);
-  const valid: Partial<CreatePaymentFields> = { ...value };
-  for (const key of Object.keys(valid) as (keyof CreatePaymentFields)[]) {
-    if (details.some((d) => d.name === key || d.name.startsWith(`${key}.`) || d.name.startsWith(`${key}[`))) delete valid[key];
-  }
-  addCreateRules(valid, details);
-  if (details.length > 0) throw AppError.validation(details);
-  return toCreatePaymentCommand(value as CreatePaymentFields);
+  const all = createPaymentFields.sort([...details, ...createPaymentFieldProblems(withoutRefused(value, details))]);
+  all.push(...createPaymentCrossFieldProblems(withoutRefused(value, details), all));
+  if (all.length > 0) throw AppError.validation(all);
+  return toCreatePaymentCommand(value);
 }
 
 const ModificationRequest = Type.Object({ modificationAmount: Amount });
@@ -189,10 +199,10 @@ const ForceApproveRequest = Type.Object(
 /** Test only: `POST /epayment/v1/test/payments/{reference}/approve`, `{customer?, token?}`; no body approves as is. */
 export const forceApproveBody: BodyShape<ForceApproveCommand> = declareBody(ForceApproveRequest, {
   read: (raw) => raw ?? {},
-  refine: (body, details) => {
+  fieldRules: (body, details) => {
     const problem =
       isJsonObject(body) && body.customer && !details.some((d) => d.name.startsWith('customer')) && customerProblem(body.customer);
-    if (problem) details.push(problem);
+    return problem ? [problem] : [];
   },
   toCommand: (body) => body,
 });

@@ -29,13 +29,12 @@ const RegisterRequest = Type.Object(
 );
 
 export const webhookRegistrationBody: BodyShape<WebhookRegistration> = declareBody(RegisterRequest, {
-  refine: (body, details) => {
-    if (!isJsonObject(body) || !Array.isArray(body.events)) return;
-    body.events.forEach((name, i) => {
-      const earlier = body.events.indexOf(name) < i;
-      if (earlier && !details.some((d) => d.name === `events[${i}]`))
-        details.push({ name: `events[${i}]`, reason: 'Listed more than once' });
-    });
+  fieldRules: (body, details) => {
+    if (!isJsonObject(body) || !Array.isArray(body.events)) return [];
+    const events: unknown[] = body.events;
+    return events.flatMap((name, i) =>
+      events.indexOf(name) < i && !details.some((d) => d.name === `events[${i}]`) ? [{ name: `events[${i}]`, reason: 'Listed more than once' }] : [],
+    );
   },
   toCommand: (body) => ({ url: body.url, events: body.events }),
 });

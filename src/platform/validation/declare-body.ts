@@ -7,10 +7,15 @@ export interface BodyDeclaration<S extends TSchema, T> {
   /** What the body is checked as when it is not one: an operation whose fields are all optional reads no body as `{}`. */
   read?: (raw: unknown) => unknown;
   /**
-   * Rules the schema cannot say (one field against another), run whatever the schema found so every failing field
-   * is named at once: they see the checked value and the details so far, and add theirs.
+   * Rules about one field each that the schema cannot say. They run whatever the schema found, so every failing
+   * field is named at once, and their details join the schema's in the order the fields are declared.
    */
-  refine?: (value: Static<S>, details: ErrorDetail[]) => void;
+  fieldRules?: (value: Static<S>, details: readonly ErrorDetail[]) => ErrorDetail[];
+  /**
+   * Rules weighing one field against another; their details follow the others. `schemaDetails`: the fields whose
+   * shape is wrong (so their values mean nothing); `details`: every field refused so far.
+   */
+  crossFieldRules?: (value: Static<S>, schemaDetails: readonly ErrorDetail[], details: readonly ErrorDetail[]) => ErrorDetail[];
   /** The operation's command, from a value that passed every check. */
   toCommand: (value: Static<S>) => T;
 }
@@ -22,8 +27,9 @@ export function declareBody<S extends TSchema, T>(schema: S, declaration: BodyDe
     jsonSchema: schema as unknown as Record<string, unknown>,
     parse(raw) {
       const { value, details } = compiled.check(declaration.read ? declaration.read(raw) : raw);
-      declaration.refine?.(value, details);
-      if (details.length > 0) throw AppError.validation(details);
+      const fields = compiled.sort([...details, ...(declaration.fieldRules?.(value, details) ?? [])]);
+      const all = [...fields, ...(declaration.crossFieldRules?.(value, details, fields) ?? [])];
+      if (all.length > 0) throw AppError.validation(all);
       return declaration.toCommand(value);
     },
   };

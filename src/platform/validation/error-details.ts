@@ -41,6 +41,11 @@ export function errorDetails(schema: TSchema, failures: readonly SchemaFailure[]
       add(dottedPath(at, path), typeof reason === 'string' ? reason : defaultReason(failure, node));
     }
   }
+  return sortByDeclaration(schema, details, at);
+}
+
+/** Details in the order the schema declares their fields; details of one field keep their order. */
+export function sortByDeclaration(schema: TSchema, details: ErrorDetail[], at: string): ErrorDetail[] {
   const keys = new Map(details.map((d) => [d, declarationKey(schema, d.name, at)]));
   return details.sort((a, b) => compareKeys(keys.get(a)!, keys.get(b)!));
 }
