@@ -138,8 +138,10 @@ function withoutRefused(
   const documents = new Set(['receipt', 'industryData', 'metadata']);
   for (const key of Object.keys(kept) as (keyof CreatePaymentFields)[]) {
     const name = names[key] ?? key;
-    const hit = refused.some((d) =>
-      d.name === name || (!documents.has(name) && (d.name.startsWith(`${name}.`) || d.name.startsWith(`${name}[`))) && d.name !== 'qrFormat.size',
+    const hit = refused.some(
+      (d) =>
+        d.name === name ||
+        (!documents.has(name) && (d.name.startsWith(`${name}.`) || d.name.startsWith(`${name}[`)) && d.name !== 'qrFormat.size'),
     );
     if (hit || kept[key] === undefined) delete kept[key];
   }

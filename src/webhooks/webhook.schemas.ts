@@ -33,7 +33,9 @@ export const webhookRegistrationBody: BodyShape<WebhookRegistration> = declareBo
     if (!isJsonObject(body) || !Array.isArray(body.events)) return [];
     const events: unknown[] = body.events;
     return events.flatMap((name, i) =>
-      events.indexOf(name) < i && !details.some((d) => d.name === `events[${i}]`) ? [{ name: `events[${i}]`, reason: 'Listed more than once' }] : [],
+      events.indexOf(name) < i && !details.some((d) => d.name === `events[${i}]`)
+        ? [{ name: `events[${i}]`, reason: 'Listed more than once' }]
+        : [],
     );
   },
   toCommand: (body) => ({ url: body.url, events: body.events }),
