@@ -23,6 +23,8 @@ import { Scheduler } from './platform/jobs/scheduler.js';
 import { SalesUnitDirectory } from './merchants/sales-unit.directory.js';
 import { expireDuePayments } from './payments/payment-expiry.job.js';
 import { paymentRoutes } from './payments/payment.routes.js';
+import { paymentStateMachine } from './payments/payment.transitions.js';
+import { checkStateMachines } from './platform/state-machine.js';
 import { seedTestEnvironment } from './test-environment/test-environment.seed.js';
 import { walletRoutes } from './wallet/wallet.routes.js';
 import { WebhookDeliverer } from './platform/delivery/webhook-deliverer.job.js';
@@ -45,6 +47,7 @@ export interface App {
 
 /** Builds the whole service without listening: database, seed, routes, graph and jobs. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
+  checkStateMachines([paymentStateMachine]);
   const orm: Orm = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, onQuery: options.onQuery });
   const clock = options.clock ?? systemClock;
   const paymentEvents = new PaymentEventBus(orm, notificationListener(orm, config.databaseUrl, PAYMENT_EVENT_CHANNEL));
