@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { MerchantClient, newReference } from '../support/merchant-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/app-fixture.js';
+import { newReference } from '../support/merchant-client.js';
 
 /**
  * The request rules live once (payment.rules.ts, payment.schemas.ts) and both faces call them: a rule refused on
  * REST as a 400 naming a field is refused on the graph as a VALIDATION_FAILED userError naming the same field.
  */
 
-let t: TestApp;
-let merchant: MerchantClient;
-
-beforeAll(async () => {
-  t = await startTestApp();
-  merchant = new MerchantClient(t.baseUrl);
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 const USER_ERRORS = 'userErrors { code field message }';
 const MUTATIONS = {
@@ -26,7 +19,7 @@ const MUTATIONS = {
 };
 
 async function graphPayload(mutation: keyof typeof MUTATIONS, input: Record<string, unknown>): Promise<any> {
-  const res = await merchant.graphql(MUTATIONS[mutation], { input });
+  const res = await t.merchant.graphql(MUTATIONS[mutation], { input });
   expect(res.body.errors).toBeUndefined();
   return Object.values(res.body.data as Record<string, unknown>)[0];
 }
@@ -36,7 +29,7 @@ describe('a malformed reference is a bad request on both faces, never an unknown
   const amount = { currency: 'NOK', value: 1_000 };
 
   test.each(['capture', 'refund', 'cancel'] as const)('REST %s answers 400 naming reference', async (operation) => {
-    const res = await merchant.modify(malformed, operation, operation === 'cancel' ? undefined : 1_000);
+    const res = await t.merchant.modify(malformed, operation, operation === 'cancel' ? undefined : 1_000);
     expect(res.status).toBe(400);
     expect(res.body.extraDetails).toEqual([{ name: 'reference', reason: 'Must be 8 to 50 letters, digits or "-"' }]);
   });
