@@ -124,10 +124,14 @@ function restFields(body: Static<typeof CreatePaymentRequest>, refused: readonly
   return withoutRefused(fields, refused, { paymentMethod: 'paymentMethod', profileScope: 'profile' });
 }
 
+/** Values whose refused parts leave the rest meaningful to the rules about which flows allow them. */
+const DOCUMENTS = new Set(['receipt', 'industryData', 'metadata']);
+/** Optional parts whose refusal leaves their value meaningful: a QR format with a bad size is still a QR format. */
+const OPTIONAL_PARTS = new Set(['qrFormat.size']);
+
 /**
  * Leaves out the fields the rules must not look at: a field refused itself, or a value made of checked parts
- * (an amount, a customer, a QR format) with a refused part. A receipt, industry data or metadata with a refused
- * part is still there for the rules about which flows allow it.
+ * (an amount, a customer, a QR format) with a refused part, as the hand-written checks left them out before.
  */
 function withoutRefused(
   fields: Partial<CreatePaymentFields>,
@@ -135,13 +139,11 @@ function withoutRefused(
   names: Partial<Record<keyof CreatePaymentFields, string>> = {},
 ): Partial<CreatePaymentFields> {
   const kept = { ...fields };
-  const documents = new Set(['receipt', 'industryData', 'metadata']);
   for (const key of Object.keys(kept) as (keyof CreatePaymentFields)[]) {
     const name = names[key] ?? key;
+    const inside = (detail: string) => detail.startsWith(`${name}.`) || detail.startsWith(`${name}[`);
     const hit = refused.some(
-      (d) =>
-        d.name === name ||
-        (!documents.has(name) && (d.name.startsWith(`${name}.`) || d.name.startsWith(`${name}[`)) && d.name !== 'qrFormat.size'),
+      ({ name: detail }) => detail === name || (inside(detail) && !DOCUMENTS.has(name) && !OPTIONAL_PARTS.has(detail)),
     );
     if (hit || kept[key] === undefined) delete kept[key];
   }
@@ -168,6 +170,7 @@ const CreatePaymentFieldsSchema = Type.Object({
 });
 const createPaymentFields = compileSchema(CreatePaymentFieldsSchema);
 
+/** The graph's create: every failing field named at once, as REST names it where the two share a field. */
 export function parseCreatePaymentFields(fields: CreatePaymentFields): CreatePaymentCommand {
   const { value, details } = createPaymentFields.check(fields);
   const all = createPaymentFields.sort([...details, ...createPaymentFieldProblems(withoutRefused(value, details))]);
