@@ -29,6 +29,18 @@ interface RequestBody {
 /** A `payment` or `payment_event` row as `pg` returns it (bigint columns as strings). */
 type Row = Record<string, string & Date>;
 
+/** A payment event's outbox payload, as Paygraph's recorder writes it (payment-event.types.ts). */
+function eventPayload(reference: string, name: string, currency: string, value: number, idempotencyKey: string): string {
+  return JSON.stringify({
+    reference,
+    pspReference: String(randomInt(1e9, 1e10)),
+    name,
+    amount: { currency, value },
+    idempotencyKey,
+    success: true,
+  });
+}
+
 async function body(req: IncomingMessage): Promise<RequestBody> {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -92,9 +104,9 @@ async function createPayment(req: IncomingMessage): Promise<unknown> {
       ],
     );
     await client.query(
-      `insert into payment_event (payment_id, msn, reference, psp_reference, name, currency, amount, idempotency_key, success, occurred_at)
-       values ($1, $2, $3, $4, 'CREATED', $5, $6, $7, true, $8) returning id`,
-      [id, MSN, input.reference, String(randomInt(1e9, 1e10)), input.amount.currency, input.amount.value, key, now],
+      `insert into domain_event (stream_type, stream_id, msn, name, payload, occurred_at)
+       values ('payment', $1, $2, 'epayments.payment.created.v1', $3, $4) returning id`,
+      [id, MSN, eventPayload(input.reference, 'CREATED', input.amount.currency, input.amount.value, key), now],
     );
     const response = { redirectUrl: `http://localhost/wallet/landing?token=${token}`, reference: input.reference };
     await client.query(
@@ -124,9 +136,9 @@ async function capturePayment(req: IncomingMessage, reference: string): Promise<
     const row = rows[0];
     const now = new Date();
     await client.query(
-      `insert into payment_event (payment_id, msn, reference, psp_reference, name, currency, amount, idempotency_key, success, occurred_at)
-       values ($1, $2, $3, $4, 'CAPTURED', $5, $6, $7, true, $8) returning id`,
-      [row.id, MSN, reference, String(randomInt(1e9, 1e10)), row.currency, input.modificationAmount.value, key, now],
+      `insert into domain_event (stream_type, stream_id, msn, name, payload, occurred_at)
+       values ('payment', $1, $2, 'epayments.payment.captured.v1', $3, $4) returning id`,
+      [row.id, MSN, eventPayload(reference, 'CAPTURED', row.currency, input.modificationAmount.value, key), now],
     );
     row.captured_amount = Number(row.captured_amount) + input.modificationAmount.value;
     await client.query('update payment set captured_amount = $1, updated_at = $2 where id = $3', [row.captured_amount, now, row.id]);

@@ -1,6 +1,7 @@
 import type { Resolvers, WebhookErrorCode } from '../src/generated/graphql.js';
 import { idKeyset, keysetPage, toGlobalId, fromGlobalId } from '../src/platform/graph/relay.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
+import { paymentEventNameOf } from '../src/payments/payment-event.types.js';
 import { listWebhookDeliveries, redeliverWebhookDelivery } from '../src/webhooks/webhook-delivery.service.js';
 import { webhookAttemptsByDeliveryIdLoader, webhookDeliveriesByWebhookIdLoader } from '../src/webhooks/webhook.loaders.js';
 import { deleteWebhook, listWebhooks, registerWebhook } from '../src/webhooks/webhook.service.js';
@@ -49,6 +50,12 @@ export const webhookResolvers: Resolvers = {
   WebhookDelivery: {
     id: (d) => toGlobalId('WebhookDelivery', d.id),
     eventId: (d) => String(d.eventId),
+    // The schema types the name as an ePayment event name, the only events webhooks carry so far.
+    eventName: (d) => {
+      const name = paymentEventNameOf(d.eventName);
+      if (!name) throw new Error(`Delivery ${d.id} carries ${d.eventName}, which the schema cannot show yet`);
+      return name;
+    },
     status: (d) => DELIVERY_STATUS[d.status],
     nextAttemptAt: (d) => d.nextAttemptAt?.toISOString() ?? null,
     deliveredAt: (d) => d.deliveredAt?.toISOString() ?? null,

@@ -8,7 +8,8 @@ import { forkEm, openDatabase, type Orm } from './platform/db/orm.js';
 import { AppError } from './platform/errors/app-error.js';
 import { notificationListener } from './platform/events/notification-listener.js';
 import { dispatchOutbox } from './platform/events/outbox-dispatcher.job.js';
-import { PAYMENT_EVENT_CHANNEL, PaymentEventBus } from './platform/events/payment-event-bus.js';
+import { DOMAIN_EVENT_CHANNEL, DomainEventBus } from './platform/events/domain-event-bus.js';
+import { eventTypes } from './platform/events/event-types.js';
 import type { GraphQLContext } from './platform/graph/graphql-context.js';
 import { createGraphQLServer, handleGraphQLRequest } from './platform/graph/graphql-http.js';
 import { attachSubscriptionServer } from './platform/graph/graphql-ws.js';
@@ -25,6 +26,8 @@ import { Scheduler } from './platform/jobs/scheduler.js';
 import { SalesUnitDirectory } from './merchants/sales-unit.directory.js';
 import { checkStateMachines } from './platform/state-machine.js';
 import { seedTestEnvironment } from './test-environment/test-environment.seed.js';
+import { CallbackDeliverer } from './platform/delivery/callback-deliverer.job.js';
+import { callbackKinds } from './platform/delivery/callback-kinds.js';
 import { WebhookDeliverer } from './platform/delivery/webhook-deliverer.job.js';
 
 export interface AppOptions {
@@ -56,11 +59,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     migrations: modules.flatMap((m) => m.migrations ?? []),
   });
   const clock = options.clock ?? systemClock;
-  const paymentEvents = new PaymentEventBus(orm, notificationListener(orm, config.databaseUrl, PAYMENT_EVENT_CHANNEL));
-  await paymentEvents.start();
+  for (const module of modules) {
+    for (const definition of module.eventTypes ?? []) eventTypes.register(definition);
+    for (const kind of module.callbackKinds ?? []) callbackKinds.register(kind);
+  }
+  const events = new DomainEventBus(orm, notificationListener(orm, config.databaseUrl, DOMAIN_EVENT_CHANNEL));
+  await events.start();
   const nodes = new NodeRegistry<RequestContext>();
   for (const module of modules) if (module.nodes) nodes.register(module.nodes);
-  const services: Services = { config, orm, clock, salesUnits: new SalesUnitDirectory(), paymentEvents, nodes };
+  const services: Services = { config, orm, clock, salesUnits: new SalesUnitDirectory(), events, paymentEvents: events, nodes };
   if (config.env === 'test') {
     await seedTestEnvironment(forkEm(orm), clock.now());
     for (const module of modules) {
@@ -80,15 +87,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   );
   // Webhooks run apart from expiry, never waiting behind it. A committed event (heard through LISTEN) and a
   // settled POST wake them, so an event, and the next event of that payment, go out at once, not at the next tick.
+  // Outbound callbacks ride along: recorded with an event, they are woken by its commit too, else by the tick.
   const deliverer = new WebhookDeliverer(services, () => webhookJobs.wake());
+  const callbacks = new CallbackDeliverer(services, () => webhookJobs.wake());
   const webhookJobs = new Scheduler(
     [
       { name: 'dispatch-outbox', run: () => dispatchOutbox(services) },
       { name: 'deliver-webhooks', run: () => deliverer.run() },
+      { name: 'deliver-callbacks', run: () => callbacks.run() },
     ],
     config.jobIntervalMs,
   );
-  paymentEvents.onCommitted(() => webhookJobs.wake());
+  events.onCommitted(() => webhookJobs.wake());
 
   const server = createServer((req, res) => {
     void handle(services, router, apollo, req, res);
@@ -116,12 +126,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await scheduler.stop();
       await webhookJobs.stop();
       await deliverer.drain();
+      await callbacks.drain();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
       await apollo.stop();
-      await paymentEvents.stop();
+      await events.stop();
       await orm.close(true);
     },
   };

@@ -1,11 +1,13 @@
 import type { Em } from '../platform/db/orm.js';
-import { PaymentEvent, type PaymentEventName } from './payment-event.entity.js';
+import { recordEvent } from '../platform/events/record-event.js';
+import type { PaymentEventName } from './payment-event.entity.js';
+import { PAYMENT_STREAM, paymentEventPayload, paymentOutboxName } from './payment-event.types.js';
 import type { Payment } from './payment.entity.js';
 import { newPspReference } from './psp-reference.js';
 
 /**
- * Appends an event to the payment's log in the caller's transaction, so the change and its event commit or
- * roll back together. The log is the outbox that webhooks and subscriptions are fed from.
+ * Appends an event to the payment's stream of the outbox in the caller's transaction, so the change and its event
+ * commit or roll back together; webhooks and subscriptions are fed from it.
  */
 export function recordPaymentEvent(
   em: Em,
@@ -14,17 +16,23 @@ export function recordPaymentEvent(
   amount: number,
   idempotencyKey: string | null,
   occurredAt: Date,
-): PaymentEvent {
-  return em.create(PaymentEvent, {
-    paymentId: payment.id,
+): void {
+  recordEvent(em, {
+    streamType: PAYMENT_STREAM,
+    streamId: payment.id,
     msn: payment.msn,
-    reference: payment.reference,
-    pspReference: newPspReference(),
-    name,
-    currency: payment.currency,
-    amount,
-    idempotencyKey,
-    success: true,
+    name: paymentOutboxName(name),
+    payload: {
+      ...paymentEventPayload({
+        reference: payment.reference,
+        pspReference: newPspReference(),
+        name,
+        currency: payment.currency,
+        amount,
+        idempotencyKey,
+        success: true,
+      }),
+    },
     occurredAt,
   });
 }

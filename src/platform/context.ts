@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
 import type { Config } from '../config.js';
 import type { Em, Orm } from './db/orm.js';
-import type { PaymentEventBus } from './events/payment-event-bus.js';
+import type { DomainEventBus } from './events/domain-event-bus.js';
 import type { LoaderRegistry } from './graph/loader-registry.js';
 import type { NodeRegistry } from './graph/node-registry.js';
 import type { SalesUnitDirectory } from '../merchants/sales-unit.directory.js';
@@ -12,8 +12,10 @@ export interface Services {
   orm: Orm;
   clock: Clock;
   salesUnits: SalesUnitDirectory;
-  /** Committed payment events of every instance, for live subscribers in this process. */
-  paymentEvents: PaymentEventBus;
+  /** Committed events of every domain and instance, for live subscribers in this process. */
+  events: DomainEventBus;
+  /** The same bus as `events`, under the name tests and tools used while only payments had events. */
+  paymentEvents: DomainEventBus;
   /** `node(id:)`'s finders, registered by the modules. */
   nodes: NodeRegistry<RequestContext>;
 }

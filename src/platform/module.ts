@@ -2,6 +2,8 @@ import type { IExecutableSchemaDefinition } from '@graphql-tools/schema';
 import type { RequestContext, Services } from './context.js';
 import type { Em } from './db/orm.js';
 import type { EntityDefinition, MigrationEntry } from './db/schema-parts.js';
+import type { CallbackKind } from './delivery/callback-kinds.js';
+import type { EventTypeDefinition } from './events/event-types.js';
 import type { NodeFinder } from './graph/node-registry.js';
 import type { Job } from './jobs/scheduler.js';
 import type { Route } from './rest/http-types.js';
@@ -35,4 +37,11 @@ export interface DomainModule {
   jobs?(services: Services): Job[];
   /** The domain's transition tables; the app checks each at start (an unknown or unreachable state fails the boot). */
   readonly stateMachines?: readonly StateMachine<string>[];
+  /**
+   * The events the domain records in the outbox (through `recordEvent`), per stream type: which of them webhooks may
+   * subscribe to, and the body a webhook of one carries.
+   */
+  readonly eventTypes?: readonly EventTypeDefinition[];
+  /** The outbound callbacks the domain sends (through `recordCallback`): timeout and retry policy per kind. */
+  readonly callbackKinds?: readonly CallbackKind[];
 }

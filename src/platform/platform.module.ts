@@ -6,23 +6,29 @@ import { Migration20261122000001Foundation } from './db/migrations/Migration2026
 import { Migration20261122000002Webhooks } from './db/migrations/Migration20261122000002Webhooks.js';
 import { Migration20261122000003PaymentEventNotify } from './db/migrations/Migration20261122000003PaymentEventNotify.js';
 import { Migration20261123000004WebhookAttemptAtClaim } from './db/migrations/Migration20261123000004WebhookAttemptAtClaim.js';
+import { Migration20261123000005DomainEventStream } from './db/migrations/Migration20261123000005DomainEventStream.js';
+import { Migration20261123000006OutboundCallbacks } from './db/migrations/Migration20261123000006OutboundCallbacks.js';
+import { OutboundCallback, OutboundCallbackAttempt } from './delivery/outbound-callback.entity.js';
+import { DomainEvent } from './events/domain-event.entity.js';
 import { IdempotencyRecord } from './idempotency/idempotency-record.entity.js';
 import type { DomainModule } from './module.js';
 import './errors/platform.errors.js';
 
 /**
- * What every domain stands on: API clients and access tokens, idempotency records, the graph's scalars and
- * `node(id:)`. The first migrations predate modules and create the tables of several domains at once; a domain's
+ * What every domain stands on: API clients and access tokens, idempotency records, the outbox every domain's events
+ * go to, outbound callbacks, the graph's scalars and `node(id:)`. The first migrations predate modules and create the tables of several domains at once; a domain's
  * later migrations live in its own folder.
  */
 export const platformModule: DomainModule = {
   name: 'platform',
-  entities: [ApiClient, IdempotencyRecord],
+  entities: [ApiClient, IdempotencyRecord, DomainEvent, OutboundCallback, OutboundCallbackAttempt],
   migrations: [
     { name: 'Migration20261122000001Foundation', class: Migration20261122000001Foundation },
     { name: 'Migration20261122000002Webhooks', class: Migration20261122000002Webhooks },
     { name: 'Migration20261122000003PaymentEventNotify', class: Migration20261122000003PaymentEventNotify },
     { name: 'Migration20261123000004WebhookAttemptAtClaim', class: Migration20261123000004WebhookAttemptAtClaim },
+    { name: 'Migration20261123000005DomainEventStream', class: Migration20261123000005DomainEventStream },
+    { name: 'Migration20261123000006OutboundCallbacks', class: Migration20261123000006OutboundCallbacks },
   ],
   routes: (services) => accessTokenRoutes(services),
   resolvers: [{ DateTime, MinorUnits }, nodeResolvers],

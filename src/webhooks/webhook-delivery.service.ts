@@ -1,7 +1,6 @@
 import type { RequestContext } from '../platform/context.js';
 import type { Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
-import type { PaymentEventName } from '../payments/payment-event.entity.js';
 import type { WebhookDeliveryStatus } from './webhook.entity.js';
 import { isWebhookId } from './webhook.service.js';
 
@@ -20,7 +19,11 @@ export interface WebhookDeliveryView {
   id: number;
   webhookId: string;
   eventId: number;
-  eventName: PaymentEventName;
+  /** The event's public name, one of the registered webhook event names (e.g. `epayments.payment.captured.v1`). */
+  eventName: string;
+  streamType: string;
+  streamId: string;
+  /** The `reference` of the event's payload (a payment's, an order's): what the merchant knows the stream by. */
   reference: string;
   status: WebhookDeliveryStatus;
   attemptCount: number;
@@ -34,8 +37,8 @@ type Row = Record<string, unknown>;
 
 // Attempts are read apart, a bounded page at a time (WebhookDeliveryAttempt pages): a delivery retried for 7 days
 // has dozens of them, and a page of deliveries must not drag all of them along.
-const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, e.name, e.reference, d.status, d.attempt_count, d.next_attempt_at, d.delivered_at,
-  d.last_status_code, d.created_at`;
+const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, e.name, d.stream_type, d.stream_id, e.payload->>'reference' as reference, d.status,
+  d.attempt_count, d.next_attempt_at, d.delivered_at, d.last_status_code, d.created_at`;
 
 /** One page of a registration's deliveries, newest first: `limit` rows with an id below `beforeId`. */
 export interface DeliveryPageRequest {
@@ -60,7 +63,7 @@ export async function readDeliveryPages(em: Em, pages: readonly DeliveryPageRequ
   const rows = await em.execute<Row[]>(
     `select k.ord, d.* from jsonb_to_recordset(?::jsonb) as k(ord int, webhook_id uuid, before_id bigint, lim int)
      cross join lateral (
-       select ${DELIVERY_COLUMNS} from webhook_delivery d join payment_event e on e.id = d.event_id
+       select ${DELIVERY_COLUMNS} from webhook_delivery d join domain_event e on e.id = d.event_id
        where d.webhook_id = k.webhook_id and (k.before_id is null or d.id < k.before_id)
        order by d.id desc limit k.lim) d
      order by k.ord, d.id desc`,
@@ -101,7 +104,7 @@ function groupByOrdinal<T>(count: number, rows: Row[], map: (row: Row) => T): T[
 export async function findWebhookDelivery(ctx: RequestContext, deliveryId: number): Promise<WebhookDeliveryView | undefined> {
   if (!Number.isSafeInteger(deliveryId)) return undefined;
   const [row] = await ctx.em.execute<Row[]>(
-    `select ${DELIVERY_COLUMNS} from webhook_delivery d join payment_event e on e.id = d.event_id
+    `select ${DELIVERY_COLUMNS} from webhook_delivery d join domain_event e on e.id = d.event_id
      where d.id = ? and exists (select 1 from webhook w where w.id = d.webhook_id and w.msn = ?)`,
     [deliveryId, ctx.msn],
   );
@@ -146,7 +149,7 @@ export async function redeliverWebhookDelivery(ctx: RequestContext, deliveryId: 
     ctx.msn,
   ]);
   const [row] = await ctx.em.execute<Row[]>(
-    `select ${DELIVERY_COLUMNS} from webhook_delivery d join payment_event e on e.id = d.event_id where d.id = ?`,
+    `select ${DELIVERY_COLUMNS} from webhook_delivery d join domain_event e on e.id = d.event_id where d.id = ?`,
     [deliveryId],
   );
   return toDeliveryView(row!);
@@ -158,8 +161,10 @@ function toDeliveryView(row: Row): WebhookDeliveryView {
     id: Number(row.id),
     webhookId: row.webhook_id as string,
     eventId: Number(row.event_id),
-    eventName: row.name as PaymentEventName,
-    reference: row.reference as string,
+    eventName: row.name as string,
+    streamType: row.stream_type as string,
+    streamId: row.stream_id as string,
+    reference: (row.reference as string | null) ?? '',
     status,
     attemptCount: Number(row.attempt_count),
     nextAttemptAt: status === 'pending' ? timestamp(row.next_attempt_at) : null,

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { DeliveryStatus } from '../platform/delivery/delivery-status.js';
 
 /** A merchant's registration: where to POST which events of one sales unit, signed with `secret`. */
 export const Webhook = defineEntity({
@@ -17,7 +18,7 @@ export const Webhook = defineEntity({
 });
 export type Webhook = InferEntity<typeof Webhook>;
 
-export type WebhookDeliveryStatus = 'pending' | 'delivered' | 'failed';
+export type WebhookDeliveryStatus = DeliveryStatus;
 
 /** One event for one registration, retried until delivered or out of time. */
 export const WebhookDelivery = defineEntity({
@@ -27,8 +28,9 @@ export const WebhookDelivery = defineEntity({
     id: p.bigint('number').primary().autoincrement(),
     webhookId: p.uuid(),
     eventId: p.bigint('number'),
-    /** Copied from the event, so "an earlier delivery of this payment is still pending" is an index lookup. */
-    paymentId: p.uuid(),
+    /** Copied from the event, so "an earlier delivery of this stream is still pending" is an index lookup. */
+    streamType: p.string(),
+    streamId: p.string(),
     status: p.string().$type<WebhookDeliveryStatus>(),
     attemptCount: p.integer(),
     nextAttemptAt: p.datetime(),

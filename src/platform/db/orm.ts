@@ -19,6 +19,8 @@ export interface DatabaseOptions {
   entities: readonly EntityDefinition[];
   /** Every module's migrations; run in name order, which their timestamps make the order they were written. */
   migrations: readonly MigrationEntry[];
+  /** Stops migrating after this migration (tests that migrate existing data); absent means every migration. */
+  migrateTo?: string;
 }
 
 /** Opens the database (PostgreSQL when a URL is given, else PGlite) and brings its schema up to date. */
@@ -38,7 +40,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
         ...common,
         ...(options.dataDir === 'memory://' ? {} : { dbName: options.dataDir }),
       });
-  await orm.migrator.up();
+  await orm.migrator.up(options.migrateTo ? { to: options.migrateTo } : undefined);
   return orm;
 }
 

@@ -2,8 +2,8 @@ import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
 import { postOutbound, type OutboundOutcome } from './outbound-post.js';
 import { logError } from '../../log.js';
-import type { PaymentEvent } from '../../payments/payment-event.entity.js';
-import { webhookPayload } from '../../webhooks/webhook-events.js';
+import { eventTypes } from '../events/event-types.js';
+import { OUTBOX_EVENT_COLUMNS, toOutboxEvent, type OutboxEvent } from '../events/outbox-event.js';
 import { afterFailedAttempt } from './webhook-retry.js';
 import { signWebhookRequest } from './webhook-signature.js';
 
@@ -11,7 +11,7 @@ import { signWebhookRequest } from './webhook-signature.js';
 const MAX_IN_FLIGHT = 32;
 /**
  * POSTs in flight to one registration: a claim counts the leases held on it by every instance. Without this cap a
- * receiver that hangs, with many payments' events due, would take every slot for a whole timeout each round and
+ * receiver that hangs, with many streams' events due, would take every slot for a whole timeout each round and
  * delay every other merchant's deliveries; with it, it holds at most this many (two instances claiming at the same
  * moment may each take up to the cap, as neither sees the other's uncommitted leases).
  */
@@ -39,21 +39,22 @@ interface ClaimedDelivery {
   createdAt: Date;
   url: string;
   secret: string;
-  event: PaymentEvent;
+  event: OutboxEvent;
 }
 
 /**
  * Delivers due webhook deliveries. A claim is a short transaction that sets a lease; the POST runs outside any
  * transaction and without blocking the scheduler; a second short transaction records the attempt and what
- * follows. A delivery is not claimed while an earlier event of the same payment is still pending for the same
- * registration (or not yet dispatched), so one endpoint sees one payment's events in order.
+ * follows. A delivery is not claimed while an earlier event of the same stream (a payment, a checkout session, ...)
+ * is still pending for the same registration (or not yet dispatched), so one endpoint sees one stream's events in
+ * order. The body is the event's domain's (see EventTypeRegistry).
  */
 export class WebhookDeliverer {
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly services: Services,
-    /** Called when a POST settles: the next event of that payment may now be due. */
+    /** Called when a POST settles: the next event of that stream may now be due. */
     private readonly onSettled: () => void = () => undefined,
   ) {}
 
@@ -89,11 +90,12 @@ export class WebhookDeliverer {
          where d.status = 'pending' and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until <= ?)
            and not exists (
              select 1 from webhook_delivery earlier
-             where earlier.webhook_id = d.webhook_id and earlier.payment_id = d.payment_id
+             where earlier.webhook_id = d.webhook_id and earlier.stream_type = d.stream_type and earlier.stream_id = d.stream_id
                and earlier.status = 'pending' and earlier.event_id < d.event_id)
            and not exists (
-             select 1 from payment_event undispatched
-             where undispatched.payment_id = d.payment_id and undispatched.id < d.event_id and undispatched.dispatched_at is null)
+             select 1 from domain_event undispatched
+             where undispatched.stream_type = d.stream_type and undispatched.stream_id = d.stream_id
+               and undispatched.id < d.event_id and undispatched.dispatched_at is null)
        ), in_flight as materialized (
          select webhook_id, count(*) as leased from webhook_delivery
          where status = 'pending' and lease_until > ?
@@ -116,10 +118,9 @@ export class WebhookDeliverer {
        ),
        claimed as (
          update webhook_delivery d set lease_until = ?
-         from due, webhook w, payment_event e
+         from due, webhook w, domain_event e
          where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
-         returning d.id, d.attempt_count, d.created_at, w.url, w.secret, e.id as event_id, e.payment_id, e.msn, e.reference,
-           e.psp_reference, e.name, e.currency, e.amount, e.idempotency_key, e.success, e.occurred_at
+         returning d.id, d.attempt_count, d.created_at, w.url, w.secret, ${OUTBOX_EVENT_COLUMNS}
        ), interrupted as (
          -- An earlier claim's attempt still without outcome: its lease ran out, so its instance stopped mid-POST.
          update webhook_delivery_attempt a set error = ?
@@ -140,26 +141,14 @@ export class WebhookDeliverer {
       createdAt: timestamp(row.created_at),
       url: row.url as string,
       secret: row.secret as string,
-      event: {
-        id: Number(row.event_id),
-        paymentId: row.payment_id as string,
-        msn: row.msn as string,
-        reference: row.reference as string,
-        pspReference: row.psp_reference as string,
-        name: row.name as PaymentEvent['name'],
-        currency: row.currency as PaymentEvent['currency'],
-        amount: Number(row.amount),
-        idempotencyKey: (row.idempotency_key as string | null) ?? null,
-        success: Boolean(row.success),
-        occurredAt: timestamp(row.occurred_at),
-      },
+      event: toOutboxEvent(row),
     }));
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
     const { config, clock } = this.services;
     const url = new URL(delivery.url);
-    const body = webhookPayload(delivery.event);
+    const body = eventTypes.webhookBody(delivery.event);
     const signedAt = clock.now();
     const headers = {
       'content-type': 'application/json',

@@ -24,7 +24,7 @@ import { assertActsFor, authenticate, credentialsFromRequest } from '../auth/aut
 import type { MerchantPrincipal, Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
 import { AppError } from '../errors/app-error.js';
-import { SubscriberTooSlowError } from '../events/payment-event-stream.js';
+import { SubscriberTooSlowError } from '../events/event-stream.js';
 import { readHeaders } from '../rest/headers.js';
 import type { HttpRequest } from '../rest/http-types.js';
 import { logError } from '../../log.js';

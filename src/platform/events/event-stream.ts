@@ -1,10 +1,13 @@
-import type { PaymentEvent } from '../../payments/payment-event.entity.js';
-import type { PaymentEventBus } from './payment-event-bus.js';
+import type { DomainEventBus, EventFilter } from './domain-event-bus.js';
+import type { OutboxEvent } from './outbox-event.js';
 
-export interface PaymentEventStreamOptions {
-  msn: string;
-  /** Narrows the sales unit's events further (by reference, by name). */
-  accept?: (event: PaymentEvent) => boolean;
+export interface EventStreamOptions<T> {
+  /** The sales unit, stream type and names the subscriber may and wants to see. */
+  filter: EventFilter;
+  /** The event as the subscriber's domain shows it (a payment event, a QR scan, ...). */
+  map: (event: OutboxEvent) => T;
+  /** Narrows the admitted events further (by reference, say). */
+  accept?: (event: T) => boolean;
   /** Events held for a consumer that does not keep up; past this the stream fails instead of growing. */
   maxBuffered?: number;
 }
@@ -21,15 +24,17 @@ export class SubscriberTooSlowError extends Error {
  * One subscriber's events as an async iterator, subscribed to the bus from the moment it is created. `return()`
  * unsubscribes at once, even while a `next()` is waiting, so a client that goes away leaves nothing behind.
  */
-export function paymentEventStream(bus: PaymentEventBus, options: PaymentEventStreamOptions): AsyncIterableIterator<PaymentEvent> {
+export function eventStream<T>(bus: DomainEventBus, options: EventStreamOptions<T>): AsyncIterableIterator<T> {
   const maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED;
-  const buffered: PaymentEvent[] = [];
-  const waiting: ((result: IteratorResult<PaymentEvent>) => void)[] = [];
+  const buffered: T[] = [];
+  const waiting: ((result: IteratorResult<T>) => void)[] = [];
   let failure: Error | undefined;
   let done = false;
 
-  const unsubscribe = bus.subscribe(options.msn, (event) => {
-    if (done || failure || (options.accept && !options.accept(event))) return;
+  const unsubscribe = bus.subscribe(options.filter, (outboxEvent) => {
+    if (done || failure) return;
+    const event = options.map(outboxEvent);
+    if (options.accept && !options.accept(event)) return;
     const next = waiting.shift();
     if (next) next({ done: false, value: event });
     else if (buffered.length < maxBuffered) buffered.push(event);
@@ -39,7 +44,7 @@ export function paymentEventStream(bus: PaymentEventBus, options: PaymentEventSt
     }
   });
 
-  const finish = (): IteratorResult<PaymentEvent> => {
+  const finish = (): IteratorResult<T> => {
     if (!done) {
       done = true;
       unsubscribe();

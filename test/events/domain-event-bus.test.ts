@@ -1,8 +1,8 @@
 import pg from 'pg';
 import type { NotificationListener } from '../../src/platform/events/notification-listener.js';
-import { PaymentEventBus } from '../../src/platform/events/payment-event-bus.js';
+import { DomainEventBus } from '../../src/platform/events/domain-event-bus.js';
 import type { Orm } from '../../src/platform/db/orm.js';
-import type { PaymentEvent } from '../../src/payments/payment-event.entity.js';
+import type { OutboxEvent } from '../../src/platform/events/outbox-event.js';
 import { MERCHANT_A, MerchantClient, newReference } from '../support/merchant-client.js';
 import { eventually } from '../support/subscriber.js';
 import { onPostgres } from '../support/test-database.js';
@@ -34,7 +34,7 @@ class ScriptedNotifications implements NotificationListener {
 
 let t: TestApp;
 let merchant: MerchantClient;
-const buses: PaymentEventBus[] = [];
+const buses: DomainEventBus[] = [];
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -47,13 +47,13 @@ afterAll(() => t.close());
 
 async function startBus(
   orm: Orm = t.app.services.orm,
-): Promise<{ bus: PaymentEventBus; notifications: ScriptedNotifications; received: PaymentEvent[] }> {
+): Promise<{ bus: DomainEventBus; notifications: ScriptedNotifications; received: OutboxEvent[] }> {
   const notifications = new ScriptedNotifications();
-  const bus = new PaymentEventBus(orm, notifications);
+  const bus = new DomainEventBus(orm, notifications);
   buses.push(bus);
   await bus.start();
-  const received: PaymentEvent[] = [];
-  bus.subscribe(MERCHANT_A.msn, (event) => received.push(event));
+  const received: OutboxEvent[] = [];
+  bus.subscribe({ msn: MERCHANT_A.msn, streamType: 'payment' }, (event) => received.push(event));
   return { bus, notifications, received };
 }
 
@@ -91,7 +91,7 @@ test('a read that fails is retried, so the events it was for still reach subscri
   notifications.hear(id);
   await eventually(() => received.length === 1, 'the event after the failed reads', 10_000);
   expect(failures).toBe(0);
-  expect(received.map((event) => [event.id, event.reference])).toEqual([[id, reference]]);
+  expect(received.map((event) => [event.id, event.payload.reference])).toEqual([[id, reference]]);
 });
 
 const testOnPostgres = onPostgres ? test : test.skip;
@@ -103,8 +103,9 @@ testOnPostgres('an event with a lower id that commits while the listener is down
   // Committed before the bus started: history, never replayed by a catch-up.
   const { notifications, received } = await startBus();
 
-  const copy = `insert into payment_event (payment_id, msn, reference, psp_reference, name, currency, amount, success, occurred_at, dispatched_at)
-      select payment_id, msn, reference, psp_reference, 'CAPTURED', currency, 1, true, occurred_at, occurred_at from payment_event where id = $1
+  const copy = `insert into domain_event (stream_type, stream_id, msn, name, payload, occurred_at, dispatched_at)
+      select stream_type, stream_id, msn, 'epayments.payment.captured.v1', payload || '{"name": "CAPTURED"}', occurred_at, occurred_at
+      from domain_event where id = $1
       returning id`;
   const holder = new pg.Client({ connectionString: t.app.services.config.databaseUrl });
   const other = new pg.Client({ connectionString: t.app.services.config.databaseUrl });

@@ -1,10 +1,11 @@
 import { forkEm, type Orm } from '../db/orm.js';
 import { logError } from '../../log.js';
-import { PaymentEvent } from '../../payments/payment-event.entity.js';
+import { DomainEvent } from './domain-event.entity.js';
 import type { NotificationListener } from './notification-listener.js';
+import type { OutboxEvent } from './outbox-event.js';
 
-/** The channel the payment_event insert trigger notifies (Migration20261122000003PaymentEventNotify). */
-export const PAYMENT_EVENT_CHANNEL = 'payment_event';
+/** The channel the domain_event insert trigger notifies (Migration20261123000005DomainEventStream). */
+export const DOMAIN_EVENT_CHANNEL = 'domain_event';
 
 /** Rows read per statement while catching up after a reconnect. */
 const CATCH_UP_PAGE = 1_000;
@@ -22,20 +23,28 @@ const CATCH_UP_WINDOW = 10_000;
 const RETRY_FIRST_DELAY_MS = 100;
 const RETRY_MAX_DELAY_MS = 5_000;
 
-export type PaymentEventListener = (event: PaymentEvent) => void;
+export type EventListener = (event: OutboxEvent) => void;
+
+/** Which events a subscriber gets: always one sales unit's, of one stream type, optionally only some names. */
+export interface EventFilter {
+  msn: string;
+  streamType: string;
+  /** Public event names; absent means every event of the stream type. */
+  names?: ReadonlySet<string>;
+}
 
 interface Subscriber {
-  msn: string;
-  listener: PaymentEventListener;
+  filter: EventFilter;
+  listener: EventListener;
 }
 
 /**
- * Fans committed payment events out to this process's subscribers. Every instance LISTENs on the database, so
- * an event committed through any instance reaches subscribers on all of them. A notification carries only the
- * event id; ids that arrive together are read in one statement, and a subscriber gets only its sales unit's
- * events, in commit order.
+ * Fans committed outbox events, of every domain, out to this process's subscribers. Every instance LISTENs on the
+ * database, so an event committed through any instance reaches subscribers on all of them. A notification carries
+ * only the event id; ids that arrive together are read in one statement, and a subscriber gets only the events its
+ * filter admits (its sales unit's, of its stream type), in commit order.
  */
-export class PaymentEventBus {
+export class DomainEventBus {
   private readonly subscribers = new Set<Subscriber>();
   private readonly commitListeners: (() => void)[] = [];
   private pending: number[] = [];
@@ -60,7 +69,7 @@ export class PaymentEventBus {
     );
     // Everything committed by now is history, not news: remembered as seen, a catch-up never replays it. Anything
     // committing later is heard, since LISTEN is already on, or found by a catch-up after a reconnect.
-    const newest = await forkEm(this.orm).findOne(PaymentEvent, { id: { $gt: 0 } }, { orderBy: { id: 'desc' }, fields: ['id'] });
+    const newest = await forkEm(this.orm).findOne(DomainEvent, { id: { $gt: 0 } }, { orderBy: { id: 'desc' }, fields: ['id'] });
     if (newest) for (const id of await this.idsAbove(newest.id - CATCH_UP_WINDOW)) this.markSeen(id);
   }
 
@@ -72,9 +81,9 @@ export class PaymentEventBus {
     await this.delivering;
   }
 
-  /** Calls `listener` with each committed event of `msn` from now on; returns the unsubscribe function. */
-  subscribe(msn: string, listener: PaymentEventListener): () => void {
-    const subscriber = { msn, listener };
+  /** Calls `listener` with each committed event `filter` admits, from now on; returns the unsubscribe function. */
+  subscribe(filter: EventFilter, listener: EventListener): () => void {
+    const subscriber = { filter, listener };
     this.subscribers.add(subscriber);
     return () => {
       this.subscribers.delete(subscriber);
@@ -128,7 +137,7 @@ export class PaymentEventBus {
       if (this.subscribers.size === 0) return;
       for (let start = 0; start < unheard.length && !this.stopped; start += CATCH_UP_PAGE) {
         const ids = unheard.slice(start, start + CATCH_UP_PAGE);
-        const events = await forkEm(this.orm).find(PaymentEvent, { id: { $in: ids } }, { orderBy: { id: 'asc' } });
+        const events = await forkEm(this.orm).find(DomainEvent, { id: { $in: ids } }, { orderBy: { id: 'asc' } });
         this.publish(events);
       }
     });
@@ -136,7 +145,7 @@ export class PaymentEventBus {
 
   /** The ids of committed events above `floor`, in id order: integers from an index, even for a wide window. */
   private async idsAbove(floor: number): Promise<number[]> {
-    const rows = await forkEm(this.orm).execute<{ id: unknown }[]>('select id from payment_event where id > ? order by id', [
+    const rows = await forkEm(this.orm).execute<{ id: unknown }[]>('select id from domain_event where id > ? order by id', [
       Math.max(floor, 0),
     ]);
     return rows.map((row) => Number(row.id));
@@ -166,7 +175,7 @@ export class PaymentEventBus {
         } catch (error) {
           // Work queued just before stop must not touch a database that is closing; stop() ends the wait.
           if (this.stopped) return;
-          logError('payment event fan-out failed; retrying', error, { retryInMs: delay });
+          logError('event fan-out failed; retrying', error, { retryInMs: delay });
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, delay);
             this.wakeFromRetryWait = () => {
@@ -182,19 +191,19 @@ export class PaymentEventBus {
 
   private async deliverIds(ids: number[]): Promise<void> {
     if (this.subscribers.size === 0) return;
-    const rows = await forkEm(this.orm).find(PaymentEvent, { id: { $in: ids } });
+    const rows = await forkEm(this.orm).find(DomainEvent, { id: { $in: ids } });
     const byId = new Map(rows.map((row) => [row.id, row]));
     this.publish(ids.flatMap((id) => byId.get(id) ?? []));
   }
 
-  private publish(events: PaymentEvent[]): void {
+  private publish(events: OutboxEvent[]): void {
     for (const event of events) {
-      for (const subscriber of this.subscribers) {
-        if (subscriber.msn !== event.msn) continue;
+      for (const { filter, listener } of this.subscribers) {
+        if (filter.msn !== event.msn || filter.streamType !== event.streamType || (filter.names && !filter.names.has(event.name))) continue;
         try {
-          subscriber.listener(event);
+          listener(event);
         } catch (error) {
-          logError('payment event subscriber failed', error, { eventId: event.id });
+          logError('event subscriber failed', error, { eventId: event.id });
         }
       }
     }

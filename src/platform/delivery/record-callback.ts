@@ -1,0 +1,40 @@
+import type { Em } from '../db/orm.js';
+import { callbackKinds, type CallbackKind } from './callback-kinds.js';
+import { OutboundCallback } from './outbound-callback.entity.js';
+
+export interface NewCallback {
+  streamType: string;
+  streamId: string;
+  msn?: string | null;
+  /** Where to POST; checked against the outbound URL policy when the recipient gave it, and again when sent. */
+  url: string;
+  /** The Authorization header value the recipient chose, sent verbatim. */
+  authorization?: string | null;
+  /** The body, serialized once here so every attempt sends the same bytes. */
+  body: unknown;
+}
+
+/**
+ * Records a callback in the caller's unit of work, so it commits with the change that calls for it (a crash
+ * before the commit loses both, after it neither) and the callback deliverer sends it from then on.
+ */
+export function recordCallback(em: Em, kind: CallbackKind, callback: NewCallback, now: Date): OutboundCallback {
+  // A kind its process does not know would never be sent; failing here tells the producer at once.
+  if (callbackKinds.get(kind.name) !== kind) throw new Error(`Callback kind ${kind.name} is not registered`);
+  return em.create(OutboundCallback, {
+    kind: kind.name,
+    streamType: callback.streamType,
+    streamId: callback.streamId,
+    msn: callback.msn ?? null,
+    url: callback.url,
+    authorizationValue: callback.authorization ?? null,
+    body: typeof callback.body === 'string' ? callback.body : JSON.stringify(callback.body),
+    status: 'pending',
+    attemptCount: 0,
+    nextAttemptAt: now,
+    leaseUntil: null,
+    deliveredAt: null,
+    lastStatusCode: null,
+    createdAt: now,
+  });
+}

@@ -1,0 +1,31 @@
+/** One committed outbox row as every consumer (dispatcher, deliverers, subscribers) sees it. */
+export interface OutboxEvent {
+  id: number;
+  streamType: string;
+  streamId: string;
+  msn: string;
+  name: string;
+  payload: Record<string, unknown>;
+  occurredAt: Date;
+}
+
+type Row = Record<string, unknown>;
+
+/** The outbox columns, for statements that read events alongside other tables (aliased `e`). */
+export const OUTBOX_EVENT_COLUMNS = 'e.id as event_id, e.stream_type, e.stream_id, e.msn, e.name, e.payload, e.occurred_at';
+
+/**
+ * Maps a row selected with OUTBOX_EVENT_COLUMNS. PostgreSQL's driver gives bigint as a string and PGlite as a
+ * number, and a jsonb value may come back parsed or as text: both become the same values here.
+ */
+export function toOutboxEvent(row: Row): OutboxEvent {
+  return {
+    id: Number(row.event_id ?? row.id),
+    streamType: row.stream_type as string,
+    streamId: row.stream_id as string,
+    msn: row.msn as string,
+    name: row.name as string,
+    payload: (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as Record<string, unknown>,
+    occurredAt: row.occurred_at instanceof Date ? row.occurred_at : new Date(String(row.occurred_at)),
+  };
+}

@@ -1,0 +1,21 @@
+import type { Em } from '../db/orm.js';
+import { DomainEvent } from './domain-event.entity.js';
+
+export interface NewEvent {
+  streamType: string;
+  streamId: string;
+  msn: string;
+  /** The public event name (registered by the domain in its EventTypeDefinition). */
+  name: string;
+  payload: Record<string, unknown>;
+  occurredAt: Date;
+}
+
+/**
+ * Appends an event to the outbox in the caller's unit of work, so the change and its event commit or roll back
+ * together: the one way every domain records events. The row goes out with the caller's flush (no statement of
+ * its own), and its insert trigger announces it once the transaction commits.
+ */
+export function recordEvent(em: Em, event: NewEvent): DomainEvent {
+  return em.create(DomainEvent, event);
+}
