@@ -1,10 +1,11 @@
-import type { PaymentErrorCode, QrImageFormat, Resolvers } from '../src/generated/graphql.js';
+import type { CreatePaymentInput, PaymentErrorCode, QrImageFormat, Resolvers } from '../src/generated/graphql.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
-import { parseCreatePayment } from '../src/payments/create-payment.validation.js';
+import type { CreatePaymentFields } from '../src/payments/payment.commands.js';
 import { cancelPayment, capturePayment, refundPayment } from '../src/payments/payment-modification.service.js';
+import { checkIdempotencyKey, checkReference, refuseCreatePayment } from '../src/payments/payment.rules.js';
+import { parseCreatePaymentFields, parseMoney } from '../src/payments/payment.schemas.js';
 import { createPayment, getPayment } from '../src/payments/payment.service.js';
 import { forceApprovePayment } from '../src/wallet/force-approve.service.js';
-import { AppError } from '../src/platform/errors/app-error.js';
 
 const PAYMENT_ERROR_CODES = userErrorCodes<PaymentErrorCode>({
   VALIDATION_FAILED: true,
@@ -36,44 +37,48 @@ const PAYMENT_ERROR_CODES = userErrorCodes<PaymentErrorCode>({
   FORBIDDEN_IN_PRODUCTION: true,
 });
 
-const QR_FORMATS: Record<QrImageFormat, string> = { TEXT_TARGETURL: 'TEXT/TARGETURL', IMAGE_SVG: 'IMAGE/SVG+XML', IMAGE_PNG: 'IMAGE/PNG' };
+const QR_FORMATS: Record<QrImageFormat, NonNullable<CreatePaymentFields['qrFormat']>['format']> = {
+  TEXT_TARGETURL: 'TEXT/TARGETURL',
+  IMAGE_SVG: 'IMAGE/SVG+XML',
+  IMAGE_PNG: 'IMAGE/PNG',
+};
 
-function idempotencyKey(key: string): string {
-  if (key.trim() === '' || key.length > 50) throw AppError.validation([{ name: 'idempotencyKey', reason: 'Must be 1 to 50 characters' }]);
-  return key;
-}
-
-/** The graph's mutations call the same services as REST; create goes through the same body rules. */
+/** The graph's mutations call the same services, and the same request rules, as REST. */
 export const paymentMutationResolvers: Resolvers = {
   Mutation: {
     createPayment: (_, { input }, { request }) =>
       withUserErrors(PAYMENT_ERROR_CODES, async () => {
-        const { idempotencyKey: key, paymentMethod, profileScope, metadata, qrFormat, ...rest } = input;
-        const body = {
-          ...rest,
-          paymentMethod: { type: paymentMethod },
-          profile: profileScope == null ? undefined : { scope: profileScope },
-          metadata: metadata == null ? undefined : Object.fromEntries(metadata.map((m) => [m.key, m.value])),
-          qrFormat: qrFormat == null ? undefined : { format: QR_FORMATS[qrFormat.format], size: qrFormat.size },
-        };
-        const command = parseCreatePayment(body, { env: request.config.env, now: request.clock.now() });
-        const payment = await createPayment(request, command, idempotencyKey(key));
+        const key = checkIdempotencyKey(input.idempotencyKey);
+        const command = parseCreatePaymentFields(createPaymentFields(input));
+        refuseCreatePayment(command, { env: request.config.env, now: request.clock.now() });
+        const payment = await createPayment(request, command, key);
         return { payment, redirectUrl: payment.redirectUrl };
       }),
     capturePayment: (_, { input }, { request }) =>
       withUserErrors(PAYMENT_ERROR_CODES, async () => ({
-        payment: await capturePayment(request, input.reference, positive(input.amount), idempotencyKey(input.idempotencyKey)),
+        payment: await capturePayment(
+          request,
+          checkReference(input.reference),
+          parseMoney(input.amount, 'amount'),
+          checkIdempotencyKey(input.idempotencyKey),
+        ),
       })),
     refundPayment: (_, { input }, { request }) =>
       withUserErrors(PAYMENT_ERROR_CODES, async () => ({
-        payment: await refundPayment(request, input.reference, positive(input.amount), idempotencyKey(input.idempotencyKey)),
+        payment: await refundPayment(
+          request,
+          checkReference(input.reference),
+          parseMoney(input.amount, 'amount'),
+          checkIdempotencyKey(input.idempotencyKey),
+        ),
       })),
     cancelPayment: (_, { input }, { request }) =>
       withUserErrors(PAYMENT_ERROR_CODES, async () => ({
-        payment: await cancelPayment(request, input.reference, idempotencyKey(input.idempotencyKey)),
+        payment: await cancelPayment(request, checkReference(input.reference), checkIdempotencyKey(input.idempotencyKey)),
       })),
     approveTestPayment: (_, { input }, { request }) =>
       withUserErrors(PAYMENT_ERROR_CODES, async () => {
+        const reference = checkReference(input.reference);
         const customer = input.customer
           ? {
               phoneNumber: input.customer.phoneNumber ?? undefined,
@@ -81,14 +86,33 @@ export const paymentMutationResolvers: Resolvers = {
               customerToken: input.customer.customerToken ?? undefined,
             }
           : undefined;
-        await forceApprovePayment(request, input.reference, { customer, token: input.token ?? undefined });
-        return { payment: await getPayment(request, input.reference) };
+        await forceApprovePayment(request, reference, { customer, token: input.token ?? undefined });
+        return { payment: await getPayment(request, reference) };
       }),
   },
 };
 
-function positive(amount: { value: number; currency: 'NOK' | 'DKK' | 'EUR' }) {
-  if (amount.value <= 0 || amount.value > 65_000_000)
-    throw AppError.validation([{ name: 'amount.value', reason: 'Must be from 1 to 65000000' }]);
-  return amount;
+/**
+ * The graph's input as the fields both faces share. GraphQL hands absent optional fields over as null; the shape
+ * check reads a declared null as absent, as REST does.
+ */
+function createPaymentFields(input: CreatePaymentInput): CreatePaymentFields {
+  const { metadata, qrFormat } = input;
+  return {
+    reference: input.reference,
+    amount: input.amount,
+    paymentMethod: input.paymentMethod,
+    userFlow: input.userFlow,
+    customer: input.customer,
+    customerInteraction: input.customerInteraction,
+    returnUrl: input.returnUrl,
+    receiptUrl: input.receiptUrl,
+    paymentDescription: input.paymentDescription,
+    receipt: input.receipt,
+    industryData: input.industryData,
+    metadata: metadata == null ? undefined : Object.fromEntries(metadata.map((m) => [m.key, m.value])),
+    profileScope: input.profileScope,
+    expiresAt: input.expiresAt,
+    qrFormat: qrFormat == null ? undefined : { format: QR_FORMATS[qrFormat.format], size: qrFormat.size },
+  } as CreatePaymentFields;
 }

@@ -1,5 +1,5 @@
 import type { Resolvers } from '../src/generated/graphql.js';
-import { connectionFrom, decodeCursor, encodeCursor, idCursor, invalidCursor, pageSize, toGlobalId } from '../src/platform/graph/relay.js';
+import { idKeyset, keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
 import { getPayment } from '../src/payments/payment.service.js';
 import { listPayments } from '../src/payments/payment.queries.js';
 import { listPaymentEvents } from '../src/payments/payment-event.queries.js';
@@ -19,10 +19,8 @@ export const paymentResolvers: Resolvers = {
       }
     },
     payments: async (_, { first, after, filter }, { request }) => {
-      const size = pageSize(first, 20);
-      const before = after ? paymentCursor(after) : undefined;
-      const rows = await listPayments(request, { limit: size + 1, states: filter?.state ?? undefined, before });
-      return connectionFrom(rows, size, (p) => encodeCursor([p.createdAt, p.id]), Boolean(after));
+      const page = keysetPage({ first, after }, newestFirst, 20);
+      return page.connection(await listPayments(request, { limit: page.limit, states: filter?.state ?? undefined, before: page.after }));
     },
   },
   Payment: {
@@ -38,10 +36,8 @@ export const paymentResolvers: Resolvers = {
     profile: (p) => ({ sub: p.profileSub }),
     metadata: (p) => Object.entries(p.metadata ?? {}).map(([key, value]) => ({ key, value })),
     events: async (p, { first, after }, { request }) => {
-      const size = pageSize(first, 50);
-      const afterId = after ? idCursor(after) : undefined;
-      const rows = await listPaymentEvents(request, p.id, { limit: size + 1, afterId });
-      return connectionFrom(rows, size, (e) => encodeCursor([e.id]), Boolean(after));
+      const page = keysetPage({ first, after }, idKeyset, 50);
+      return page.connection(await listPaymentEvents(request, p.id, { limit: page.limit, afterId: page.after }));
     },
   },
   PaymentEvent: {
@@ -52,9 +48,11 @@ export const paymentResolvers: Resolvers = {
   },
 };
 
-function paymentCursor(after: string): { createdAt: Date; id: string } {
-  const [createdAt, id] = decodeCursor(after);
-  const date = new Date(String(createdAt));
-  if (Number.isNaN(date.getTime()) || typeof id !== 'string') throw invalidCursor();
-  return { createdAt: date, id };
-}
+/** Payments newest first: the cursor carries (createdAt, id). */
+const newestFirst: Keyset<PaymentView, { createdAt: Date; id: string }> = {
+  keyOf: (p) => [p.createdAt, p.id],
+  read: ([createdAt, id]) => {
+    const date = new Date(String(createdAt));
+    return Number.isNaN(date.getTime()) || typeof id !== 'string' ? undefined : { createdAt: date, id };
+  },
+};

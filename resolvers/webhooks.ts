@@ -1,10 +1,11 @@
 import type { Resolvers, WebhookErrorCode } from '../src/generated/graphql.js';
-import { connectionFrom, encodeCursor, idCursor, pageSize, toGlobalId, fromGlobalId } from '../src/platform/graph/relay.js';
+import { idKeyset, keysetPage, toGlobalId, fromGlobalId } from '../src/platform/graph/relay.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { paymentEventNameOf } from '../src/payments/payment-event.types.js';
 import { listWebhookDeliveries, redeliverWebhookDelivery } from '../src/webhooks/webhook-delivery.service.js';
 import { webhookAttemptsByDeliveryIdLoader, webhookDeliveriesByWebhookIdLoader } from '../src/webhooks/webhook.loaders.js';
-import { deleteWebhook, listWebhooks, parseWebhookRegistration, registerWebhook } from '../src/webhooks/webhook.service.js';
+import { deleteWebhook, listWebhooks, registerWebhook } from '../src/webhooks/webhook.service.js';
+import { parseWebhookRegistration } from '../src/webhooks/webhook.rules.js';
 
 const WEBHOOK_ERROR_CODES = userErrorCodes<WebhookErrorCode>({
   VALIDATION_FAILED: true,
@@ -23,31 +24,27 @@ export function deliveryKey(id: string): number {
   return global?.type === 'WebhookDelivery' && /^\d+$/.test(global.key) ? Number(global.key) : Number.NaN;
 }
 
-/** Deliveries and attempts are both ordered by id, so their cursors carry it. */
-const idAfter = (after: string | null | undefined): number | undefined => (after ? idCursor(after) : undefined);
-
-const cursorOf = (row: { id: number }) => encodeCursor([row.id]);
-
 export const webhookResolvers: Resolvers = {
   Query: {
     webhooks: (_, __, { request }) => listWebhooks(request),
     webhookDeliveries: async (_, { webhookId, first, after }, { request }) => {
-      const size = pageSize(first, 20);
-      const rows = await listWebhookDeliveries(request, webhookId, { limit: size + 1, beforeId: idAfter(after) });
-      return rows ? connectionFrom(rows, size, cursorOf, Boolean(after)) : null;
+      // Deliveries and attempts are both ordered by id, so their cursors carry it.
+      const page = keysetPage({ first, after }, idKeyset, 20);
+      const rows = await listWebhookDeliveries(request, webhookId, { limit: page.limit, beforeId: page.after });
+      return rows ? page.connection(rows) : null;
     },
   },
   Webhook: {
     createdAt: (w) => w.createdAt.toISOString(),
     // The registration came from a read scoped to the caller's sales unit, so its deliveries are the caller's.
     deliveries: async (w, { first, after }, { request }) => {
-      const size = pageSize(first, 20);
+      const page = keysetPage({ first, after }, idKeyset, 20);
       const rows = await request.loaders.get(webhookDeliveriesByWebhookIdLoader).load({
         webhookId: w.id,
-        limit: size + 1,
-        beforeId: idAfter(after),
+        limit: page.limit,
+        beforeId: page.after,
       });
-      return connectionFrom(rows, size, cursorOf, Boolean(after));
+      return page.connection(rows);
     },
   },
   WebhookDelivery: {
@@ -64,13 +61,13 @@ export const webhookResolvers: Resolvers = {
     deliveredAt: (d) => d.deliveredAt?.toISOString() ?? null,
     createdAt: (d) => d.createdAt.toISOString(),
     attempts: async (d, { first, after }, { request }) => {
-      const size = pageSize(first, 20);
+      const page = keysetPage({ first, after }, idKeyset, 20);
       const rows = await request.loaders.get(webhookAttemptsByDeliveryIdLoader).load({
         deliveryId: d.id,
-        limit: size + 1,
-        afterId: idAfter(after),
+        limit: page.limit,
+        afterId: page.after,
       });
-      return connectionFrom(rows, size, cursorOf, Boolean(after));
+      return page.connection(rows);
     },
   },
   WebhookDeliveryAttempt: {

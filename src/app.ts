@@ -25,6 +25,7 @@ import { logError, logRequest } from './log.js';
 import { Router } from './platform/rest/router.js';
 import { Scheduler } from './platform/jobs/scheduler.js';
 import { SalesUnitDirectory } from './merchants/sales-unit.directory.js';
+import { checkStateMachines } from './platform/state-machine.js';
 import { seedTestEnvironment } from './test-environment/test-environment.seed.js';
 import { CallbackDeliverer } from './platform/delivery/callback-deliverer.job.js';
 import { callbackKinds } from './platform/delivery/callback-kinds.js';
@@ -50,6 +51,7 @@ export interface App {
 /** Builds the whole service without listening: database, seed, routes, graph and jobs. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const modules = options.modules ?? allModules;
+  checkStateMachines(modules.flatMap((m) => m.stateMachines ?? []));
   const orm: Orm = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,

@@ -11,6 +11,11 @@ export function isOverdue(payment: Pick<Payment, 'state' | 'expiresAt'>, now: Da
   return payment.state === 'CREATED' && payment.expiresAt.getTime() <= now.getTime();
 }
 
+/** The one "is this payment still live" rule: its user can still approve or reject it. */
+export function awaitsUser(payment: Pick<Payment, 'state' | 'expiresAt'>, now: Date): boolean {
+  return payment.state === 'CREATED' && !isOverdue(payment, now);
+}
+
 /** The state a caller sees: an overdue CREATED payment is shown as the EXPIRED payment it already is. */
 export function effectiveState(payment: Pick<Payment, 'state' | 'expiresAt'>, now: Date): PaymentState {
   return isOverdue(payment, now) ? 'EXPIRED' : payment.state;

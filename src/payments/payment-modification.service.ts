@@ -2,18 +2,15 @@ import type { RequestContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { Em } from '../platform/db/orm.js';
 import { CommittedRefusal, runIdempotent, type IdempotentRequest } from '../platform/idempotency/idempotency.service.js';
-import { expireIfOverdue } from './payment-expiry.js';
 import { recordPaymentEvent } from './payment-event.recorder.js';
-import type { Currency, Payment } from './payment.entity.js';
-import { findOwnPayment } from './payment.service.js';
+import type { Money } from './payment.commands.js';
+import type { Payment } from './payment.entity.js';
+import { lockOwnPaymentForVerb } from './payment-for-verb.js';
 import { assertTransition } from './payment.transitions.js';
 import { toPaymentView, type PaymentView } from './payment.view.js';
 import { scoped } from '../platform/auth/tenancy.js';
 
-export interface ModificationAmount {
-  currency: Currency;
-  value: number;
-}
+export type ModificationAmount = Money;
 
 const DAY_MS = 24 * 60 * 60_000;
 /** Capture and cancel within 180 days of the reservation, refund within 365 (FACTS §1.3). */
@@ -128,9 +125,8 @@ async function modify(
   change: (em: Em, payment: Payment, now: Date) => void,
 ): Promise<PaymentView> {
   return runIdempotent(ctx, request, async (em) => {
-    const payment = await findOwnPayment(em, scoped(ctx).msn, reference, { lock: true });
     const now = ctx.clock.now();
-    const expiredNow = expireIfOverdue(em, payment, now);
+    const { payment, expiredNow } = await lockOwnPaymentForVerb(em, scoped(ctx).msn, reference, now);
     try {
       change(em, payment, now);
     } catch (error) {

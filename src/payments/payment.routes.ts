@@ -4,10 +4,10 @@ import { epaymentProblem } from '../platform/rest/error-formats/epayment-problem
 import type { ParamRule } from '../platform/rest/path-params.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { forceApprovePayment } from '../wallet/force-approve.service.js';
-import { REFERENCE_PATTERN } from './create-payment.validation.js';
 import { cancelPayment, capturePayment, refundPayment } from './payment-modification.service.js';
-import { createPaymentBody, forceApprovalBody, modificationAmountBody } from './payment.body-shapes.js';
 import { createPaymentResponse, getPaymentResponse, modificationResponse, paymentEventResponse } from './payment.presenter.js';
+import { REFERENCE_PATTERN, refuseCreatePayment } from './payment.rules.js';
+import { createPaymentBody, forceApproveBody, modificationBody } from './payment.schemas.js';
 import { createPayment, getPayment, getPaymentEvents } from './payment.service.js';
 
 const reference: ParamRule = {
@@ -27,12 +27,12 @@ export function paymentRoutes(services: Services): RestInterface {
         path: '/payments',
         summary: 'Create a payment',
         idempotent: true,
-        body: createPaymentBody(services),
+        body: createPaymentBody,
         success: { status: 201, description: 'The payment was created' },
-        handler: async (ctx, { body, idempotencyKey }) => ({
-          status: 201,
-          body: createPaymentResponse(await createPayment(ctx, body, idempotencyKey)),
-        }),
+        handler: async (ctx, { body, idempotencyKey }) => {
+          refuseCreatePayment(body, { env: ctx.config.env, now: ctx.clock.now() });
+          return { status: 201, body: createPaymentResponse(await createPayment(ctx, body, idempotencyKey)) };
+        },
       }),
       route({
         method: 'GET',
@@ -61,7 +61,7 @@ export function paymentRoutes(services: Services): RestInterface {
         summary: 'Capture an amount of an authorized payment',
         idempotent: true,
         params: { reference },
-        body: modificationAmountBody,
+        body: modificationBody,
         success: { status: 200, description: 'The payment after the capture' },
         handler: async (ctx, { params, body, idempotencyKey }) => ({
           status: 200,
@@ -74,7 +74,7 @@ export function paymentRoutes(services: Services): RestInterface {
         summary: 'Refund a captured amount',
         idempotent: true,
         params: { reference },
-        body: modificationAmountBody,
+        body: modificationBody,
         success: { status: 200, description: 'The payment after the refund' },
         handler: async (ctx, { params, body, idempotencyKey }) => ({
           status: 200,
@@ -99,7 +99,7 @@ export function paymentRoutes(services: Services): RestInterface {
         summary: 'Approve a payment as a test user (test environment only)',
         idempotent: false,
         params: { reference },
-        body: forceApprovalBody,
+        body: forceApproveBody,
         success: { status: 200, description: 'The payment was approved' },
         handler: async (ctx, { params, body }) => {
           await forceApprovePayment(ctx, params.reference, body);

@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException, type EntityDictionary } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { RequestContext } from '../platform/context.js';
-import type { Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { runIdempotent } from '../platform/idempotency/idempotency.service.js';
 import { SalesUnit } from '../merchants/sales-unit.entity.js';
-import type { CreatePaymentCommand } from './create-payment.validation.js';
+import type { CreatePaymentCommand } from './payment.commands.js';
+import { paymentNotFound } from './payment-for-verb.js';
 import type { PaymentEvent } from './payment-event.entity.js';
 import { recordPaymentEvent } from './payment-event.recorder.js';
 import { Payment } from './payment.entity.js';
@@ -86,26 +86,6 @@ export async function getPayment(ctx: RequestContext, reference: string): Promis
   const payment = await readPayment(ctx.em, scoped(ctx).msn, reference);
   if (!payment) throw paymentNotFound(reference);
   return toPaymentViewAt(payment, ctx.config, ctx.clock.now());
-}
-
-function paymentNotFound(reference: string): AppError {
-  return new AppError('PAYMENT_NOT_FOUND', `No payment with reference ${reference}`, [{ name: 'reference', reason: 'Not found' }]);
-}
-
-export async function findOwnPayment(em: Em, msn: string, reference: string, options: { lock?: boolean } = {}): Promise<Payment> {
-  if (!options.lock) {
-    const payment = await em.findOne(Payment, { msn, reference });
-    if (!payment) throw paymentNotFound(reference);
-    return payment;
-  }
-  // The hot path of every modification: one plain locking read, then the row joins the unit of work like any
-  // loaded entity. The ORM's query builder for the same statement cost more CPU than the database spent on it.
-  const [row] = await em.execute<EntityDictionary<Payment>[]>('select * from payment where msn = ? and reference = ? limit 1 for update', [
-    msn,
-    reference,
-  ]);
-  if (!row) throw paymentNotFound(reference);
-  return em.map(Payment, row);
 }
 
 export async function getPaymentEvents(ctx: RequestContext, reference: string): Promise<PaymentEvent[]> {

@@ -1,26 +1,27 @@
+import * as machine from '../platform/state-machine.js';
+
 export type PaymentState = 'CREATED' | 'AUTHORIZED' | 'ABORTED' | 'EXPIRED' | 'TERMINATED';
 
 /**
  * The payment state machine (FACTS §1.3). Every state but CREATED is final: capture, refund and cancel
  * after AUTHORIZED change only the aggregate, never the state.
  */
-export const paymentTransitions: Readonly<Record<PaymentState, readonly PaymentState[]>> = {
+export const paymentStateMachine = machine.defineStateMachine<PaymentState>('payment', 'CREATED', {
   CREATED: ['AUTHORIZED', 'ABORTED', 'EXPIRED', 'TERMINATED'],
   AUTHORIZED: [],
   ABORTED: [],
   EXPIRED: [],
   TERMINATED: [],
-};
+});
 
-export const paymentStates = Object.keys(paymentTransitions) as PaymentState[];
+export const paymentTransitions = paymentStateMachine.transitions;
+
+export const paymentStates = machine.statesOf(paymentStateMachine);
 
 export function canTransition(from: PaymentState, to: PaymentState): boolean {
-  return paymentTransitions[from].includes(to);
+  return machine.canTransition(paymentStateMachine, from, to);
 }
 
-/** A guard against programming errors: services choose the caller-facing error before they get here. */
 export function assertTransition(from: PaymentState, to: PaymentState): void {
-  if (!canTransition(from, to)) {
-    throw new Error(`Illegal payment transition ${from} -> ${to}`);
-  }
+  machine.assertTransition(paymentStateMachine, from, to);
 }

@@ -8,6 +8,7 @@ import { expireDuePayments } from './payment-expiry.job.js';
 import { Payment } from './payment.entity.js';
 import { findPaymentById } from './payment.queries.js';
 import { paymentRoutes } from './payment.routes.js';
+import { paymentStateMachine } from './payment.transitions.js';
 import './payment.errors.js';
 
 /** The ePayment API: payments, their event log (the `payment` stream of the outbox), expiry. */
@@ -18,5 +19,6 @@ export const paymentsModule: DomainModule = {
   resolvers: [paymentResolvers, paymentMutationResolvers, subscriptionResolvers],
   nodes: { Payment: findPaymentById, PaymentEvent: findPaymentEventById },
   jobs: (services) => [{ name: 'expire-payments', run: () => expireDuePayments(services) }],
+  stateMachines: [paymentStateMachine],
   eventTypes: [paymentEventTypes],
 };

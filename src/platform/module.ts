@@ -7,6 +7,7 @@ import type { EventTypeDefinition } from './events/event-types.js';
 import type { NodeFinder } from './graph/node-registry.js';
 import type { Job } from './jobs/scheduler.js';
 import type { RestInterface } from './rest/rest-interface.js';
+import type { StateMachine } from './state-machine.js';
 
 type ResolverMaps = NonNullable<IExecutableSchemaDefinition['resolvers']>;
 export type ResolverMap = Exclude<ResolverMaps, readonly unknown[]>;
@@ -34,6 +35,8 @@ export interface DomainModule {
   seedTestEnvironment?(em: Em, now: Date): Promise<void>;
   /** Background jobs (idempotent, safe on several instances); run by each instance that runs jobs. */
   jobs?(services: Services): Job[];
+  /** The domain's transition tables; the app checks each at start (an unknown or unreachable state fails the boot). */
+  readonly stateMachines?: readonly StateMachine<string>[];
   /**
    * The events the domain records in the outbox (through `recordEvent`), per stream type: which of them webhooks may
    * subscribe to, and the body a webhook of one carries.

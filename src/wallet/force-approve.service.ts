@@ -1,17 +1,12 @@
 import type { RequestContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
-import type { Customer } from '../payments/create-payment.validation.js';
-import { expireIfOverdue } from '../payments/payment-expiry.js';
-import { findOwnPayment } from '../payments/payment.service.js';
-import { authorizePayment, awaitsUser } from './payment-authorization.js';
+import type { ForceApproveCommand } from '../payments/payment.commands.js';
+import { awaitsUser } from '../payments/payment-expiry.js';
+import { lockOwnPaymentForVerb } from '../payments/payment-for-verb.js';
+import { authorizePayment } from '../payments/payment-user.transitions.js';
 import { normalizePhoneNumber } from './phone-number.js';
 import { TestUser } from './test-user.entity.js';
 import { scoped } from '../platform/auth/tenancy.js';
-
-export interface ForceApproveCommand {
-  customer?: Customer;
-  token?: string;
-}
 
 /**
  * Test-only approval without the wallet app. Works only for a test user who has approved a payment on the
@@ -23,9 +18,9 @@ export async function forceApprovePayment(ctx: RequestContext, reference: string
   }
   const fail = (name: string, reason: string) => new AppError('APPROVE_FAILED', reason, [{ name, reason }]);
   const refusal = await ctx.em.transactional(async (em) => {
-    const payment = await findOwnPayment(em, scoped(ctx).msn, reference, { lock: true });
     const now = ctx.clock.now();
-    if (expireIfOverdue(em, payment, now)) {
+    const { payment, expiredNow } = await lockOwnPaymentForVerb(em, scoped(ctx).msn, reference, now);
+    if (expiredNow) {
       // Returned, not thrown: the inline expiry must commit though the approval is refused.
       await em.flush();
       return fail('reference', 'The payment is EXPIRED and cannot be approved');

@@ -3,9 +3,10 @@ import type { Services } from '../platform/context.js';
 import { forkEm } from '../platform/db/orm.js';
 import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import { Merchant } from '../merchants/merchant.entity.js';
-import { effectiveState, expireIfOverdue } from '../payments/payment-expiry.js';
+import { awaitsUser, effectiveState } from '../payments/payment-expiry.js';
+import { lockPaymentForVerb } from '../payments/payment-for-verb.js';
 import { Payment } from '../payments/payment.entity.js';
-import { abortPayment, authorizePayment, awaitsUser } from './payment-authorization.js';
+import { abortPayment, authorizePayment } from '../payments/payment-user.transitions.js';
 import { normalizePhoneNumber } from './phone-number.js';
 import { TestUser } from './test-user.entity.js';
 
@@ -33,11 +34,12 @@ export async function findLandingPayment(services: Services, token: string): Pro
 export async function approveOnLanding(services: Services, token: string, phoneInput: string): Promise<LandingOutcome> {
   if (services.config.env !== 'test') return { ok: false, message: 'There is no simulated wallet user in production.' };
   return forkEm(services.orm).transactional(async (em) => {
-    const payment = await em.findOne(Payment, { approvalToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!payment) return { ok: false, message: 'This payment link is not valid.' };
     const now = services.clock.now();
-    // An overdue payment is expired here, as the expiry job would; the refusal below is returned, so it commits.
-    if (expireIfOverdue(em, payment, now)) await em.flush();
+    const found = await lockPaymentForVerb(em, { approvalToken: token }, now);
+    if (!found) return { ok: false, message: 'This payment link is not valid.' };
+    const { payment, expiredNow } = found;
+    // An overdue payment is expired as the expiry job would; the refusal below is returned, so it commits.
+    if (expiredNow) await em.flush();
     if (!awaitsUser(payment, now))
       return { ok: false, message: 'This payment can no longer be approved.', payment: await describe(services, em, payment) };
     const phoneNumber = normalizePhoneNumber(phoneInput);
@@ -56,10 +58,11 @@ export async function approveOnLanding(services: Services, token: string, phoneI
 export async function rejectOnLanding(services: Services, token: string): Promise<LandingOutcome> {
   if (services.config.env !== 'test') return { ok: false, message: 'There is no simulated wallet user in production.' };
   return forkEm(services.orm).transactional(async (em) => {
-    const payment = await em.findOne(Payment, { approvalToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (!payment) return { ok: false, message: 'This payment link is not valid.' };
     const now = services.clock.now();
-    if (expireIfOverdue(em, payment, now)) await em.flush();
+    const found = await lockPaymentForVerb(em, { approvalToken: token }, now);
+    if (!found) return { ok: false, message: 'This payment link is not valid.' };
+    const { payment, expiredNow } = found;
+    if (expiredNow) await em.flush();
     if (!awaitsUser(payment, now))
       return { ok: false, message: 'This payment can no longer be rejected.', payment: await describe(services, em, payment) };
     abortPayment(em, payment, now);

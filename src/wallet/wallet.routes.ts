@@ -9,7 +9,7 @@ import { landingUrl } from '../payments/payment.view.js';
 import { landingPage } from './landing.page.js';
 import { approveOnLanding, findLandingPayment, rejectOnLanding } from './landing.service.js';
 import { qrImage } from './qr-image.js';
-import { awaitsUser } from './payment-authorization.js';
+import { awaitsUser } from '../payments/payment-expiry.js';
 
 /**
  * The simulated wallet user: a landing page and QR images. They need no credentials, only the payment's token,

@@ -2,8 +2,9 @@ import { MERCHANT_API_AUTH, MERCHANT_API_HEADERS } from '../platform/auth/mercha
 import type { Services } from '../platform/context.js';
 import { epaymentProblem } from '../platform/rest/error-formats/epayment-problem.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
-import { webhookRegistrationBody } from './webhook.body-shapes.js';
-import { deleteWebhook, isWebhookId, listWebhooks, parseWebhookRegistration, registerWebhook } from './webhook.service.js';
+import { webhookRegistrationRequest } from './webhook.schemas.js';
+import { parseWebhookRegistration } from './webhook.rules.js';
+import { deleteWebhook, isWebhookId, listWebhooks, registerWebhook } from './webhook.service.js';
 
 /** The Webhooks API v1 (FACTS §2): the same credentials and problem body as the ePayment API. */
 export function webhookRoutes(services: Services): RestInterface {
@@ -27,7 +28,7 @@ export function webhookRoutes(services: Services): RestInterface {
         path: '/webhooks',
         summary: 'Register a webhook',
         idempotent: false,
-        body: webhookRegistrationBody,
+        body: webhookRegistrationRequest,
         success: { status: 201, description: 'Registered; the secret is shown this once' },
         handler: async (ctx, { body }) => {
           const registration = await parseWebhookRegistration(body, services.config.env);

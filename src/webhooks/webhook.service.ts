@@ -1,9 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { RequestContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { outboundUrlProblem } from '../platform/delivery/outbound-url.js';
-import { Checker, isObject } from '../platform/validation/checker.js';
-import { eventTypes } from '../platform/events/event-types.js';
+import type { WebhookRegistration } from './webhook.schemas.js';
 import { Webhook } from './webhook.entity.js';
 import { scoped } from '../platform/auth/tenancy.js';
 
@@ -12,36 +10,9 @@ export const MAX_WEBHOOKS_PER_EVENT = 5;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface WebhookRegistration {
-  url: string;
-  events: string[];
-}
-
 /** The caller's registrations, oldest first. The secret is never shown again after registration. */
 export async function listWebhooks(ctx: RequestContext): Promise<Webhook[]> {
   return ctx.em.find(Webhook, scoped(ctx), { orderBy: { createdAt: 'asc', id: 'asc' } });
-}
-
-/** Checks a registration body (REST and the graph alike): every problem, each naming its field. */
-export async function parseWebhookRegistration(body: unknown, env: RequestContext['config']['env']): Promise<WebhookRegistration> {
-  if (!isObject(body)) throw AppError.validation([{ name: 'body', reason: 'Must be a JSON object with url and events' }]);
-  const check = new Checker();
-  const urlProblem = await outboundUrlProblem(body.url, env);
-  if (urlProblem) check.fail('url', urlProblem);
-  const events: string[] = [];
-  if (!Array.isArray(body.events) || body.events.length === 0) {
-    check.fail('events', 'Must be a non-empty array of event names');
-  } else {
-    body.events.forEach((name: unknown, i) => {
-      // Exactly the names the domains registered (payments: the ePayment events, FACTS §2).
-      if (typeof name !== 'string' || !eventTypes.isWebhookEventName(name))
-        check.fail(`events[${i}]`, `Unknown event; one of ${eventTypes.webhookEventNames().join(', ')}`);
-      else if (events.includes(name)) check.fail(`events[${i}]`, 'Listed more than once');
-      else events.push(name);
-    });
-  }
-  check.throwIfFailed();
-  return { url: body.url as string, events };
 }
 
 /** Registers a webhook for the caller's sales unit and hands out its signing secret, once. */

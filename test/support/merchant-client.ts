@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { PrincipalClient, type HttpResult } from './principal-client.js';
 
 export const MERCHANT_A = {
   msn: '123456',
@@ -14,63 +15,19 @@ export const MERCHANT_B = {
 };
 export type TestMerchant = typeof MERCHANT_A;
 
-export interface HttpResult<T = any> {
-  status: number;
-  headers: Headers;
-  body: T;
-  text: string;
-}
+export type { HttpResult } from './principal-client.js';
 
-/** A merchant's view of the service over real HTTP: REST and the graph, with its own token. */
-export class MerchantClient {
-  private token: string | undefined;
-
+/** A merchant's view of the service over real HTTP: REST and the graph, with its own token, for its own sales unit. */
+export class MerchantClient extends PrincipalClient {
   constructor(
-    readonly baseUrl: string,
+    baseUrl: string,
     readonly merchant: TestMerchant = MERCHANT_A,
-  ) {}
-
-  async accessToken(): Promise<string> {
-    if (!this.token) {
-      const res = await this.raw('POST', '/accesstoken/get', undefined, {
-        client_id: this.merchant.clientId,
-        client_secret: this.merchant.clientSecret,
-        'Ocp-Apim-Subscription-Key': this.merchant.subscriptionKey,
-      });
-      if (res.status !== 200) throw new Error(`token request failed: ${res.status} ${res.text}`);
-      this.token = res.body.access_token as string;
-    }
-    return this.token;
+  ) {
+    super(baseUrl, merchant);
   }
 
-  async headers(extra: Record<string, string> = {}): Promise<Record<string, string>> {
-    return {
-      Authorization: `Bearer ${await this.accessToken()}`,
-      'Ocp-Apim-Subscription-Key': this.merchant.subscriptionKey,
-      'Merchant-Serial-Number': this.merchant.msn,
-      'Content-Type': 'application/json',
-      ...extra,
-    };
-  }
-
-  async raw(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpResult> {
-    const res = await fetch(this.baseUrl + path, {
-      method,
-      headers,
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      // not JSON: keep the text
-    }
-    return { status: res.status, headers: res.headers, body: parsed, text };
-  }
-
-  async request(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<HttpResult> {
-    return this.raw(method, path, body, await this.headers(extraHeaders));
+  protected actingFor(): Record<string, string> {
+    return { 'Merchant-Serial-Number': this.merchant.msn };
   }
 
   createPayment(overrides: Record<string, unknown> = {}, idempotencyKey: string = randomUUID()): Promise<HttpResult> {
@@ -108,10 +65,6 @@ export class MerchantClient {
     const approved = await this.forceApprove(reference);
     if (approved.status !== 200) throw new Error(`approve failed: ${approved.text}`);
     return reference;
-  }
-
-  async graphql(query: string, variables: Record<string, unknown> = {}): Promise<HttpResult> {
-    return this.request('POST', '/graphql', { query, variables });
   }
 }
 

@@ -25,7 +25,10 @@ export async function createGraphQLServer(services: Services, schema: GraphQLSch
     hideSchemaDetailsFromClientErrors: false,
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
-    validationRules: [...queryLimitRules(services.config.graphqlLimits), ...disclosure.rules],
+    validationRules: [
+      ...queryLimitRules(services.config.graphqlLimits, { introspectionAllowed: !disclosure.refusesIntrospection }),
+      ...disclosure.rules,
+    ],
     formatError: (formatted, error) => disclosure.formatError(scrubInternal(formatted, error)),
     // Apollo pretty-prints every answer by default; programs read these, and the indentation only adds bytes to
     // serialize, send and parse.

@@ -36,7 +36,8 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
   };
   server.on('upgrade', onUpgrade);
   const disclosure = schemaDisclosure(services.config.env === 'production');
-  const rules = [...specifiedRules, ...queryLimitRules(services.config.graphqlLimits), ...disclosure.rules];
+  const limits = queryLimitRules(services.config.graphqlLimits, { introspectionAllowed: !disclosure.refusesIntrospection });
+  const rules = [...specifiedRules, ...limits, ...disclosure.rules];
   const clientError = (error: GraphQLError) => disclosure.formatError(scrub(error));
 
   const disposable = useServer<Record<string, unknown>, SocketExtra>(

@@ -20,11 +20,24 @@ interface Measure {
   cost: number;
 }
 
+/** The introspection entry points; `__typename` is a plain leaf and counts like one. */
+const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
+
+export interface QueryLimitOptions {
+  /**
+   * Where introspection is allowed (the test environment) its fields are not measured: the standard introspection
+   * query every tool sends (graphql-js `getIntrospectionQuery()`, depth 15) is bounded by the schema, not by the
+   * client. Where it is refused (production) they are measured like any field, and the refusal is another rule's.
+   */
+  introspectionAllowed?: boolean;
+}
+
 /**
  * Rejects an operation that is too deep, uses too many aliases or could cost too much, during validation, so
  * no resolver runs. Page sizes given as variables count as the largest page, since validation cannot see them.
  */
-export function queryLimitRules(limits: QueryLimits = defaultQueryLimits): ValidationRule[] {
+export function queryLimitRules(limits: QueryLimits = defaultQueryLimits, options: QueryLimitOptions = {}): ValidationRule[] {
+  const skipped = options.introspectionAllowed ? INTROSPECTION_FIELDS : new Set<string>();
   return [
     (context: ValidationContext): ASTVisitor => ({
       OperationDefinition(operation) {
@@ -32,7 +45,7 @@ export function queryLimitRules(limits: QueryLimits = defaultQueryLimits): Valid
         for (const definition of context.getDocument().definitions) {
           if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
         }
-        const measure = measureSelection(operation.selectionSet, fragments, new Set());
+        const measure = measureSelection(operation.selectionSet, { fragments, skipped }, new Set());
         const report = (message: string, code: string) =>
           context.reportError(new GraphQLError(message, { nodes: [operation], extensions: { code } }));
         if (measure.depth > limits.maxDepth)
@@ -45,7 +58,13 @@ export function queryLimitRules(limits: QueryLimits = defaultQueryLimits): Valid
   ];
 }
 
-function measureSelection(selectionSet: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, visiting: Set<string>): Measure {
+interface Walk {
+  fragments: Map<string, FragmentDefinitionNode>;
+  /** Fields not measured, with everything below them. */
+  skipped: ReadonlySet<string>;
+}
+
+function measureSelection(selectionSet: SelectionSetNode, walk: Walk, visiting: Set<string>): Measure {
   const total: Measure = { depth: 0, aliases: 0, cost: 0 };
   const add = (m: Measure) => {
     total.depth = Math.max(total.depth, m.depth);
@@ -53,25 +72,26 @@ function measureSelection(selectionSet: SelectionSetNode, fragments: Map<string,
     total.cost += m.cost;
   };
   for (const selection of selectionSet.selections) {
-    if (selection.kind === Kind.FIELD) add(measureField(selection, fragments, visiting));
-    else if (selection.kind === Kind.INLINE_FRAGMENT) add(measureSelection(selection.selectionSet, fragments, visiting));
+    if (selection.kind === Kind.FIELD) {
+      if (!walk.skipped.has(selection.name.value)) add(measureField(selection, walk, visiting));
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) add(measureSelection(selection.selectionSet, walk, visiting));
     else {
       const name = selection.name.value;
-      const fragment = fragments.get(name);
+      const fragment = walk.fragments.get(name);
       // A fragment cycle is reported by graphql's own NoFragmentCycles rule; here it just stops the walk.
       if (!fragment || visiting.has(name)) continue;
       visiting.add(name);
-      add(measureSelection(fragment.selectionSet, fragments, visiting));
+      add(measureSelection(fragment.selectionSet, walk, visiting));
       visiting.delete(name);
     }
   }
   return total;
 }
 
-function measureField(field: FieldNode, fragments: Map<string, FragmentDefinitionNode>, visiting: Set<string>): Measure {
+function measureField(field: FieldNode, walk: Walk, visiting: Set<string>): Measure {
   const aliases = field.alias ? 1 : 0;
   if (!field.selectionSet) return { depth: 1, aliases, cost: 1 };
-  const child = measureSelection(field.selectionSet, fragments, visiting);
+  const child = measureSelection(field.selectionSet, walk, visiting);
   return { depth: child.depth + 1, aliases: aliases + child.aliases, cost: 1 + pageSizeOf(field) * child.cost };
 }
 

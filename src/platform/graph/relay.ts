@@ -22,7 +22,7 @@ export function pageSize(first: number | null | undefined, fallback: number): nu
   return size;
 }
 
-export function encodeCursor(parts: (string | number)[]): string {
+export function encodeCursor(parts: unknown[]): string {
   return Buffer.from(JSON.stringify(parts), 'utf8').toString('base64url');
 }
 
@@ -38,8 +38,8 @@ export function decodeCursor(cursor: string): unknown[] {
 
 /** The row id an `after` cursor carries, for connections ordered by id (events, deliveries, attempts). */
 export function idCursor(after: string): number {
-  const [id, ...rest] = decodeCursor(after);
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 0 || rest.length > 0) throw invalidCursor();
+  const id = idKeyset.read(decodeCursor(after));
+  if (id === undefined) throw invalidCursor();
   return id;
 }
 
@@ -48,7 +48,7 @@ export function invalidCursor(): GraphQLError {
 }
 
 /** Builds a connection from up to `size + 1` rows fetched in order: the extra row only says there is more. */
-export function connectionFrom<T>(rows: T[], size: number, cursorOf: (row: T) => string, hasPreviousPage: boolean) {
+export function connectionFrom<T>(rows: T[], size: number, cursorOf: (row: T) => string, hasPreviousPage: boolean): Connection<T> {
   const page = rows.slice(0, size);
   const edges = page.map((node) => ({ node, cursor: cursorOf(node) }));
   return {
@@ -59,5 +59,53 @@ export function connectionFrom<T>(rows: T[], size: number, cursorOf: (row: T) =>
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges[edges.length - 1]?.cursor ?? null,
     },
+  };
+}
+
+export interface Connection<T> {
+  edges: { node: T; cursor: string }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+}
+
+/** The order of a connection's rows: the key a row's cursor carries, and that key read back from a cursor. */
+export interface Keyset<T, K> {
+  keyOf(row: T): unknown[];
+  /** The key of the cursor's parts; undefined when they are not a key of this order. */
+  read(parts: unknown[]): K | undefined;
+}
+
+/** Rows ordered by their integer id (events, deliveries, attempts). */
+export const idKeyset: Keyset<{ id: number }, number> = {
+  keyOf: (row) => [row.id],
+  read: ([id, ...rest]) => (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 && rest.length === 0 ? id : undefined),
+};
+
+export interface KeysetPage<T, K> {
+  /** Rows to read: the page and one more, which only tells whether there is a next page. */
+  limit: number;
+  /** The key after which the page starts (never an OFFSET). */
+  after: K | undefined;
+  connection<R extends T>(rows: R[]): Connection<R>;
+}
+
+/**
+ * Every Relay list of the graph pages this way: `first` (capped at 100) and an opaque `after` cursor in, the keyset
+ * position and row limit for the read, and the connection of the rows read.
+ */
+export function keysetPage<T, K>(
+  args: { first?: number | null; after?: string | null },
+  keyset: Keyset<T, K>,
+  defaultSize: number,
+): KeysetPage<T, K> {
+  const size = pageSize(args.first, defaultSize);
+  let after: K | undefined;
+  if (args.after) {
+    after = keyset.read(decodeCursor(args.after));
+    if (after === undefined) throw invalidCursor();
+  }
+  return {
+    limit: size + 1,
+    after,
+    connection: <R extends T>(rows: R[]) => connectionFrom(rows, size, (row) => encodeCursor(keyset.keyOf(row)), Boolean(args.after)),
   };
 }

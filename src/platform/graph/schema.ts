@@ -39,14 +39,17 @@ export function buildSchema(resolvers: readonly ResolverMap[]): GraphQLSchema {
 export interface SchemaDisclosure {
   /** Validation rules that refuse introspection where it is off. */
   rules: ValidationRule[];
+  /** Introspection is off: the query limits then measure its fields like any other. */
+  refusesIntrospection: boolean;
   /** Applied to every error a client receives: validation and variable coercion both suggest names. */
   formatError(error: GraphQLFormattedError): GraphQLFormattedError;
 }
 
 export function schemaDisclosure(production: boolean): SchemaDisclosure {
-  if (!production) return { rules: [], formatError: (error) => error };
+  if (!production) return { rules: [], refusesIntrospection: false, formatError: (error) => error };
   return {
     rules: [NoSchemaIntrospectionCustomRule],
+    refusesIntrospection: true,
     formatError: (error) => ({ ...error, message: withoutSuggestions(error.message) }),
   };
 }

@@ -1,11 +1,16 @@
 import type { Em } from '../platform/db/orm.js';
-import { recordPaymentEvent } from '../payments/payment-event.recorder.js';
-import type { Payment } from '../payments/payment.entity.js';
-import { assertTransition } from '../payments/payment.transitions.js';
-import type { TestUser } from './test-user.entity.js';
+import { recordPaymentEvent } from './payment-event.recorder.js';
+import type { Payment } from './payment.entity.js';
+import { assertTransition } from './payment.transitions.js';
+
+/** Who approved: the wallet user's phone number and the `sub` their profile is shared under. */
+export interface ApprovingUser {
+  phoneNumber: string;
+  sub: string;
+}
 
 /** The user approved: the whole amount is reserved, and the profile is shared when a scope was asked for. */
-export function authorizePayment(em: Em, payment: Payment, user: TestUser, now: Date): void {
+export function authorizePayment(em: Em, payment: Payment, user: ApprovingUser, now: Date): void {
   assertTransition(payment.state, 'AUTHORIZED');
   payment.state = 'AUTHORIZED';
   payment.authorizedAmount = payment.amount;
@@ -22,9 +27,4 @@ export function abortPayment(em: Em, payment: Payment, now: Date): void {
   payment.state = 'ABORTED';
   payment.updatedAt = now;
   recordPaymentEvent(em, payment, 'ABORTED', payment.amount, null, now);
-}
-
-/** A payment can be acted on by its user only while it is CREATED and before it expires. */
-export function awaitsUser(payment: Payment, now: Date): boolean {
-  return payment.state === 'CREATED' && payment.expiresAt.getTime() > now.getTime();
 }

@@ -1,0 +1,180 @@
+import type { PaygraphEnv } from '../config.js';
+import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
+import type { CreatePaymentCommand, CreatePaymentFields, Customer } from './payment.commands.js';
+import type { Currency, CustomerInteraction, PaymentMethodType, QrImageFormat, UserFlow } from './payment.entity.js';
+
+/**
+ * The ePayment rules (FACTS §1.2) that both faces apply: the limits the request shapes declare, the rules that
+ * weigh one field against another, and the refusals with their public titles. REST and the graph call these;
+ * neither repeats one.
+ */
+
+export const CURRENCIES = ['NOK', 'DKK', 'EUR'] as const satisfies readonly Currency[];
+export const USER_FLOWS = ['PUSH_MESSAGE', 'NATIVE_REDIRECT', 'WEB_REDIRECT', 'QR'] as const satisfies readonly UserFlow[];
+export const PAYMENT_METHODS = ['WALLET', 'CARD'] as const satisfies readonly PaymentMethodType[];
+export const CUSTOMER_INTERACTIONS = ['CUSTOMER_PRESENT', 'CUSTOMER_NOT_PRESENT'] as const satisfies readonly CustomerInteraction[];
+export const QR_FORMATS = ['TEXT/TARGETURL', 'IMAGE/SVG+XML', 'IMAGE/PNG'] as const satisfies readonly QrImageFormat[];
+export const PROFILE_SCOPES = ['name', 'address', 'email', 'phoneNumber', 'birthDate', 'nin'] as const;
+export const REFERENCE_PATTERN = /^[a-zA-Z0-9-]{8,50}$/;
+export const PHONE_NUMBER_PATTERN = /^\d{10,15}$/;
+/** Largest payment or modification amount in minor units (FACTS §1.2). */
+export const MAX_AMOUNT = 65_000_000;
+/** The schema allows 0, but a payment or modification of nothing can never move money: 1 minor unit at least. */
+export const MIN_AMOUNT = 1;
+/** Smallest payable NOK amount ("Amount too small", FACTS §1.2). */
+const MIN_NOK_AMOUNT = 100;
+/** The public definition's `Idempotency-Key` maxLength (FACTS §1.1). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 50;
+const MINUTE = 60_000;
+/** A long-living payment expires more than 10 minutes and less than 28 days ahead (FACTS §1.2). */
+const MIN_LONG_LIVING_MS = 10 * MINUTE;
+const MAX_LONG_LIVING_MS = 28 * 24 * 60 * MINUTE;
+
+/** A payment reference named outside a body (a path or an argument): malformed is a bad request, not an unknown payment. */
+export function checkReference(reference: string): string {
+  if (!REFERENCE_PATTERN.test(reference)) {
+    throw AppError.validation([{ name: 'reference', reason: 'Must be 8 to 50 letters, digits or "-"' }]);
+  }
+  return reference;
+}
+
+/** The graph's `idempotencyKey` argument; REST reads the same limit from its header. */
+export function checkIdempotencyKey(key: string): string {
+  if (key.trim() === '' || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw AppError.validation([{ name: 'idempotencyKey', reason: `Must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters` }]);
+  }
+  return key;
+}
+
+/** `https://` or a custom app scheme (`myapp://`), as the public definition allows for return and receipt URLs. */
+export function isHttpsOrAppUrl(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  const scheme = url.protocol.slice(0, -1).toLowerCase();
+  if (scheme === 'https') return url.hostname !== '';
+  return scheme !== 'http' && /^[a-z][a-z0-9+.-]*$/.test(scheme) && !['javascript', 'data', 'file', 'vbscript'].includes(scheme);
+}
+
+/** Exactly one of `phoneNumber`, `personalQr`, `customerToken` (FACTS §1.2). */
+export function customerProblem(customer: Customer): ErrorDetail | undefined {
+  const given = (['phoneNumber', 'personalQr', 'customerToken'] as const).filter((k) => customer[k] !== undefined);
+  if (given.length === 1) return undefined;
+  return {
+    name: 'customer',
+    reason: given.length === 0 ? 'Give one of phoneNumber, personalQr or customerToken' : `Give only one of ${given.join(', ')}`,
+  };
+}
+
+/**
+ * The rules of one create field each that a schema cannot say, over the fields that passed their shape. Each
+ * failure names its field as the REST body does.
+ */
+export function createPaymentFieldProblems(fields: Partial<CreatePaymentFields>): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  const customer = fields.customer && customerProblem(fields.customer);
+  if (customer) problems.push(customer);
+  for (const name of ['returnUrl', 'receiptUrl'] as const) {
+    const url = fields[name];
+    if (url !== undefined && !isHttpsOrAppUrl(url)) problems.push({ name, reason: 'Must be an https:// URL or a custom app URL scheme' });
+  }
+  if (fields.profileScope !== undefined) {
+    const words = fields.profileScope.split(' ').filter((w) => w !== '');
+    const unknown = words.filter((w) => !(PROFILE_SCOPES as readonly string[]).includes(w));
+    if (words.length === 0 || unknown.length > 0) {
+      const reason = `A space-separated list of ${PROFILE_SCOPES.join(', ')}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}`;
+      problems.push({ name: 'profile.scope', reason });
+    }
+  }
+  if (fields.qrFormat?.size !== undefined && fields.qrFormat.format !== 'IMAGE/PNG')
+    problems.push({ name: 'qrFormat.size', reason: 'Only allowed when format is IMAGE/PNG' });
+  return problems;
+}
+
+/** Fields that are each fine but do not go together (FACTS §1.2). `named`: the fields already refused. */
+export function createPaymentCrossFieldProblems(fields: Partial<CreatePaymentFields>, named: readonly ErrorDetail[]): ErrorDetail[] {
+  const problems: ErrorDetail[] = [];
+  const fail = (name: string, reason: string) => problems.push({ name, reason });
+  const { paymentMethod, userFlow } = fields;
+  if (paymentMethod === 'CARD') {
+    if (userFlow && userFlow !== 'WEB_REDIRECT') fail('userFlow', 'CARD payments must use WEB_REDIRECT');
+    if (fields.receipt) fail('receipt', 'A receipt is only allowed for WALLET payments');
+    if (fields.expiresAt) fail('expiresAt', 'Long-living payments are only allowed for WALLET payments');
+  }
+  if (userFlow === 'WEB_REDIRECT' && fields.returnUrl === undefined) fail('returnUrl', 'Required when userFlow is WEB_REDIRECT');
+  // The spec asks PUSH_MESSAGE for a valid phone number: the push goes to the user's phone, which a QR or token does not name.
+  const customerRefused = [...named, ...problems].some((d) => d.name.startsWith('customer'));
+  if (userFlow === 'PUSH_MESSAGE' && !fields.customer?.phoneNumber && !customerRefused)
+    fail('customer.phoneNumber', 'Required when userFlow is PUSH_MESSAGE');
+  if (fields.qrFormat && userFlow && userFlow !== 'QR') fail('qrFormat', 'Only allowed when userFlow is QR');
+  if (fields.expiresAt && userFlow && userFlow !== 'PUSH_MESSAGE' && userFlow !== 'QR')
+    fail('expiresAt', 'Only allowed when userFlow is PUSH_MESSAGE or QR');
+  return problems;
+}
+
+/** The command of fields that passed every check: only the known fields, defaults filled, the scope's words once each. */
+export function toCreatePaymentCommand(fields: CreatePaymentFields): CreatePaymentCommand {
+  const { profileScope, expiresAt, qrFormat } = fields;
+  return {
+    reference: fields.reference,
+    amount: { currency: fields.amount.currency, value: fields.amount.value },
+    paymentMethod: fields.paymentMethod,
+    userFlow: fields.userFlow,
+    customer: fields.customer && oneIdentifier(fields.customer),
+    customerInteraction: fields.customerInteraction ?? 'CUSTOMER_NOT_PRESENT',
+    returnUrl: fields.returnUrl,
+    receiptUrl: fields.receiptUrl,
+    paymentDescription: fields.paymentDescription,
+    receipt: fields.receipt,
+    industryData: fields.industryData,
+    metadata: fields.metadata,
+    profileScope: profileScope === undefined ? undefined : [...new Set(profileScope.split(' ').filter((w) => w !== ''))].join(' '),
+    expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt),
+    qrFormat: qrFormat && { format: qrFormat.format, size: qrFormat.size },
+  };
+}
+
+function oneIdentifier(customer: Customer): Customer {
+  if (customer.phoneNumber) return { phoneNumber: customer.phoneNumber };
+  if (customer.personalQr) return { personalQr: customer.personalQr };
+  return { customerToken: customer.customerToken };
+}
+
+export interface CreatePaymentSetting {
+  env: PaygraphEnv;
+  now: Date;
+}
+
+/**
+ * The refusals of a well-formed create, with their public titles. They run only once every field is well-formed:
+ * a body with field errors hears about all of them first, not about one domain rule a malformed field tripped.
+ */
+export function refuseCreatePayment(command: CreatePaymentCommand, setting: CreatePaymentSetting): void {
+  const ahead = command.expiresAt && command.expiresAt.getTime() - setting.now.getTime();
+  if (ahead !== undefined && ahead >= MAX_LONG_LIVING_MS) {
+    throw AppError.validation([{ name: 'expiresAt', reason: 'Must be less than 28 days ahead' }]);
+  }
+  if (command.paymentMethod === 'CARD' && setting.env === 'test') {
+    throw new AppError('CARD_NOT_AVAILABLE_IN_TEST', 'CARD is not available in the test environment', [
+      { name: 'paymentMethod.type', reason: 'CARD is not available in the test environment' },
+    ]);
+  }
+  if (ahead !== undefined && ahead <= MIN_LONG_LIVING_MS) {
+    throw new AppError('EXPIRATION_TOO_SOON', 'expiresAt must be more than 10 minutes in the future', [
+      { name: 'expiresAt', reason: 'Must be more than 10 minutes ahead' },
+    ]);
+  }
+  if (command.expiresAt && !command.receipt) {
+    throw new AppError('LONG_LIVING_REQUIRES_RECEIPT', 'A payment with expiresAt must have a receipt', [
+      { name: 'receipt', reason: 'Required when expiresAt is set' },
+    ]);
+  }
+  if (command.amount.currency === 'NOK' && command.amount.value < MIN_NOK_AMOUNT) {
+    throw new AppError('AMOUNT_TOO_SMALL', 'The smallest NOK payment is 100 minor units (1 NOK)', [
+      { name: 'amount.value', reason: 'Must be at least 100 for NOK' },
+    ]);
+  }
+}
