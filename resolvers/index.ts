@@ -1,4 +1,5 @@
 import type { Resolvers } from '../src/generated/graphql.js';
+import { dashboardResolvers } from './dashboard.js';
 import { nodeResolvers } from './node.js';
 import { paymentMutationResolvers } from './payment-mutations.js';
 import { paymentResolvers } from './payments.js';
@@ -14,4 +15,5 @@ export const resolvers: Resolvers[] = [
   paymentMutationResolvers,
   subscriptionResolvers,
   webhookResolvers,
+  dashboardResolvers,
 ];
