@@ -46,8 +46,9 @@ async function upToDate() {
 
 const COMPRESSIBLE = /\.(js|css|json|svg|ttf|map)$/;
 
-async function main() {
-  if (!process.argv.includes('--force') && (await upToDate())) return;
+/** Builds the bundles unless they are newer than every input (`force`: regardless). */
+export async function buildPages({ force = false } = {}) {
+  if (!force && (await upToDate())) return;
   const started = Date.now();
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
@@ -90,11 +91,11 @@ async function main() {
     const content = await readFile(path);
     bytes += content.length;
     await writeFile(`${path}.gz`, gzipSync(content, { level: 9 }));
-    await writeFile(`${path}.br`, brotliCompressSync(content, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+    await writeFile(`${path}.br`, brotliCompressSync(content, { params: { [constants.BROTLI_PARAM_QUALITY]: content.length > 256 * 1024 ? 6 : 11 } }));
   }
   manifest.buildId = createHash('sha256').update(JSON.stringify(manifest.entries)).digest('hex').slice(0, 16);
   await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   console.log(`pages built into ${relative(root, outDir)} (${Math.round(bytes / 1024)} KB) in ${Date.now() - started} ms`);
 }
 
-await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await buildPages({ force: process.argv.includes('--force') });

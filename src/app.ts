@@ -25,6 +25,8 @@ import { expireDuePayments } from './payments/payment-expiry.job.js';
 import { paymentRoutes } from './payments/payment.routes.js';
 import { seedTestEnvironment } from './test-environment/test-environment.seed.js';
 import { walletRoutes } from './wallet/wallet.routes.js';
+import { PageAssets } from './pages/assets.js';
+import { pageRoutes, wantsGraphQLIde } from './pages/pages.routes.js';
 import { WebhookDeliverer } from './platform/delivery/webhook-deliverer.job.js';
 import { webhookRoutes } from './webhooks/webhook.routes.js';
 
@@ -53,7 +55,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (config.env === 'test') await seedTestEnvironment(forkEm(orm), clock.now());
 
   const router = new Router();
-  router.add(...accessTokenRoutes(services), ...paymentRoutes(services), ...walletRoutes(services), ...webhookRoutes(services));
+  const assets = new PageAssets();
+  router.add(...accessTokenRoutes(services), ...paymentRoutes(services), ...walletRoutes(services, assets), ...webhookRoutes(services));
+  router.add(...pageRoutes(services, assets));
   const schema = buildSchema();
   const apollo = await createGraphQLServer(services, schema);
   const scheduler = new Scheduler([{ name: 'expire-payments', run: () => expireDuePayments(services) }], config.jobIntervalMs);
@@ -154,7 +158,7 @@ async function route(
   request: HttpRequest,
 ): Promise<HttpResponse> {
   if (request.path === '/healthz') return { status: 200, body: { status: 'ok' } };
-  if (request.path === '/graphql') return handleGraphQLRequest(services, apollo, request);
+  if (request.path === '/graphql' && !wantsGraphQLIde(request)) return handleGraphQLRequest(services, apollo, request);
   const match = router.match(request);
   if (!match) throw new AppError('NOT_FOUND', `No route for ${request.method} ${request.path}`);
   if ('allowed' in match) {

@@ -5,39 +5,69 @@ import type { HttpRequest, HttpResponse, Route } from '../platform/rest/http-typ
 import { renderEpaymentProblem } from '../platform/rest/problem.js';
 import { Payment } from '../payments/payment.entity.js';
 import { landingUrl } from '../payments/payment.view.js';
+import type { PageAssets } from '../pages/assets.js';
+import { pageSecurityHeaders } from '../pages/security-headers.js';
+import { isSameOriginPost } from './kit/same-origin.js';
+import { walletDocument, walletMessage } from './kit/wallet-document.js';
 import { landingPage } from './landing.page.js';
+import { waitForLandingState } from './landing-state.service.js';
 import { approveOnLanding, findLandingPayment, rejectOnLanding } from './landing.service.js';
 import { qrImage } from './qr-image.js';
 import { awaitsUser } from './payment-authorization.js';
 
 /** The simulated wallet user: a landing page and QR images. They need no credentials, only the payment's token. */
-export function walletRoutes(services: Services): Route[] {
+export function walletRoutes(services: Services, assets: PageAssets): Route[] {
   const route = (method: string, pattern: string, handler: Route['handler']): Route => ({
     method,
     pattern,
     handler,
     renderError: renderEpaymentProblem,
   });
+  const html = (request: HttpRequest, status: number, page: string): HttpResponse => ({
+    status,
+    headers: pageSecurityHeaders(request),
+    body: page,
+  });
+  /** Wallet forms accept posts from the wallet's own pages only (a cross-site form post is refused). */
+  const post = (pattern: string, handler: Route['handler']): Route =>
+    route('POST', pattern, async (request) => {
+      if (isSameOriginPost(request, services.config.publicUrl)) return handler(request);
+      const refusal = walletDocument(assets, {
+        title: 'Request refused',
+        main: walletMessage({ kind: 'error', text: 'This form may only be sent from the wallet’s own page.' }),
+      });
+      return html(request, 403, refusal);
+    });
   return [
     route('GET', '/wallet/landing', async (request) => {
       const token = tokenOf(request);
       const payment = await findLandingPayment(services, token);
-      return html(payment ? 200 : 404, landingPage(token, payment));
+      return html(request, payment ? 200 : 404, landingPage(assets, token, payment));
     }),
-    route('POST', '/wallet/landing/approve', async (request) => {
+    post('/wallet/landing/approve', async (request) => {
       const token = tokenOf(request);
-      const phoneNumber = new URLSearchParams(request.rawBody.toString('utf8')).get('phoneNumber') ?? '';
+      const phoneNumber = formOf(request).get('phoneNumber') ?? '';
       const outcome = await approveOnLanding(services, token, phoneNumber);
       return outcome.ok
-        ? html(200, landingPage(token, outcome.payment, { kind: 'ok', text: 'Payment approved.' }))
-        : html(outcome.payment ? 400 : 404, landingPage(token, outcome.payment, { kind: 'error', text: outcome.message }));
+        ? html(request, 200, landingPage(assets, token, outcome.payment, { kind: 'ok', text: 'Payment approved.' }))
+        : html(request, outcome.payment ? 400 : 404, landingPage(assets, token, outcome.payment, { kind: 'error', text: outcome.message }));
     }),
-    route('POST', '/wallet/landing/reject', async (request) => {
+    post('/wallet/landing/reject', async (request) => {
       const token = tokenOf(request);
       const outcome = await rejectOnLanding(services, token);
       return outcome.ok
-        ? html(200, landingPage(token, outcome.payment, { kind: 'ok', text: 'Payment rejected.' }))
-        : html(outcome.payment ? 400 : 404, landingPage(token, outcome.payment, { kind: 'error', text: outcome.message }));
+        ? html(request, 200, landingPage(assets, token, outcome.payment, { kind: 'ok', text: 'Payment rejected.' }))
+        : html(request, outcome.payment ? 400 : 404, landingPage(assets, token, outcome.payment, { kind: 'error', text: outcome.message }));
+    }),
+    // The landing page's script keeps its state live: it posts the token (in the body, not a URL) and the state it
+    // shows, and gets the state back once it differs.
+    post('/wallet/landing/state', async (request) => {
+      const form = formOf(request);
+      const token = form.get('token');
+      if (!token) throw AppError.validation([{ name: 'token', reason: 'The token is required' }]);
+      const state = await waitForLandingState(services, token, form.get('state') ?? '');
+      if (!state) throw new AppError('NOT_FOUND', 'This payment link is not valid.', [{ name: 'token', reason: 'Unknown token' }]);
+      return { status: 200, headers: { 'cache-control': 'no-store' }, body: state };
     }),
     route('GET', '/wallet/qr', async (request) => {
       const token = tokenOf(request);
@@ -62,6 +92,6 @@ function tokenOf(request: HttpRequest): string {
   return token;
 }
 
-function html(status: number, page: string): HttpResponse {
-  return { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body: page };
+function formOf(request: HttpRequest): URLSearchParams {
+  return new URLSearchParams(request.rawBody.toString('utf8'));
 }

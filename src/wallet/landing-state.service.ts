@@ -1,0 +1,43 @@
+import type { Services } from '../platform/context.js';
+import { findLandingPayment, findLandingPaymentStream } from './landing.service.js';
+
+export interface LandingState {
+  state: string;
+  awaitsUser: boolean;
+}
+
+/** How long one request waits for a change before answering with the state unchanged (the page then asks again). */
+export const LANDING_STATE_WAIT_MS = 25_000;
+
+/**
+ * The state of the payment behind a landing token as soon as it differs from `known`: at once when it already does,
+ * else when one of the payment's events commits (from the event bus, no polling), or unchanged after `waitMs`.
+ * Undefined for an unknown token.
+ */
+export async function waitForLandingState(
+  services: Services,
+  token: string,
+  known: string,
+  waitMs = LANDING_STATE_WAIT_MS,
+): Promise<LandingState | undefined> {
+  const stream = await findLandingPaymentStream(services, token);
+  if (!stream) return undefined;
+  let wake: () => void = () => undefined;
+  const changed = new Promise<void>((resolve) => (wake = resolve));
+  // Subscribed before the state is read, so an event committing in between is not missed.
+  const unsubscribe = services.paymentEvents.subscribe(stream.msn, (event) => {
+    if (event.paymentId === stream.paymentId) wake();
+  });
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const current = await findLandingPayment(services, token);
+    if (!current) return undefined;
+    if (current.state !== known) return { state: current.state, awaitsUser: current.awaitsUser };
+    await Promise.race([changed, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    const after = await findLandingPayment(services, token);
+    return after ? { state: after.state, awaitsUser: after.awaitsUser } : undefined;
+  } finally {
+    clearTimeout(timer);
+    unsubscribe();
+  }
+}
