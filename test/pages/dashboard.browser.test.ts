@@ -104,7 +104,7 @@ test("redeliver on a payment's page produces a new attempt", async () => {
   await dashboard.getByTestId('payment-reference').filter({ hasText: reference }).waitFor();
   // Merchant text is text: the description shows as written and runs nothing.
   await dashboard.getByText('<script>window.pwned = 1</script>').waitFor();
-  expect(await dashboard.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+  expect(await dashboard.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
 
   const attempts = dashboard.getByTestId('attempt');
   await dashboard.getByTestId('delivery').first().waitFor();

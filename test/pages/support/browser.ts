@@ -38,7 +38,15 @@ export function collectPageErrors(page: Page): string[] {
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+    // A failed response is reported (with its URL) by the response listener.
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) errors.push(`console: ${message.text()}`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) {
+      const line = `response: ${response.status()} ${response.request().method()} ${response.url()}`;
+      errors.push(line);
+      void response.text().then((body) => errors.push(`${line}: ${body.slice(0, 300)}`), () => undefined);
+    }
   });
   page.on('requestfailed', (request) => {
     // A subscription socket closed on purpose when the page goes away is not a failure of the page.

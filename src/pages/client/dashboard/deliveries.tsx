@@ -37,7 +37,8 @@ export function Deliveries({
     // bounded while, until its new attempt shows.
     for (let i = 0; i < FOLLOW_UPS; i++) {
       const now = (await onChange())?.find((d) => d.id === delivery.id);
-      if (!now || now.attempts.edges.length > delivery.attempts.edges.length) return;
+      const attempts = now?.attempts.edges ?? [];
+      if (!now || (attempts.length > delivery.attempts.edges.length && attempts.every((a) => a.node.state !== 'IN_FLIGHT'))) return;
       await new Promise((resolve) => setTimeout(resolve, FOLLOW_UP_MS));
     }
   };

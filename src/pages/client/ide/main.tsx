@@ -6,6 +6,7 @@ import { GraphiQL } from 'graphiql';
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
 import { pageData } from '../shared/page-data.js';
 import { installEditorWorkers, type WorkerUrls } from './editor-workers.js';
+import { shallowIntrospectionQuery } from './introspection.js';
 import { FreshTokenButton, headersFor, type Prefill } from './fresh-token.js';
 
 interface IdeData {
@@ -31,13 +32,21 @@ async function start(): Promise<void> {
   const root = document.getElementById('graphiql');
   if (!data || !root) return;
   installEditorWorkers(data.workers);
-  const fetcher = createGraphiQLFetcher({
+  const graphFetcher = createGraphiQLFetcher({
     url: '/graphql',
     // The toolkit opens a graphql-ws client per subscription, with the headers editor's values as connection_init.
     subscriptionUrl: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
     enableIncrementalDelivery: false,
   });
-  const headers = data.prefill ? JSON.stringify(await headersFor(data.prefill), null, 2) : '{}';
+  const prefilled = data.prefill ? await headersFor(data.prefill) : {};
+  const introspection = shallowIntrospectionQuery();
+  // The first introspection runs before the headers editor exists: the prefilled headers are every request's defaults.
+  const fetcher: typeof graphFetcher = (params, options) =>
+    graphFetcher(params.operationName === 'IntrospectionQuery' ? { ...params, query: introspection } : params, {
+      ...options,
+      headers: { ...prefilled, ...(options?.headers ?? {}) },
+    });
+  const headers = JSON.stringify(prefilled, null, 2);
   root.textContent = '';
   createRoot(root).render(
     <GraphiQL fetcher={fetcher} defaultQuery={DEFAULT_QUERY} initialHeaders={headers} defaultEditorToolsVisibility="headers" shouldPersistHeaders={false}>
