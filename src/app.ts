@@ -119,6 +119,8 @@ async function handle(
 ): Promise<void> {
   const started = performance.now();
   const url = new URL(req.url ?? '/', 'http://localhost');
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
   const request: HttpRequest = {
     method: req.method ?? 'GET',
     path: url.pathname,
@@ -127,6 +129,7 @@ async function handle(
     params: {},
     rawBody: Buffer.alloc(0),
     traceId: randomUUID(),
+    signal: gone.signal,
   };
   let response: HttpResponse;
   let failure: unknown;

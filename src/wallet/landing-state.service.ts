@@ -12,14 +12,15 @@ export const LANDING_STATE_WAIT_MS = 25_000;
 /**
  * The state of the payment behind a landing token as soon as it differs from `known`: at once when it already does,
  * else when one of the payment's events commits (from the event bus, no polling), or unchanged after `waitMs`.
- * Undefined for an unknown token.
+ * Undefined for an unknown token, or when `signal` aborts (the client went away).
  */
 export async function waitForLandingState(
   services: Services,
   token: string,
   known: string,
-  waitMs = LANDING_STATE_WAIT_MS,
+  options: { waitMs?: number; signal?: AbortSignal } = {},
 ): Promise<LandingState | undefined> {
+  const { waitMs = LANDING_STATE_WAIT_MS, signal } = options;
   const stream = await findLandingPaymentStream(services, token);
   if (!stream) return undefined;
   let wake: () => void = () => undefined;
@@ -33,7 +34,10 @@ export async function waitForLandingState(
     const current = await findLandingPayment(services, token);
     if (!current) return undefined;
     if (current.state !== known) return { state: current.state, awaitsUser: current.awaitsUser };
+    signal?.addEventListener('abort', () => wake(), { once: true });
     await Promise.race([changed, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    // Nobody is waiting for the answer any more (the page left, or the server is closing).
+    if (signal?.aborted) return undefined;
     const after = await findLandingPayment(services, token);
     return after ? { state: after.state, awaitsUser: after.awaitsUser } : undefined;
   } finally {

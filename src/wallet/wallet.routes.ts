@@ -65,7 +65,8 @@ export function walletRoutes(services: Services, assets: PageAssets): Route[] {
       const form = formOf(request);
       const token = form.get('token');
       if (!token) throw AppError.validation([{ name: 'token', reason: 'The token is required' }]);
-      const state = await waitForLandingState(services, token, form.get('state') ?? '');
+      const state = await waitForLandingState(services, token, form.get('state') ?? '', { signal: request.signal });
+      if (request.signal?.aborted) return { status: 204 };
       if (!state) throw new AppError('NOT_FOUND', 'This payment link is not valid.', [{ name: 'token', reason: 'Unknown token' }]);
       return { status: 200, headers: { 'cache-control': 'no-store' }, body: state };
     }),

@@ -50,6 +50,8 @@ export function collectPageErrors(page: Page): string[] {
   });
   page.on('requestfailed', (request) => {
     // A subscription socket closed on purpose when the page goes away is not a failure of the page.
+    // Nor is a request cut short by leaving the page (the landing page's state request when a form is sent).
+    if (request.failure()?.errorText === 'net::ERR_ABORTED') return;
     if (!request.url().startsWith('ws')) errors.push(`requestfailed: ${request.url()} ${request.failure()?.errorText ?? ''}`);
   });
   return errors;
