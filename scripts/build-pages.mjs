@@ -37,7 +37,11 @@ async function newestMtime(dir) {
 async function upToDate() {
   try {
     const built = (await stat(manifestPath)).mtimeMs;
-    const inputs = [await newestMtime(sourceDir), (await stat(join(root, 'package-lock.json'))).mtimeMs, (await stat(fileURLToPath(import.meta.url))).mtimeMs];
+    const inputs = [
+      await newestMtime(sourceDir),
+      (await stat(join(root, 'package-lock.json'))).mtimeMs,
+      (await stat(fileURLToPath(import.meta.url))).mtimeMs,
+    ];
     return inputs.every((mtime) => mtime < built);
   } catch {
     return false;
@@ -91,7 +95,10 @@ export async function buildPages({ force = false } = {}) {
     const content = await readFile(path);
     bytes += content.length;
     await writeFile(`${path}.gz`, gzipSync(content, { level: 9 }));
-    await writeFile(`${path}.br`, brotliCompressSync(content, { params: { [constants.BROTLI_PARAM_QUALITY]: content.length > 256 * 1024 ? 6 : 11 } }));
+    await writeFile(
+      `${path}.br`,
+      brotliCompressSync(content, { params: { [constants.BROTLI_PARAM_QUALITY]: content.length > 256 * 1024 ? 6 : 11 } }),
+    );
   }
   manifest.buildId = createHash('sha256').update(JSON.stringify(manifest.entries)).digest('hex').slice(0, 16);
   await writeFile(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);

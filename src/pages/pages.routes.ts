@@ -46,11 +46,20 @@ export function graphQLIdeResponse(services: Services, assets: PageAssets, reque
       status: 404,
       headers: { 'content-type': 'application/json; charset=utf-8' },
       body: {
-        errors: [{ message: 'There is no GraphQL IDE in production: POST queries to /graphql', extensions: { code: 'NOT_FOUND', traceId: request.traceId } }],
+        errors: [
+          {
+            message: 'There is no GraphQL IDE in production: POST queries to /graphql',
+            extensions: { code: 'NOT_FOUND', traceId: request.traceId },
+          },
+        ],
       },
     };
   }
-  return { status: 200, headers: pageSecurityHeaders(request, { webSocket: true, inlineStyles: true, workers: true }), body: idePage(assets, services.config) };
+  return {
+    status: 200,
+    headers: pageSecurityHeaders(request, { webSocket: true, inlineStyles: true, workers: true }),
+    body: idePage(assets, services.config),
+  };
 }
 
 function header(request: HttpRequest, name: string): string | undefined {

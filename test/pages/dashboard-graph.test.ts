@@ -49,7 +49,8 @@ test('paymentTotals counts payments by state and sums captures and refunds, for 
 
 test('paymentEventsPerMinute counts the caller’s events per minute', async () => {
   const query = 'query($since: DateTime!) { paymentEventsPerMinute(since: $since) { minute count } }';
-  const total = async () => (await data(owner, query, { since: since() })).paymentEventsPerMinute.reduce((n: number, r: any) => n + r.count, 0);
+  const total = async () =>
+    (await data(owner, query, { since: since() })).paymentEventsPerMinute.reduce((n: number, r: any) => n + r.count, 0);
   const before = await total();
   await owner.authorizedPayment(1_000);
   expect(await total()).toBe(before + 2);
@@ -75,7 +76,10 @@ test('recentPaymentEvents pages through the caller’s events newest first, shap
 });
 
 test('Payment.webhookDeliveries and Webhook.failureRate show deliveries and their failed attempts', async () => {
-  const registered = await owner.request('POST', '/webhooks/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['epayments.payment.created.v1'] });
+  const registered = await owner.request('POST', '/webhooks/v1/webhooks', {
+    url: 'http://127.0.0.1:9/hook',
+    events: ['epayments.payment.created.v1'],
+  });
   expect(registered.status).toBe(201);
   const reference = newReference('hooks');
   expect((await owner.createPayment({ reference })).status).toBe(201);

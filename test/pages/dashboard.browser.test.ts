@@ -62,8 +62,13 @@ test('approving on the landing page in another browser context changes the state
   await wallet.close();
 
   await feedRow(dashboard, reference, 'AUTHORIZED').waitFor();
-  await dashboard.locator(`[data-testid="feed-row"][data-reference="${reference}"][data-state="AUTHORIZED"][data-event="CREATED"]`).waitFor();
-  await dashboard.getByTestId('total-AUTHORIZED').filter({ hasText: String(authorizedBefore + 1) }).waitFor();
+  await dashboard
+    .locator(`[data-testid="feed-row"][data-reference="${reference}"][data-state="AUTHORIZED"][data-event="CREATED"]`)
+    .waitFor();
+  await dashboard
+    .getByTestId('total-AUTHORIZED')
+    .filter({ hasText: String(authorizedBefore + 1) })
+    .waitFor();
 });
 
 test('capture and refund over REST update the totals of today', async () => {
@@ -73,10 +78,16 @@ test('capture and refund over REST update the totals of today', async () => {
   expect((await merchant.modify(reference, 'capture', 6_000)).status).toBe(200);
   await feedRow(dashboard, reference, 'CAPTURED').waitFor();
   expect(captured).toMatch(/^0,00\s*kr$/);
-  await dashboard.getByTestId('captured-today').filter({ hasText: /^60,00\s*kr$/ }).waitFor();
+  await dashboard
+    .getByTestId('captured-today')
+    .filter({ hasText: /^60,00\s*kr$/ })
+    .waitFor();
   expect((await merchant.modify(reference, 'refund', 2_500)).status).toBe(200);
   await feedRow(dashboard, reference, 'REFUNDED').waitFor();
-  await dashboard.getByTestId('refunded-today').filter({ hasText: /^25,00\s*kr$/ }).waitFor();
+  await dashboard
+    .getByTestId('refunded-today')
+    .filter({ hasText: /^25,00\s*kr$/ })
+    .waitFor();
   await screenshot(dashboard, 'dashboard-totals');
 });
 

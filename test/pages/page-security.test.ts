@@ -19,7 +19,15 @@ async function landing(overrides: Record<string, unknown> = {}): Promise<{ refer
 
 function cspOf(res: Response): Record<string, string> {
   const csp = res.headers.get('content-security-policy') ?? '';
-  return Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+(.*)/s).slice(0, 2) as [string, string]));
+  return Object.fromEntries(
+    csp.split(';').map(
+      (d) =>
+        d
+          .trim()
+          .split(/\s+(.*)/s)
+          .slice(0, 2) as [string, string],
+    ),
+  );
 }
 
 describe('every page', () => {
@@ -36,7 +44,8 @@ describe('every page', () => {
     expect(res.headers.get('x-frame-options')).toBe('DENY');
     const html = await res.text();
     // No inline script runs: the only inline script element is a JSON data island.
-    for (const [, attributes] of html.matchAll(/<script([^>]*)>/g)) expect(attributes).toMatch(/type="module" src="\/assets\/|type="application\/json"/);
+    for (const [, attributes] of html.matchAll(/<script([^>]*)>/g))
+      expect(attributes).toMatch(/type="module" src="\/assets\/|type="application\/json"/);
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
   });
 
@@ -70,9 +79,12 @@ describe('assets', () => {
     expect(await br.text()).toBe(await gzip.text());
   });
 
-  test.each(['/assets/manifest.json', '/assets/..%2Fpackage.json', '/assets/nothing-here.js', '/assets/dashboard.js.br'])('%s is not served', async (path) => {
-    expect((await fetch(t.baseUrl + path)).status).toBe(404);
-  });
+  test.each(['/assets/manifest.json', '/assets/..%2Fpackage.json', '/assets/nothing-here.js', '/assets/dashboard.js.br'])(
+    '%s is not served',
+    async (path) => {
+      expect((await fetch(t.baseUrl + path)).status).toBe(404);
+    },
+  );
 });
 
 describe('the GraphQL IDE', () => {

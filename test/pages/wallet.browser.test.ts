@@ -48,7 +48,10 @@ async function expectNoHorizontalScroll(): Promise<void> {
 }
 
 test('the landing page shows merchant, amount in NOK and details, passes the axe scan on a phone, and approves', async () => {
-  const { reference, redirectUrl } = await landing({ amount: { currency: 'NOK', value: 123_450 }, paymentDescription: 'Two pairs of socks' });
+  const { reference, redirectUrl } = await landing({
+    amount: { currency: 'NOK', value: 123_450 },
+    paymentDescription: 'Two pairs of socks',
+  });
   await page.goto(redirectUrl);
   await page.getByRole('heading', { name: 'Test Shop Online' }).waitFor();
   expect(await page.getByTestId('amount').textContent()).toMatch(/^1\s234,50\s*kr$|^kr\s1\s234,50$/);
@@ -110,7 +113,9 @@ test('the profile scopes asked for are listed and consented to before approval',
 });
 
 test('a payment description with a script shows as text and runs nothing', async () => {
-  const { redirectUrl } = await landing({ paymentDescription: '<script>globalThis.pwned = 1</script><img src=x onerror="globalThis.pwned = 2">' });
+  const { redirectUrl } = await landing({
+    paymentDescription: '<script>globalThis.pwned = 1</script><img src=x onerror="globalThis.pwned = 2">',
+  });
   await page.goto(redirectUrl);
   await page.getByText('<script>globalThis.pwned = 1</script>', { exact: false }).waitFor();
   expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();

@@ -20,7 +20,9 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   await page.evaluate(source);
   const violations = await page.evaluate(async () => {
     const { axe, document } = globalThis as any;
-    const result: { violations: AxeViolation[] } = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] } });
+    const result: { violations: AxeViolation[] } = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    });
     return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');

@@ -45,7 +45,10 @@ export function collectPageErrors(page: Page): string[] {
     if (response.status() >= 400) {
       const line = `response: ${response.status()} ${response.request().method()} ${response.url()}`;
       errors.push(line);
-      void response.text().then((body) => errors.push(`${line}: ${body.slice(0, 300)}`), () => undefined);
+      void response.text().then(
+        (body) => errors.push(`${line}: ${body.slice(0, 300)}`),
+        () => undefined,
+      );
     }
   });
   page.on('requestfailed', (request) => {

@@ -36,13 +36,7 @@ export function App({ data }: { data: DashboardData }) {
     }
   };
   if (!session) return <SignIn prefill={data.prefill} onSignIn={signIn} />;
-  return (
-    <Dashboard
-      session={session}
-      onPickUnit={(msn) => setSession({ ...session, msn })}
-      onSignOut={() => setSession(undefined)}
-    />
-  );
+  return <Dashboard session={session} onPickUnit={(msn) => setSession({ ...session, msn })} onSignOut={() => setSession(undefined)} />;
 }
 
 function Dashboard({ session, onPickUnit, onSignOut }: { session: Session; onPickUnit: (msn: string) => void; onSignOut: () => void }) {
@@ -64,8 +58,12 @@ function Dashboard({ session, onPickUnit, onSignOut }: { session: Session; onPic
       <header class="top">
         <h1>Paygraph operations</h1>
         <nav aria-label="Pages">
-          <a href="#/" aria-current={route.page === 'overview' ? 'page' : undefined}>Live</a>
-          <a href="#/webhooks" aria-current={route.page === 'webhooks' ? 'page' : undefined}>Webhooks</a>
+          <a href="#/" aria-current={route.page === 'overview' ? 'page' : undefined}>
+            Live
+          </a>
+          <a href="#/webhooks" aria-current={route.page === 'webhooks' ? 'page' : undefined}>
+            Webhooks
+          </a>
         </nav>
         <label class="unit">
           Sales unit{' '}

@@ -18,22 +18,25 @@ export function Overview({ graph, feed }: { graph: Graph; feed: FeedStore }) {
   const [error, setError] = useState<string | undefined>();
   useEffect(() => {
     let cancelled = false;
-    const timer = setTimeout(async () => {
-      const today = new Date();
-      today.setHours(0, 0, 0, 0);
-      try {
-        const data = await graph.query<OverviewData>(OVERVIEW, {
-          today: today.toISOString(),
-          hourAgo: new Date(Date.now() - HOUR_MS).toISOString(),
-        });
-        if (!cancelled) {
-          setOverview(data);
-          setError(undefined);
+    const timer = setTimeout(
+      async () => {
+        const today = new Date();
+        today.setHours(0, 0, 0, 0);
+        try {
+          const data = await graph.query<OverviewData>(OVERVIEW, {
+            today: today.toISOString(),
+            hourAgo: new Date(Date.now() - HOUR_MS).toISOString(),
+          });
+          if (!cancelled) {
+            setOverview(data);
+            setError(undefined);
+          }
+        } catch (failure) {
+          if (!cancelled) setError(failure instanceof Error ? failure.message : String(failure));
         }
-      } catch (failure) {
-        if (!cancelled) setError(failure instanceof Error ? failure.message : String(failure));
-      }
-    }, version === 0 ? 0 : SETTLE_MS);
+      },
+      version === 0 ? 0 : SETTLE_MS,
+    );
     return () => {
       cancelled = true;
       clearTimeout(timer);

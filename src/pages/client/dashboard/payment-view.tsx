@@ -28,7 +28,12 @@ export function PaymentView({ graph, reference }: { graph: Graph; reference: str
       stopReconnect();
     };
   }, [graph, reference, load]);
-  if (error) return <p class="error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
   if (payment === undefined) return <p aria-busy="true">Loading {reference}…</p>;
   if (payment === null) return <p class="error">No payment {reference} in this sales unit.</p>;
   const a = payment.aggregate;
@@ -42,10 +47,14 @@ export function PaymentView({ graph, reference }: { graph: Graph; reference: str
       </h2>
       <section class="card">
         <dl class="details">
-          <Item term="State" testid="payment-state">{payment.state}</Item>
+          <Item term="State" testid="payment-state">
+            {payment.state}
+          </Item>
           <Item term="Amount">{formatMoney(payment.amount)}</Item>
           <Item term="Authorized">{formatMoney(a.authorizedAmount)}</Item>
-          <Item term="Captured" testid="payment-captured">{formatMoney(a.capturedAmount)}</Item>
+          <Item term="Captured" testid="payment-captured">
+            {formatMoney(a.capturedAmount)}
+          </Item>
           <Item term="Cancelled">{formatMoney(a.cancelledAmount)}</Item>
           <Item term="Refunded">{formatMoney(a.refundedAmount)}</Item>
           <Item term="Description">{payment.paymentDescription ?? '—'}</Item>

@@ -98,6 +98,8 @@ export interface PaymentData {
   amount: MoneyData;
   aggregate: Record<'authorizedAmount' | 'capturedAmount' | 'cancelledAmount' | 'refundedAmount', MoneyData>;
   metadata: { key: string; value: string }[];
-  events: { edges: { node: { id: string; name: string; amount: MoneyData; timestamp: string; success: boolean; idempotencyKey: string | null } }[] };
+  events: {
+    edges: { node: { id: string; name: string; amount: MoneyData; timestamp: string; success: boolean; idempotencyKey: string | null } }[];
+  };
   webhookDeliveries: { edges: { node: DeliveryData }[] };
 }

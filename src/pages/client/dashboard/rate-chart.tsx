@@ -16,7 +16,12 @@ export function RateChart({ rates }: { rates: { minute: string; count: number }[
   return (
     <section class="card chart" aria-labelledby="chart-title">
       <h2 id="chart-title">Events per minute, last hour</h2>
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT + 16}`} role="img" aria-label={`${total} events in the last hour; at most ${max} in one minute`} data-testid="rate-chart">
+      <svg
+        viewBox={`0 0 ${WIDTH} ${HEIGHT + 16}`}
+        role="img"
+        aria-label={`${total} events in the last hour; at most ${max} in one minute`}
+        data-testid="rate-chart"
+      >
         {counts.map((count, i) =>
           count > 0 ? (
             <rect key={i} x={i * bar + 1} y={HEIGHT - (count / max) * HEIGHT} width={bar - 2} height={(count / max) * HEIGHT} class="bar">

@@ -14,7 +14,12 @@ export function SignIn({ prefill, onSignIn }: { prefill: SignInValues | null; on
     setBusy(true);
     setError(undefined);
     try {
-      await onSignIn({ clientId: value('clientId'), clientSecret: value('clientSecret'), subscriptionKey: value('subscriptionKey'), msn: value('msn') });
+      await onSignIn({
+        clientId: value('clientId'),
+        clientSecret: value('clientSecret'),
+        subscriptionKey: value('subscriptionKey'),
+        msn: value('msn'),
+      });
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
     } finally {

@@ -12,7 +12,12 @@ export function Webhooks({ graph }: { graph: Graph }) {
       .then((data) => setWebhooks(data.webhooks))
       .catch((failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)));
   }, [graph]);
-  if (error) return <p class="error" role="alert">{error}</p>;
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
   if (!webhooks) return <p aria-busy="true">Loading webhooks…</p>;
   return (
     <section class="card" aria-labelledby="webhooks-title">

@@ -49,7 +49,13 @@ async function start(): Promise<void> {
   const headers = JSON.stringify(prefilled, null, 2);
   root.textContent = '';
   createRoot(root).render(
-    <GraphiQL fetcher={fetcher} defaultQuery={DEFAULT_QUERY} initialHeaders={headers} defaultEditorToolsVisibility="headers" shouldPersistHeaders={false}>
+    <GraphiQL
+      fetcher={fetcher}
+      defaultQuery={DEFAULT_QUERY}
+      initialHeaders={headers}
+      defaultEditorToolsVisibility="headers"
+      shouldPersistHeaders={false}
+    >
       <GraphiQL.Toolbar>
         {({ prettify, copy, merge }) => (
           <>

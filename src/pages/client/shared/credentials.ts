@@ -46,7 +46,12 @@ export class TokenSource {
         'Ocp-Apim-Subscription-Key': this.credentials.subscriptionKey,
       },
     });
-    const body = (await response.json().catch(() => ({}))) as { access_token?: string; expires_in?: string | number; title?: string; detail?: string };
+    const body = (await response.json().catch(() => ({}))) as {
+      access_token?: string;
+      expires_in?: string | number;
+      title?: string;
+      detail?: string;
+    };
     if (!response.ok || !body.access_token) throw new Error(body.detail ?? body.title ?? `Sign-in failed (${response.status})`);
     return { value: body.access_token, expiresAt: Date.now() + Number(body.expires_in ?? 3600) * 1000 };
   }
