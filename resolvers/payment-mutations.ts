@@ -1,40 +1,40 @@
 import type { PaymentErrorCode, QrImageFormat, Resolvers } from '../src/generated/graphql.js';
-import { withUserErrors } from '../src/platform/graph/user-errors.js';
+import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { parseCreatePayment } from '../src/payments/create-payment.validation.js';
 import { cancelPayment, capturePayment, refundPayment } from '../src/payments/payment-modification.service.js';
 import { createPayment, getPayment } from '../src/payments/payment.service.js';
 import { forceApprovePayment } from '../src/wallet/force-approve.service.js';
 import { AppError } from '../src/platform/errors/app-error.js';
 
-const PAYMENT_ERROR_CODES: readonly PaymentErrorCode[] = [
-  'VALIDATION_FAILED',
-  'PAYMENT_NOT_FOUND',
-  'REFERENCE_ALREADY_EXISTS',
-  'IDEMPOTENCY_CONFLICT',
-  'IDEMPOTENCY_IN_FLIGHT',
-  'CAPTURE_AMOUNT_TOO_HIGH',
-  'CAPTURE_BEFORE_RESERVATION',
-  'CAPTURE_CANCELLED_PAYMENT',
-  'CAPTURE_PERIOD_EXPIRED',
-  'CAPTURE_INVALID_STATE',
-  'CANCEL_CAPTURED_PAYMENT',
-  'CANCEL_NON_RESERVED_PAYMENT',
-  'CANCEL_PERIOD_EXPIRED',
-  'CANCEL_INVALID_STATE',
-  'REFUND_NOT_ENOUGH_REFUNDABLE',
-  'REFUND_BEFORE_RESERVATION',
-  'REFUND_PERIOD_EXPIRED',
-  'REFUND_INVALID_STATE',
-  'CURRENCY_MISMATCH',
-  'AMOUNT_TOO_SMALL',
-  'LONG_LIVING_PAYMENT_NOT_ALLOWED',
-  'EXPIRATION_TOO_SOON',
-  'LONG_LIVING_REQUIRES_RECEIPT',
-  'CARD_NOT_AVAILABLE_IN_TEST',
-  'APPROVE_FAILED',
-  'CUSTOMER_NOT_FOUND',
-  'FORBIDDEN_IN_PRODUCTION',
-];
+const PAYMENT_ERROR_CODES = userErrorCodes<PaymentErrorCode>({
+  VALIDATION_FAILED: true,
+  PAYMENT_NOT_FOUND: true,
+  REFERENCE_ALREADY_EXISTS: true,
+  IDEMPOTENCY_CONFLICT: true,
+  IDEMPOTENCY_IN_FLIGHT: true,
+  CAPTURE_AMOUNT_TOO_HIGH: true,
+  CAPTURE_BEFORE_RESERVATION: true,
+  CAPTURE_CANCELLED_PAYMENT: true,
+  CAPTURE_PERIOD_EXPIRED: true,
+  CAPTURE_INVALID_STATE: true,
+  CANCEL_CAPTURED_PAYMENT: true,
+  CANCEL_NON_RESERVED_PAYMENT: true,
+  CANCEL_PERIOD_EXPIRED: true,
+  CANCEL_INVALID_STATE: true,
+  REFUND_NOT_ENOUGH_REFUNDABLE: true,
+  REFUND_BEFORE_RESERVATION: true,
+  REFUND_PERIOD_EXPIRED: true,
+  REFUND_INVALID_STATE: true,
+  CURRENCY_MISMATCH: true,
+  AMOUNT_TOO_SMALL: true,
+  LONG_LIVING_PAYMENT_NOT_ALLOWED: true,
+  EXPIRATION_TOO_SOON: true,
+  LONG_LIVING_REQUIRES_RECEIPT: true,
+  CARD_NOT_AVAILABLE_IN_TEST: true,
+  APPROVE_FAILED: true,
+  CUSTOMER_NOT_FOUND: true,
+  FORBIDDEN_IN_PRODUCTION: true,
+});
 
 const QR_FORMATS: Record<QrImageFormat, string> = { TEXT_TARGETURL: 'TEXT/TARGETURL', IMAGE_SVG: 'IMAGE/SVG+XML', IMAGE_PNG: 'IMAGE/PNG' };
 

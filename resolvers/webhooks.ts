@@ -1,16 +1,17 @@
 import type { Resolvers, WebhookErrorCode } from '../src/generated/graphql.js';
 import { connectionFrom, encodeCursor, idCursor, pageSize, toGlobalId, fromGlobalId } from '../src/platform/graph/relay.js';
-import { withUserErrors } from '../src/platform/graph/user-errors.js';
+import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { listWebhookDeliveries, redeliverWebhookDelivery } from '../src/webhooks/webhook-delivery.service.js';
+import { webhookAttemptsByDeliveryIdLoader, webhookDeliveriesByWebhookIdLoader } from '../src/webhooks/webhook.loaders.js';
 import { deleteWebhook, listWebhooks, parseWebhookRegistration, registerWebhook } from '../src/webhooks/webhook.service.js';
 
-const WEBHOOK_ERROR_CODES: readonly WebhookErrorCode[] = [
-  'VALIDATION_FAILED',
-  'WEBHOOK_NOT_FOUND',
-  'WEBHOOK_LIMIT_REACHED',
-  'WEBHOOK_DELIVERY_NOT_FOUND',
-  'WEBHOOK_DELIVERY_ALREADY_DELIVERED',
-];
+const WEBHOOK_ERROR_CODES = userErrorCodes<WebhookErrorCode>({
+  VALIDATION_FAILED: true,
+  WEBHOOK_NOT_FOUND: true,
+  WEBHOOK_LIMIT_REACHED: true,
+  WEBHOOK_DELIVERY_NOT_FOUND: true,
+  WEBHOOK_DELIVERY_ALREADY_DELIVERED: true,
+});
 
 const DELIVERY_STATUS = { pending: 'PENDING', delivered: 'DELIVERED', failed: 'FAILED' } as const;
 const ATTEMPT_STATE = { in_flight: 'IN_FLIGHT', completed: 'COMPLETED', interrupted: 'INTERRUPTED' } as const;
@@ -40,7 +41,7 @@ export const webhookResolvers: Resolvers = {
     // The registration came from a read scoped to the caller's sales unit, so its deliveries are the caller's.
     deliveries: async (w, { first, after }, { request }) => {
       const size = pageSize(first, 20);
-      const rows = await request.loaders.webhookDeliveriesByWebhookIdLoader.load({
+      const rows = await request.loaders.get(webhookDeliveriesByWebhookIdLoader).load({
         webhookId: w.id,
         limit: size + 1,
         beforeId: idAfter(after),
@@ -57,7 +58,7 @@ export const webhookResolvers: Resolvers = {
     createdAt: (d) => d.createdAt.toISOString(),
     attempts: async (d, { first, after }, { request }) => {
       const size = pageSize(first, 20);
-      const rows = await request.loaders.webhookAttemptsByDeliveryIdLoader.load({
+      const rows = await request.loaders.get(webhookAttemptsByDeliveryIdLoader).load({
         deliveryId: d.id,
         limit: size + 1,
         afterId: idAfter(after),

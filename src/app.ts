@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
-import { accessTokenRoutes } from './platform/auth/access-token.routes.js';
 import { systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './config.js';
-import type { Services } from './platform/context.js';
+import type { RequestContext, Services } from './platform/context.js';
 import { forkEm, openDatabase, type Orm } from './platform/db/orm.js';
 import { AppError } from './platform/errors/app-error.js';
 import { notificationListener } from './platform/events/notification-listener.js';
@@ -13,7 +12,10 @@ import { PAYMENT_EVENT_CHANNEL, PaymentEventBus } from './platform/events/paymen
 import type { GraphQLContext } from './platform/graph/graphql-context.js';
 import { createGraphQLServer, handleGraphQLRequest } from './platform/graph/graphql-http.js';
 import { attachSubscriptionServer } from './platform/graph/graphql-ws.js';
+import { NodeRegistry } from './platform/graph/node-registry.js';
 import { buildSchema } from './platform/graph/schema.js';
+import { modules as allModules } from './modules.js';
+import type { DomainModule } from './platform/module.js';
 import { readBody } from './platform/rest/body.js';
 import type { HttpRequest, HttpResponse } from './platform/rest/http-types.js';
 import { asAppError, renderEpaymentProblem } from './platform/rest/problem.js';
@@ -21,19 +23,16 @@ import { logError, logRequest } from './log.js';
 import { Router } from './platform/rest/router.js';
 import { Scheduler } from './platform/jobs/scheduler.js';
 import { SalesUnitDirectory } from './merchants/sales-unit.directory.js';
-import { expireDuePayments } from './payments/payment-expiry.job.js';
-import { paymentRoutes } from './payments/payment.routes.js';
 import { seedTestEnvironment } from './test-environment/test-environment.seed.js';
-import { walletRoutes } from './wallet/wallet.routes.js';
-import { PageAssets } from './pages/assets.js';
-import { pageRoutes, wantsGraphQLIde } from './pages/pages.routes.js';
 import { WebhookDeliverer } from './platform/delivery/webhook-deliverer.job.js';
-import { webhookRoutes } from './webhooks/webhook.routes.js';
+import { wantsGraphQLIde } from './pages/pages.routes.js';
 
 export interface AppOptions {
   clock?: Clock;
   /** Called with every SQL statement (tests count statements). */
   onQuery?: (sql: string) => void;
+  /** The domains to serve; all of them unless a test narrows or extends the list. */
+  modules?: readonly DomainModule[];
 }
 
 export interface App {
@@ -47,20 +46,37 @@ export interface App {
 
 /** Builds the whole service without listening: database, seed, routes, graph and jobs. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
-  const orm: Orm = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, onQuery: options.onQuery });
+  const modules = options.modules ?? allModules;
+  const orm: Orm = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onQuery: options.onQuery,
+    entities: modules.flatMap((m) => m.entities ?? []),
+    migrations: modules.flatMap((m) => m.migrations ?? []),
+  });
   const clock = options.clock ?? systemClock;
   const paymentEvents = new PaymentEventBus(orm, notificationListener(orm, config.databaseUrl, PAYMENT_EVENT_CHANNEL));
   await paymentEvents.start();
-  const services: Services = { config, orm, clock, salesUnits: new SalesUnitDirectory(), paymentEvents };
-  if (config.env === 'test') await seedTestEnvironment(forkEm(orm), clock.now());
+  const nodes = new NodeRegistry<RequestContext>();
+  for (const module of modules) if (module.nodes) nodes.register(module.nodes);
+  const services: Services = { config, orm, clock, salesUnits: new SalesUnitDirectory(), paymentEvents, nodes };
+  if (config.env === 'test') {
+    await seedTestEnvironment(forkEm(orm), clock.now());
+    for (const module of modules) {
+      const em = forkEm(orm);
+      await module.seedTestEnvironment?.(em, clock.now());
+      await em.flush();
+    }
+  }
 
   const router = new Router();
-  const assets = new PageAssets();
-  router.add(...accessTokenRoutes(services), ...paymentRoutes(services), ...walletRoutes(services, assets), ...webhookRoutes(services));
-  router.add(...pageRoutes(services, assets));
-  const schema = buildSchema();
+  for (const module of modules) if (module.routes) router.add(...module.routes(services));
+  const schema = buildSchema(modules.flatMap((m) => m.resolvers ?? []));
   const apollo = await createGraphQLServer(services, schema);
-  const scheduler = new Scheduler([{ name: 'expire-payments', run: () => expireDuePayments(services) }], config.jobIntervalMs);
+  const scheduler = new Scheduler(
+    modules.flatMap((m) => m.jobs?.(services) ?? []),
+    config.jobIntervalMs,
+  );
   // Webhooks run apart from expiry, never waiting behind it. A committed event (heard through LISTEN) and a
   // settled POST wake them, so an event, and the next event of that payment, go out at once, not at the next tick.
   const deliverer = new WebhookDeliverer(services, () => webhookJobs.wake());

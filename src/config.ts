@@ -1,4 +1,12 @@
-import { defaultQueryLimits, type QueryLimits } from './platform/graph/query-limits.js';
+/** Limits of a GraphQL operation, checked before any resolver runs (the graph's query-limits rules apply them). */
+export interface QueryLimits {
+  maxDepth: number;
+  maxAliases: number;
+  /** Each field costs 1, multiplied by the page size of every list above it. */
+  maxCost: number;
+}
+
+export const defaultQueryLimits: QueryLimits = { maxDepth: 12, maxAliases: 30, maxCost: 50_000 };
 
 export type PaygraphEnv = 'test' | 'production';
 

@@ -101,3 +101,6 @@ async function readOptional(path: string): Promise<Buffer | undefined> {
     return undefined;
   }
 }
+
+/** The bundles of this installation (dist/pages/ of the project), shared by every page route. */
+export const pageAssets = new PageAssets();

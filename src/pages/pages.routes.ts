@@ -2,13 +2,13 @@ import type { Services } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { HttpRequest, HttpResponse, Route } from '../platform/rest/http-types.js';
 import { renderEpaymentProblem } from '../platform/rest/problem.js';
-import { ASSET_PREFIX, type PageAssets } from './assets.js';
+import { ASSET_PREFIX, pageAssets, type PageAssets } from './assets.js';
 import { dashboardPage } from './dashboard.page.js';
 import { idePage } from './ide.page.js';
 import { pageSecurityHeaders } from './security-headers.js';
 
 /** The operations dashboard and the bundles every page loads. */
-export function pageRoutes(services: Services, assets: PageAssets): Route[] {
+export function pageRoutes(services: Services, assets: PageAssets = pageAssets): Route[] {
   const route = (method: string, pattern: string, handler: Route['handler']): Route => ({
     method,
     pattern,

@@ -1,5 +1,6 @@
 import type { RequestContext } from '../platform/context.js';
 import type { PaymentEvent } from './payment-event.entity.js';
+import { firstPaymentEventsByPaymentIdLoader } from './payment.loaders.js';
 import { readPaymentEvent, readPaymentEventsAfter } from './payment.read-model.js';
 
 export async function findPaymentEventById(ctx: RequestContext, id: string): Promise<PaymentEvent | undefined> {
@@ -17,6 +18,6 @@ export async function listPaymentEvents(
   paymentId: string,
   page: { limit: number; afterId?: number },
 ): Promise<PaymentEvent[]> {
-  if (page.afterId === undefined) return ctx.loaders.firstPaymentEventsByPaymentIdLoader.load({ paymentId, limit: page.limit });
+  if (page.afterId === undefined) return ctx.loaders.get(firstPaymentEventsByPaymentIdLoader).load({ paymentId, limit: page.limit });
   return readPaymentEventsAfter(ctx.em, paymentId, page.afterId, page.limit);
 }

@@ -2,7 +2,8 @@ import type { Clock } from './clock.js';
 import type { Config } from '../config.js';
 import type { Em, Orm } from './db/orm.js';
 import type { PaymentEventBus } from './events/payment-event-bus.js';
-import type { Loaders } from './graph/loaders.js';
+import type { LoaderRegistry } from './graph/loader-registry.js';
+import type { NodeRegistry } from './graph/node-registry.js';
 import type { SalesUnitDirectory } from '../merchants/sales-unit.directory.js';
 
 /** Process-wide collaborators, built once by the app. */
@@ -13,6 +14,8 @@ export interface Services {
   salesUnits: SalesUnitDirectory;
   /** Committed payment events of every instance, for live subscribers in this process. */
   paymentEvents: PaymentEventBus;
+  /** `node(id:)`'s finders, registered by the modules. */
+  nodes: NodeRegistry<RequestContext>;
 }
 
 /** A merchant's API client, acting for one of its sales units. */
@@ -33,5 +36,5 @@ export interface RequestContext {
   clock: Clock;
   config: Config;
   traceId: string;
-  loaders: Loaders;
+  loaders: LoaderRegistry;
 }

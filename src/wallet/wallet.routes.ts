@@ -5,7 +5,7 @@ import type { HttpRequest, HttpResponse, Route } from '../platform/rest/http-typ
 import { renderEpaymentProblem } from '../platform/rest/problem.js';
 import { Payment } from '../payments/payment.entity.js';
 import { landingUrl } from '../payments/payment.view.js';
-import type { PageAssets } from '../pages/assets.js';
+import { pageAssets, type PageAssets } from '../pages/assets.js';
 import { pageSecurityHeaders } from '../pages/security-headers.js';
 import { isSameOriginPost } from './kit/same-origin.js';
 import { walletDocument, walletMessage } from './kit/wallet-document.js';
@@ -16,7 +16,7 @@ import { qrImage } from './qr-image.js';
 import { awaitsUser } from './payment-authorization.js';
 
 /** The simulated wallet user: a landing page and QR images. They need no credentials, only the payment's token. */
-export function walletRoutes(services: Services, assets: PageAssets): Route[] {
+export function walletRoutes(services: Services, assets: PageAssets = pageAssets): Route[] {
   const route = (method: string, pattern: string, handler: Route['handler']): Route => ({
     method,
     pattern,

@@ -4,6 +4,7 @@ import { MERCHANT_B, MerchantClient, newReference, type HttpResult } from '../su
 import { connectionParamsOf, eventually, Subscriber } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { buildSchema } from '../../src/platform/graph/schema.js';
+import { modules } from '../../src/modules.js';
 import { toGlobalId } from '../../src/platform/graph/relay.js';
 
 let t: TestApp;
@@ -68,7 +69,7 @@ async function firstDeliveryOf(webhookId: string): Promise<string> {
 }
 
 function rootFields(): string[] {
-  const schema = buildSchema();
+  const schema = buildSchema(modules.flatMap((m) => m.resolvers ?? []));
   return ['Query', 'Mutation', 'Subscription'].flatMap((name) => {
     const type = schema.getType(name);
     return isObjectType(type) ? Object.keys(type.getFields()).map((field) => `${name}.${field}`) : [];

@@ -3,8 +3,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
 import { MikroORM as PostgresMikroORM } from '@mikro-orm/postgresql';
 import type { EntityManager } from '@mikro-orm/sql';
-import { entities } from './entities.js';
-import { migrationsList } from './migrations/index.js';
+import type { EntityDefinition, MigrationEntry } from './schema-parts.js';
 
 export type Orm = Awaited<ReturnType<typeof PostgresMikroORM.init>> | Awaited<ReturnType<typeof PgliteMikroORM.init>>;
 export type Em = EntityManager;
@@ -16,12 +15,17 @@ export interface DatabaseOptions {
   dataDir: string;
   /** Called with every SQL statement, for tests that count statements. */
   onQuery?: (sql: string) => void;
+  /** Every module's entities. */
+  entities: readonly EntityDefinition[];
+  /** Every module's migrations; run in name order, which their timestamps make the order they were written. */
+  migrations: readonly MigrationEntry[];
 }
 
 /** Opens the database (PostgreSQL when a URL is given, else PGlite) and brings its schema up to date. */
 export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
+  const migrationsList = [...options.migrations].sort((a, b) => a.name.localeCompare(b.name));
   const common = {
-    entities,
+    entities: [...options.entities],
     extensions: [Migrator],
     migrations: { migrationsList, snapshot: false, snapshotOnMigrate: false, transactional: true, allOrNothing: true, silent: true },
     discovery: { warnWhenNoEntities: false },

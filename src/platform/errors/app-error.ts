@@ -1,4 +1,6 @@
-import { catalogue, type ErrorCode } from './catalogue.js';
+import { errorEntry, type ErrorCode } from './catalogue.js';
+// The platform's own codes are used by every face; domains register theirs from their modules.
+import './platform.errors.js';
 
 export interface ErrorDetail {
   /** The field the problem is about, as a dotted path in the request (`amount.value`) or a header name. */
@@ -12,15 +14,15 @@ export class AppError extends Error {
   readonly details: ErrorDetail[];
   /** `options.cause`: the failure this refusal translates, e.g. a constraint violation. */
   constructor(code: ErrorCode, detail?: string, details: ErrorDetail[] = [], options?: ErrorOptions) {
-    super(detail ?? catalogue[code].title, options);
+    super(detail ?? errorEntry(code).title, options);
     this.code = code;
     this.details = details;
   }
   get status(): number {
-    return catalogue[this.code].status;
+    return errorEntry(this.code).status;
   }
   get title(): string {
-    return catalogue[this.code].title;
+    return errorEntry(this.code).title;
   }
   /** The first field named, for the graph's `userErrors.field`. */
   get field(): string | undefined {

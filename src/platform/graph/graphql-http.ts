@@ -11,15 +11,12 @@ import { readHeaders } from '../rest/headers.js';
 import type { HttpRequest, HttpResponse } from '../rest/http-types.js';
 import { logError } from '../../log.js';
 import type { GraphQLContext } from './graphql-context.js';
-import { createLoaders } from './loaders.js';
+import { LoaderRegistry } from './loader-registry.js';
 import { queryLimitRules } from './query-limits.js';
-import { buildSchema, schemaDisclosure } from './schema.js';
+import { schemaDisclosure } from './schema.js';
 
-/** `schema` is passed in when the WebSocket face shares it, so both serve one executable schema. */
-export async function createGraphQLServer(
-  services: Services,
-  schema: GraphQLSchema = buildSchema(),
-): Promise<ApolloServer<GraphQLContext>> {
+/** The WebSocket face serves the same executable schema. */
+export async function createGraphQLServer(services: Services, schema: GraphQLSchema): Promise<ApolloServer<GraphQLContext>> {
   const disclosure = schemaDisclosure(services.config.env === 'production');
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
@@ -89,7 +86,7 @@ export async function handleGraphQLRequest(
         clock: services.clock,
         config: services.config,
         traceId: request.traceId,
-        loaders: createLoaders(em),
+        loaders: new LoaderRegistry(em),
       },
     };
   } catch (error) {

@@ -29,7 +29,7 @@ import { readHeaders } from '../rest/headers.js';
 import type { HttpRequest } from '../rest/http-types.js';
 import { logError } from '../../log.js';
 import type { GraphQLContext } from './graphql-context.js';
-import { createLoaders } from './loaders.js';
+import { LoaderRegistry } from './loader-registry.js';
 import { queryLimitRules } from './query-limits.js';
 import { schemaDisclosure } from './schema.js';
 
@@ -192,7 +192,7 @@ function operationContext(services: Services, session: Session): GraphQLContext 
       clock: services.clock,
       config: services.config,
       traceId: randomUUID(),
-      loaders: createLoaders(em),
+      loaders: new LoaderRegistry(em),
     },
   };
 }

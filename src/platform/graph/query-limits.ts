@@ -8,16 +8,8 @@ import {
   type ValidationContext,
   type ValidationRule,
 } from 'graphql';
+import { defaultQueryLimits, type QueryLimits } from '../../config.js';
 import { MAX_PAGE_SIZE } from './relay.js';
-
-export interface QueryLimits {
-  maxDepth: number;
-  maxAliases: number;
-  /** Each field costs 1, multiplied by the page size of every list above it. */
-  maxCost: number;
-}
-
-export const defaultQueryLimits: QueryLimits = { maxDepth: 12, maxAliases: 30, maxCost: 50_000 };
 
 /** A list field without `first` is assumed to return a default page. */
 const DEFAULT_PAGE = 50;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import { NoSchemaIntrospectionCustomRule, type GraphQLFormattedError, type GraphQLSchema, type ValidationRule } from 'graphql';
-import { resolvers } from '../../../resolvers/index.js';
+import type { ResolverMap } from '../module.js';
 
 /** `schema/` at the repository root, whether running from source or from `dist/`. */
 function schemaDirectory(): string {
@@ -27,8 +27,9 @@ export function loadTypeDefs(): string[] {
     .map((f) => readFileSync(join(dir, f), 'utf8'));
 }
 
-export function buildSchema(): GraphQLSchema {
-  return makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers });
+/** The one executable schema: every SDL file of `schema/` with every module's resolvers. */
+export function buildSchema(resolvers: readonly ResolverMap[]): GraphQLSchema {
+  return makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: [...resolvers] });
 }
 
 /**

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
 import { AppError } from '../errors/app-error.js';
-import { catalogue, type ErrorCode } from '../errors/catalogue.js';
+import { errorEntry, type ErrorCode } from '../errors/catalogue.js';
 
 const EXCEPTIONAL: Partial<Record<ErrorCode, string>> = {
   UNAUTHORIZED: 'UNAUTHENTICATED',
@@ -19,6 +19,15 @@ export interface UserError<C extends string> {
   message: string;
 }
 
+/**
+ * The codes a mutation reports as `userErrors`, from the graph's enum of that domain. Taking a record checks two
+ * things at compile time: every value of the enum is listed (a new enum value cannot be forgotten here), and every
+ * value is a declared catalogue code (the enum cannot name a failure no service raises).
+ */
+export function userErrorCodes<C extends ErrorCode>(codes: Record<C, true>): readonly C[] {
+  return Object.keys(codes) as C[];
+}
+
 export async function withUserErrors<T extends object, C extends string>(
   allowed: readonly C[],
   run: () => Promise<T>,
@@ -26,7 +35,7 @@ export async function withUserErrors<T extends object, C extends string>(
   try {
     return { ...(await run()), userErrors: [] };
   } catch (error) {
-    const code = error instanceof AppError ? (catalogue[error.code].graphCode ?? error.code) : undefined;
+    const code = error instanceof AppError ? (errorEntry(error.code).graphCode ?? error.code) : undefined;
     if (error instanceof AppError && (allowed as readonly string[]).includes(code!)) {
       const errors = error.details.length ? error.details : [{ name: null, reason: error.message }];
       return <Partial<T> & { userErrors: UserError<C>[] }>{

@@ -3,7 +3,7 @@ import { DriverException, UniqueConstraintViolationException } from '@mikro-orm/
 import type { RequestContext } from '../context.js';
 import type { Em } from '../db/orm.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
-import { catalogue, type ErrorCode } from '../errors/catalogue.js';
+import { errorEntry, type ErrorCode } from '../errors/catalogue.js';
 
 export interface IdempotentRequest {
   /** The operation, e.g. `payment.capture`; a key is scoped to (client, MSN, operation). */
@@ -59,10 +59,10 @@ export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentR
         if (error instanceof CommittedRefusal) {
           await em.flush();
           const refusal = failureOutcome(error.refusal);
-          if (catalogue[error.refusal.code].replayable) await insertRecord(em, scope, requestDigest, refusal, ctx.clock.now());
+          if (errorEntry(error.refusal.code).replayable) await insertRecord(em, scope, requestDigest, refusal, ctx.clock.now());
           return refusal;
         }
-        if (!(error instanceof AppError) || !catalogue[error.code].replayable) throw error;
+        if (!(error instanceof AppError) || !errorEntry(error.code).replayable) throw error;
         if (error.cause instanceof DriverException) {
           // A failed statement aborted the transaction, so the refusal is recorded after the rollback. Only a
           // constraint refuses this way, and a constraint that refused once refuses a duplicate in between too.

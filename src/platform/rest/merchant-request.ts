@@ -1,7 +1,7 @@
 import { assertActsFor, authenticate, credentialsFromRequest } from '../auth/authenticate.js';
 import type { RequestContext, Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
-import { createLoaders } from '../graph/loaders.js';
+import { LoaderRegistry } from '../graph/loader-registry.js';
 import { readHeaders, type HeaderRules, type RequestHeaders } from './headers.js';
 import type { HttpRequest } from './http-types.js';
 
@@ -26,7 +26,7 @@ export async function merchantRequest(
     clock: services.clock,
     config: services.config,
     traceId: request.traceId,
-    loaders: createLoaders(em),
+    loaders: new LoaderRegistry(em),
   };
   return { ctx, headers };
 }

@@ -1,5 +1,5 @@
 import { AppError } from '../errors/app-error.js';
-import { catalogue } from '../errors/catalogue.js';
+import { errorEntry } from '../errors/catalogue.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
 
 /**
@@ -8,7 +8,7 @@ import type { HttpRequest, HttpResponse } from './http-types.js';
  */
 export function renderEpaymentProblem(error: AppError, request: HttpRequest): HttpResponse {
   const extraDetails = [...error.details];
-  const vippsCode = catalogue[error.code].vippsCode;
+  const vippsCode = errorEntry(error.code).vippsCode;
   if (vippsCode) extraDetails.push({ name: 'ErrorCode', reason: vippsCode });
   return {
     status: error.status,

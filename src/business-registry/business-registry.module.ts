@@ -1,0 +1,13 @@
+import type { DomainModule } from '../platform/module.js';
+import { seedBusinessRegistry } from './business-registry.seed.js';
+import { Migration20261123100000BusinessRegistry } from './migrations/Migration20261123100000BusinessRegistry.js';
+import { RegistryEntry } from './registry-entry.entity.js';
+import './business-registry.errors.js';
+
+/** The business registry: which organisations exist, and whether they may become merchants. */
+export const businessRegistryModule: DomainModule = {
+  name: 'business-registry',
+  entities: [RegistryEntry],
+  migrations: [{ name: 'Migration20261123100000BusinessRegistry', class: Migration20261123100000BusinessRegistry }],
+  seedTestEnvironment: (em) => seedBusinessRegistry(em),
+};

@@ -1,0 +1,29 @@
+import { DateTime, MinorUnits } from '../../resolvers/scalars.js';
+import { nodeResolvers } from '../../resolvers/node.js';
+import { ApiClient } from './auth/api-client.entity.js';
+import { accessTokenRoutes } from './auth/access-token.routes.js';
+import { Migration20261122000001Foundation } from './db/migrations/Migration20261122000001Foundation.js';
+import { Migration20261122000002Webhooks } from './db/migrations/Migration20261122000002Webhooks.js';
+import { Migration20261122000003PaymentEventNotify } from './db/migrations/Migration20261122000003PaymentEventNotify.js';
+import { Migration20261123000004WebhookAttemptAtClaim } from './db/migrations/Migration20261123000004WebhookAttemptAtClaim.js';
+import { IdempotencyRecord } from './idempotency/idempotency-record.entity.js';
+import type { DomainModule } from './module.js';
+import './errors/platform.errors.js';
+
+/**
+ * What every domain stands on: API clients and access tokens, idempotency records, the graph's scalars and
+ * `node(id:)`. The first migrations predate modules and create the tables of several domains at once; a domain's
+ * later migrations live in its own folder.
+ */
+export const platformModule: DomainModule = {
+  name: 'platform',
+  entities: [ApiClient, IdempotencyRecord],
+  migrations: [
+    { name: 'Migration20261122000001Foundation', class: Migration20261122000001Foundation },
+    { name: 'Migration20261122000002Webhooks', class: Migration20261122000002Webhooks },
+    { name: 'Migration20261122000003PaymentEventNotify', class: Migration20261122000003PaymentEventNotify },
+    { name: 'Migration20261123000004WebhookAttemptAtClaim', class: Migration20261123000004WebhookAttemptAtClaim },
+  ],
+  routes: (services) => accessTokenRoutes(services),
+  resolvers: [{ DateTime, MinorUnits }, nodeResolvers],
+};
