@@ -242,6 +242,8 @@ export type Payment = Node & {
   expiresAt: Scalars['DateTime']['output'];
   id: Scalars['ID']['output'];
   metadata: Array<MetadataEntry>;
+  /** The order the merchant sent with the payment (its receipt); null when it sent none. */
+  order?: Maybe<PaymentOrder>;
   paymentDescription?: Maybe<Scalars['String']['output']>;
   paymentMethod: PaymentMethod;
   profile: PaymentProfile;
@@ -398,6 +400,29 @@ export type PaymentModificationPayload = {
   __typename?: 'PaymentModificationPayload';
   payment?: Maybe<Payment>;
   userErrors: Array<PaymentUserError>;
+};
+
+/** The order a merchant sent with a payment (its receipt): the order lines and the bottom line's totals. */
+export type PaymentOrder = {
+  __typename?: 'PaymentOrder';
+  orderLines: Array<PaymentOrderLine>;
+  receiptNumber?: Maybe<Scalars['String']['output']>;
+  /** The bottom line's total, when the merchant gave one. */
+  totalAmount?: Maybe<Money>;
+};
+
+export type PaymentOrderLine = {
+  __typename?: 'PaymentOrderLine';
+  id: Scalars['String']['output'];
+  isReturn: Scalars['Boolean']['output'];
+  isShipping: Scalars['Boolean']['output'];
+  name: Scalars['String']['output'];
+  quantity?: Maybe<Scalars['String']['output']>;
+  quantityUnit?: Maybe<Scalars['String']['output']>;
+  taxPercentage: Scalars['Int']['output'];
+  totalAmount: Money;
+  totalTaxAmount: Money;
+  unitPrice?: Maybe<Money>;
 };
 
 export type PaymentProfile = {
@@ -850,6 +875,8 @@ export type ResolversTypes = ResolversObject<{
   PaymentMethod: ResolverTypeWrapper<PaymentMethod>;
   PaymentMethodType: PaymentMethodType;
   PaymentModificationPayload: ResolverTypeWrapper<Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversTypes['Payment']> }>;
+  PaymentOrder: ResolverTypeWrapper<PaymentOrder>;
+  PaymentOrderLine: ResolverTypeWrapper<PaymentOrderLine>;
   PaymentProfile: ResolverTypeWrapper<PaymentProfile>;
   PaymentSourcesInput: PaymentSourcesInput;
   PaymentState: PaymentState;
@@ -927,6 +954,8 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentFilter: PaymentFilter;
   PaymentMethod: PaymentMethod;
   PaymentModificationPayload: Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
+  PaymentOrder: PaymentOrder;
+  PaymentOrderLine: PaymentOrderLine;
   PaymentProfile: PaymentProfile;
   PaymentSourcesInput: PaymentSourcesInput;
   PaymentStateCount: PaymentStateCount;
@@ -1016,6 +1045,7 @@ export type PaymentResolvers<ContextType = GraphQLContext, ParentType extends Re
   expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   metadata?: Resolver<Array<ResolversTypes['MetadataEntry']>, ParentType, ContextType>;
+  order?: Resolver<Maybe<ResolversTypes['PaymentOrder']>, ParentType, ContextType>;
   paymentDescription?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   paymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType>;
   profile?: Resolver<ResolversTypes['PaymentProfile'], ParentType, ContextType>;
@@ -1095,6 +1125,25 @@ export type PaymentMethodResolvers<ContextType = GraphQLContext, ParentType exte
 export type PaymentModificationPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentModificationPayload'] = ResolversParentTypes['PaymentModificationPayload']> = ResolversObject<{
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['PaymentUserError']>, ParentType, ContextType>;
+}>;
+
+export type PaymentOrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOrder'] = ResolversParentTypes['PaymentOrder']> = ResolversObject<{
+  orderLines?: Resolver<Array<ResolversTypes['PaymentOrderLine']>, ParentType, ContextType>;
+  receiptNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  totalAmount?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+}>;
+
+export type PaymentOrderLineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOrderLine'] = ResolversParentTypes['PaymentOrderLine']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  isReturn?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  isShipping?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  quantity?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  quantityUnit?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  taxPercentage?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalAmount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  totalTaxAmount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  unitPrice?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
 }>;
 
 export type PaymentProfileResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentProfile'] = ResolversParentTypes['PaymentProfile']> = ResolversObject<{
@@ -1239,6 +1288,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PaymentEventRate?: PaymentEventRateResolvers<ContextType>;
   PaymentMethod?: PaymentMethodResolvers<ContextType>;
   PaymentModificationPayload?: PaymentModificationPayloadResolvers<ContextType>;
+  PaymentOrder?: PaymentOrderResolvers<ContextType>;
+  PaymentOrderLine?: PaymentOrderLineResolvers<ContextType>;
   PaymentProfile?: PaymentProfileResolvers<ContextType>;
   PaymentStateCount?: PaymentStateCountResolvers<ContextType>;
   PaymentTotals?: PaymentTotalsResolvers<ContextType>;

@@ -102,3 +102,66 @@ test('Payment.webhookDeliveries and Webhook.failureRate show deliveries and thei
   // Another merchant sees neither the payment nor its deliveries.
   expect((await data(other, query, { reference })).payment).toBeNull();
 });
+
+test('Payment.order shows the order sent with the payment, and null without one', async () => {
+  const reference = newReference('order');
+  const receipt = {
+    orderLines: [
+      {
+        name: 'Socks',
+        id: 'sku-1',
+        totalAmount: 8_000,
+        totalAmountExcludingTax: 6_400,
+        totalTaxAmount: 1_600,
+        taxPercentage: 25,
+        unitInfo: { unitPrice: 4_000, quantity: '2', quantityUnit: 'PCS' },
+      },
+      {
+        name: 'Shipping',
+        id: 'ship',
+        totalAmount: 2_000,
+        totalAmountExcludingTax: 1_600,
+        totalTaxAmount: 400,
+        taxPercentage: 25,
+        isShipping: true,
+      },
+    ],
+    bottomLine: { currency: 'NOK', totalAmount: 10_000, receiptNumber: 'R-1' },
+  };
+  expect((await owner.createPayment({ reference, receipt })).status).toBe(201);
+  const query = `query($reference: String!) { payment(reference: $reference) { order {
+    totalAmount { value currency } receiptNumber
+    orderLines { id name quantity quantityUnit unitPrice { value } totalAmount { value currency } taxPercentage isShipping isReturn } } } }`;
+  const order = (await data(owner, query, { reference })).payment.order;
+  expect(order).toEqual({
+    totalAmount: { value: 10_000, currency: 'NOK' },
+    receiptNumber: 'R-1',
+    orderLines: [
+      {
+        id: 'sku-1',
+        name: 'Socks',
+        quantity: '2',
+        quantityUnit: 'PCS',
+        unitPrice: { value: 4_000 },
+        totalAmount: { value: 8_000, currency: 'NOK' },
+        taxPercentage: 25,
+        isShipping: false,
+        isReturn: false,
+      },
+      {
+        id: 'ship',
+        name: 'Shipping',
+        quantity: null,
+        quantityUnit: null,
+        unitPrice: null,
+        totalAmount: { value: 2_000, currency: 'NOK' },
+        taxPercentage: 25,
+        isShipping: true,
+        isReturn: false,
+      },
+    ],
+  });
+  const plain = newReference('order');
+  expect((await owner.createPayment({ reference: plain })).status).toBe(201);
+  expect((await data(owner, query, { reference: plain })).payment.order).toBeNull();
+});

@@ -110,12 +110,21 @@ test("redeliver on a payment's page produces a new attempt", async () => {
     events: ['epayments.payment.created.v1'],
   });
   expect(registered.status).toBe(201);
-  const { reference } = await createPayment({ paymentDescription: '<script>window.pwned = 1</script>' });
+  const { reference } = await createPayment({
+    paymentDescription: '<script>window.pwned = 1</script>',
+    receipt: {
+      orderLines: [
+        { name: 'Wool socks', id: 'sku-1', totalAmount: 10_000, totalAmountExcludingTax: 8_000, totalTaxAmount: 2_000, taxPercentage: 25 },
+      ],
+      bottomLine: { currency: 'NOK', totalAmount: 10_000 },
+    },
+  });
   await feedRow(dashboard, reference, 'CREATED').getByRole('link', { name: reference }).click();
   await dashboard.getByTestId('payment-reference').filter({ hasText: reference }).waitFor();
   // Merchant text is text: the description shows as written and runs nothing.
   await dashboard.getByText('<script>window.pwned = 1</script>').waitFor();
   expect(await dashboard.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
+  await dashboard.getByTestId('order').getByText('Wool socks').waitFor();
 
   const attempts = dashboard.getByTestId('attempt');
   await dashboard.getByTestId('delivery').first().waitFor();

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { formatDateTime, formatMoney } from '../shared/format.js';
 import type { Graph } from '../shared/graph.js';
 import { Deliveries } from './deliveries.js';
+import { Order } from './order.js';
 import { PAYMENT, PAYMENT_EVENTS, type PaymentData } from './queries.js';
 
 /** One payment: its timeline, aggregate and details, and its webhook deliveries; read again at each of its events. */
@@ -81,6 +82,7 @@ export function PaymentView({ graph, reference }: { graph: Graph; reference: str
           ))}
         </ol>
       </section>
+      <Order order={payment.order} />
       <Deliveries graph={graph} deliveries={payment.webhookDeliveries.edges.map((e) => e.node)} onChange={load} />
     </article>
   );

@@ -28,6 +28,10 @@ export const PAYMENT = `query Payment($reference: String!) {
       cancelledAmount { value currency } refundedAmount { value currency }
     }
     metadata { key value }
+    order {
+      totalAmount { value currency } receiptNumber
+      orderLines { id name quantity quantityUnit unitPrice { value currency } totalAmount { value currency } taxPercentage isReturn isShipping }
+    }
     events(first: 100) { edges { node { id name amount { value currency } timestamp success idempotencyKey } } }
     webhookDeliveries(first: 50) {
       edges { node {
@@ -98,8 +102,25 @@ export interface PaymentData {
   amount: MoneyData;
   aggregate: Record<'authorizedAmount' | 'capturedAmount' | 'cancelledAmount' | 'refundedAmount', MoneyData>;
   metadata: { key: string; value: string }[];
+  order: OrderData | null;
   events: {
     edges: { node: { id: string; name: string; amount: MoneyData; timestamp: string; success: boolean; idempotencyKey: string | null } }[];
   };
   webhookDeliveries: { edges: { node: DeliveryData }[] };
+}
+
+export interface OrderData {
+  totalAmount: MoneyData | null;
+  receiptNumber: string | null;
+  orderLines: {
+    id: string;
+    name: string;
+    quantity: string | null;
+    quantityUnit: string | null;
+    unitPrice: MoneyData | null;
+    totalAmount: MoneyData;
+    taxPercentage: number;
+    isReturn: boolean;
+    isShipping: boolean;
+  }[];
 }
