@@ -26,7 +26,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'paygraph-restart-'));
   first = await startTestApp(onPostgres ? {} : { dataDir });
   browser = await launchBrowser();
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();

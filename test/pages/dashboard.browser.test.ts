@@ -20,7 +20,7 @@ beforeAll(async () => {
   dashboard = await ops.newPage();
   errors = collectPageErrors(dashboard);
   await openDashboard(dashboard, t.baseUrl);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();

@@ -18,7 +18,7 @@ beforeAll(async () => {
   await page.goto(`${t.baseUrl}/graphql`);
   await page.locator('.graphiql-container').waitFor();
   await page.locator('.graphiql-query-editor .monaco-editor').waitFor();
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();
@@ -55,8 +55,12 @@ test('the IDE comes from our own assets with merchant A headers prefilled, and r
 test('the IDE runs a subscription over graphql-ws', async () => {
   const reference = newReference('ide-sub');
   await run(`subscription { paymentEvents(reference: "${reference}") { event { name reference } payment { state } } }`);
-  // The subscription is live once the socket is open; the event comes after.
+  // The subscription is live once the server holds it; the payment is created after that.
   await page.getByRole('button', { name: /Stop/ }).waitFor();
+  for (const until = Date.now() + 15_000; t.app.services.paymentEvents.subscriberCount === 0 && Date.now() < until;) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(t.app.services.paymentEvents.subscriberCount).toBeGreaterThan(0);
   const merchant = new MerchantClient(t.baseUrl);
   expect((await merchant.createPayment({ reference })).status).toBe(201);
   await response().filter({ hasText: reference }).waitFor();

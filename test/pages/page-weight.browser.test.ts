@@ -17,7 +17,7 @@ let browser: Browser;
 beforeAll(async () => {
   t = await startTestApp();
   browser = await launchBrowser();
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();

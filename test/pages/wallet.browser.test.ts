@@ -17,7 +17,7 @@ beforeAll(async () => {
   t = await startTestApp();
   merchant = new MerchantClient(t.baseUrl);
   browser = await launchBrowser();
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await browser?.close();
