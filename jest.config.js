@@ -15,4 +15,6 @@ export default {
     ],
   },
   testTimeout: 30000,
+  // Builds the pages' browser bundles (dist/pages/) when their sources changed: the app serves them.
+  globalSetup: '<rootDir>/scripts/jest-global-setup.mjs',
 };

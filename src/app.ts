@@ -30,6 +30,7 @@ import { seedTestEnvironment } from './test-environment/test-environment.seed.js
 import { CallbackDeliverer } from './platform/delivery/callback-deliverer.job.js';
 import { callbackKinds } from './platform/delivery/callback-kinds.js';
 import { WebhookDeliverer } from './platform/delivery/webhook-deliverer.job.js';
+import { wantsGraphQLIde } from './pages/pages.routes.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -79,7 +80,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   }
 
   const router = new Router();
-  for (const module of modules) if (module.routes) router.add(module.routes(services));
+  for (const module of modules) {
+    if (module.routes) router.add(module.routes(services));
+    if (module.pages) router.addPages(...module.pages(services));
+  }
   const schema = buildSchema(modules.flatMap((m) => m.resolvers ?? []));
   const apollo = await createGraphQLServer(services, schema);
   const scheduler = new Scheduler(
@@ -148,6 +152,8 @@ async function handle(
 ): Promise<void> {
   const started = performance.now();
   const url = new URL(req.url ?? '/', 'http://localhost');
+  const gone = new AbortController();
+  res.once('close', () => gone.abort());
   const request: HttpRequest = {
     method: req.method ?? 'GET',
     path: url.pathname,
@@ -156,6 +162,7 @@ async function handle(
     params: {},
     rawBody: Buffer.alloc(0),
     traceId: randomUUID(),
+    signal: gone.signal,
   };
   let response: HttpResponse;
   let failure: unknown;
@@ -188,7 +195,7 @@ async function route(
   request: HttpRequest,
 ): Promise<HttpResponse> {
   if (request.path === '/healthz') return { status: 200, body: { status: 'ok' } };
-  if (request.path === '/graphql') return handleGraphQLRequest(services, apollo, request);
+  if (request.path === '/graphql' && !wantsGraphQLIde(request)) return handleGraphQLRequest(services, apollo, request);
   // Every answer under an interface's prefix, errors included, is in that interface's format; outside every
   // prefix, the ePayment problem.
   const errorFormat = router.errorFormatFor(request.path, epaymentProblem);

@@ -2,6 +2,7 @@ import { businessRegistryModule } from './business-registry/business-registry.mo
 import { merchantsModule } from './merchants/merchants.module.js';
 import { paymentsModule } from './payments/payments.module.js';
 import type { DomainModule } from './platform/module.js';
+import { pagesModule } from './pages/pages.module.js';
 import { platformModule } from './platform/platform.module.js';
 import { walletModule } from './wallet/wallet.module.js';
 import { webhooksModule } from './webhooks/webhooks.module.js';
@@ -14,4 +15,5 @@ export const modules: readonly DomainModule[] = [
   walletModule,
   webhooksModule,
   businessRegistryModule,
+  pagesModule,
 ];

@@ -242,6 +242,8 @@ export type Payment = Node & {
   expiresAt: Scalars['DateTime']['output'];
   id: Scalars['ID']['output'];
   metadata: Array<MetadataEntry>;
+  /** The order the merchant sent with the payment (its receipt); null when it sent none. */
+  order?: Maybe<PaymentOrder>;
   paymentDescription?: Maybe<Scalars['String']['output']>;
   paymentMethod: PaymentMethod;
   profile: PaymentProfile;
@@ -251,11 +253,20 @@ export type Payment = Node & {
   reference: Scalars['String']['output'];
   state: PaymentState;
   userFlow: UserFlow;
+  /** Webhook deliveries of this payment's events, to every registration, newest first. */
+  webhookDeliveries: WebhookDeliveryConnection;
 };
 
 
 /** A payment of the caller's sales unit. */
 export type PaymentEventsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A payment of the caller's sales unit. */
+export type PaymentWebhookDeliveriesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -352,6 +363,25 @@ export type PaymentEventNotification = {
   payment: Payment;
 };
 
+export type PaymentEventNotificationConnection = {
+  __typename?: 'PaymentEventNotificationConnection';
+  edges: Array<PaymentEventNotificationEdge>;
+  pageInfo: PageInfo;
+};
+
+export type PaymentEventNotificationEdge = {
+  __typename?: 'PaymentEventNotificationEdge';
+  cursor: Scalars['String']['output'];
+  node: PaymentEventNotification;
+};
+
+export type PaymentEventRate = {
+  __typename?: 'PaymentEventRate';
+  count: Scalars['Int']['output'];
+  /** The start of the minute. */
+  minute: Scalars['DateTime']['output'];
+};
+
 export type PaymentFilter = {
   state?: InputMaybe<Array<PaymentState>>;
 };
@@ -370,6 +400,29 @@ export type PaymentModificationPayload = {
   __typename?: 'PaymentModificationPayload';
   payment?: Maybe<Payment>;
   userErrors: Array<PaymentUserError>;
+};
+
+/** The order a merchant sent with a payment (its receipt): the order lines and the bottom line's totals. */
+export type PaymentOrder = {
+  __typename?: 'PaymentOrder';
+  orderLines: Array<PaymentOrderLine>;
+  receiptNumber?: Maybe<Scalars['String']['output']>;
+  /** The bottom line's total, when the merchant gave one. */
+  totalAmount?: Maybe<Money>;
+};
+
+export type PaymentOrderLine = {
+  __typename?: 'PaymentOrderLine';
+  id: Scalars['String']['output'];
+  isReturn: Scalars['Boolean']['output'];
+  isShipping: Scalars['Boolean']['output'];
+  name: Scalars['String']['output'];
+  quantity?: Maybe<Scalars['String']['output']>;
+  quantityUnit?: Maybe<Scalars['String']['output']>;
+  taxPercentage: Scalars['Int']['output'];
+  totalAmount: Money;
+  totalTaxAmount: Money;
+  unitPrice?: Maybe<Money>;
 };
 
 export type PaymentProfile = {
@@ -391,6 +444,24 @@ export type PaymentState =
   | 'CREATED'
   | 'EXPIRED'
   | 'TERMINATED';
+
+export type PaymentStateCount = {
+  __typename?: 'PaymentStateCount';
+  count: Scalars['Int']['output'];
+  state: PaymentState;
+};
+
+/** Counts and sums of the caller's sales unit since a point in time. */
+export type PaymentTotals = {
+  __typename?: 'PaymentTotals';
+  /** Payments created since `since`, by their state now; states without payments are left out. */
+  byState: Array<PaymentStateCount>;
+  /** Successful captures since `since`, one sum per currency. */
+  captured: Array<Money>;
+  /** Successful refunds since `since`, one sum per currency. */
+  refunded: Array<Money>;
+  since: Scalars['DateTime']['output'];
+};
 
 /** Why a payment mutation did not happen. `code` is stable; `field` names the input field at fault. */
 export type PaymentUserError = {
@@ -417,8 +488,16 @@ export type Query = {
   node?: Maybe<Node>;
   /** A payment of the caller's sales unit by its reference. */
   payment?: Maybe<Payment>;
+  /** Events of the caller's sales unit per minute since `since` (at most 24 hours back), oldest first; minutes without events are left out. */
+  paymentEventsPerMinute: Array<PaymentEventRate>;
+  /** Totals of the caller's sales unit since `since` (at most 31 days back). */
+  paymentTotals: PaymentTotals;
   /** Payments of the caller's sales unit, newest first. */
   payments: PaymentConnection;
+  /** Committed events of the caller's sales unit, newest first, in the shape Subscription.paymentEvents sends them: its history. */
+  recentPaymentEvents: PaymentEventNotificationConnection;
+  /** The sales units the caller's credentials may act for. */
+  salesUnits: Array<SalesUnit>;
   /** A registration's deliveries, newest first; null when the registration is not the caller's. */
   webhookDeliveries?: Maybe<WebhookDeliveryConnection>;
   /** The caller's webhook registrations, oldest first. */
@@ -436,9 +515,25 @@ export type QueryPaymentArgs = {
 };
 
 
+export type QueryPaymentEventsPerMinuteArgs = {
+  since: Scalars['DateTime']['input'];
+};
+
+
+export type QueryPaymentTotalsArgs = {
+  since: Scalars['DateTime']['input'];
+};
+
+
 export type QueryPaymentsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<PaymentFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryRecentPaymentEventsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
@@ -484,6 +579,13 @@ export type RegisterWebhookPayload = {
   webhook?: Maybe<Webhook>;
 };
 
+/** A sales unit the caller's credentials may act for: a Merchant-Serial-Number it may send. */
+export type SalesUnit = {
+  __typename?: 'SalesUnit';
+  msn: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+};
+
 export type ShippingInfoInput = {
   amount: Scalars['MinorUnits']['input'];
   amountExcludingTax: Scalars['MinorUnits']['input'];
@@ -525,6 +627,8 @@ export type Webhook = {
   deliveries: WebhookDeliveryConnection;
   /** Public event names, e.g. epayments.payment.captured.v1. */
   events: Array<Scalars['String']['output']>;
+  /** Attempts since `since` (default: the last 24 hours; at most 31 days back) and their failures. */
+  failureRate: WebhookFailureRate;
   id: Scalars['ID']['output'];
   url: Scalars['String']['output'];
 };
@@ -534,6 +638,12 @@ export type Webhook = {
 export type WebhookDeliveriesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+/** A webhook registration of the caller's sales unit. `id` is the same uuid the Webhooks REST API uses. */
+export type WebhookFailureRateArgs = {
+  since?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 /** One event for one registration. As a Node, it resolves through node(id:) for its own sales unit only. */
@@ -619,6 +729,16 @@ export type WebhookErrorCode =
   | 'WEBHOOK_DELIVERY_NOT_FOUND'
   | 'WEBHOOK_LIMIT_REACHED'
   | 'WEBHOOK_NOT_FOUND';
+
+/** Completed delivery attempts of a registration in a period, and how many of them failed (no 2xx answer). */
+export type WebhookFailureRate = {
+  __typename?: 'WebhookFailureRate';
+  attempts: Scalars['Int']['output'];
+  failed: Scalars['Int']['output'];
+  /** failed / attempts; 0 when there were no attempts. */
+  rate: Scalars['Float']['output'];
+  since: Scalars['DateTime']['output'];
+};
 
 /** Why a webhook mutation did not happen. `field` names the input field at fault, e.g. events[1]. */
 export type WebhookUserError = {
@@ -725,6 +845,7 @@ export type ResolversTypes = ResolversObject<{
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: ResolverTypeWrapper<DeleteWebhookPayload>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   IndustryDataInput: IndustryDataInput;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
@@ -747,13 +868,20 @@ export type ResolversTypes = ResolversObject<{
   PaymentEventEdge: ResolverTypeWrapper<Omit<PaymentEventEdge, 'node'> & { node: ResolversTypes['PaymentEvent'] }>;
   PaymentEventName: PaymentEventName;
   PaymentEventNotification: ResolverTypeWrapper<PaymentEventNotificationSource>;
+  PaymentEventNotificationConnection: ResolverTypeWrapper<Omit<PaymentEventNotificationConnection, 'edges'> & { edges: Array<ResolversTypes['PaymentEventNotificationEdge']> }>;
+  PaymentEventNotificationEdge: ResolverTypeWrapper<Omit<PaymentEventNotificationEdge, 'node'> & { node: ResolversTypes['PaymentEventNotification'] }>;
+  PaymentEventRate: ResolverTypeWrapper<PaymentEventRate>;
   PaymentFilter: PaymentFilter;
   PaymentMethod: ResolverTypeWrapper<PaymentMethod>;
   PaymentMethodType: PaymentMethodType;
   PaymentModificationPayload: ResolverTypeWrapper<Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversTypes['Payment']> }>;
+  PaymentOrder: ResolverTypeWrapper<PaymentOrder>;
+  PaymentOrderLine: ResolverTypeWrapper<PaymentOrderLine>;
   PaymentProfile: ResolverTypeWrapper<PaymentProfile>;
   PaymentSourcesInput: PaymentSourcesInput;
   PaymentState: PaymentState;
+  PaymentStateCount: ResolverTypeWrapper<PaymentStateCount>;
+  PaymentTotals: ResolverTypeWrapper<PaymentTotals>;
   PaymentUserError: ResolverTypeWrapper<PaymentUserError>;
   QrFormatInput: QrFormatInput;
   QrImageFormat: QrImageFormat;
@@ -764,6 +892,7 @@ export type ResolversTypes = ResolversObject<{
   RefundPaymentInput: RefundPaymentInput;
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: ResolverTypeWrapper<Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
+  SalesUnit: ResolverTypeWrapper<SalesUnit>;
   ShippingInfoInput: ShippingInfoInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -779,6 +908,7 @@ export type ResolversTypes = ResolversObject<{
   WebhookDeliveryEdge: ResolverTypeWrapper<Omit<WebhookDeliveryEdge, 'node'> & { node: ResolversTypes['WebhookDelivery'] }>;
   WebhookDeliveryStatus: WebhookDeliveryStatus;
   WebhookErrorCode: WebhookErrorCode;
+  WebhookFailureRate: ResolverTypeWrapper<WebhookFailureRate>;
   WebhookUserError: ResolverTypeWrapper<WebhookUserError>;
 }>;
 
@@ -797,6 +927,7 @@ export type ResolversParentTypes = ResolversObject<{
   DateTime: Scalars['DateTime']['output'];
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: DeleteWebhookPayload;
+  Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   IndustryDataInput: IndustryDataInput;
   Int: Scalars['Int']['output'];
@@ -817,11 +948,18 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentEventConnection: Omit<PaymentEventConnection, 'edges'> & { edges: Array<ResolversParentTypes['PaymentEventEdge']> };
   PaymentEventEdge: Omit<PaymentEventEdge, 'node'> & { node: ResolversParentTypes['PaymentEvent'] };
   PaymentEventNotification: PaymentEventNotificationSource;
+  PaymentEventNotificationConnection: Omit<PaymentEventNotificationConnection, 'edges'> & { edges: Array<ResolversParentTypes['PaymentEventNotificationEdge']> };
+  PaymentEventNotificationEdge: Omit<PaymentEventNotificationEdge, 'node'> & { node: ResolversParentTypes['PaymentEventNotification'] };
+  PaymentEventRate: PaymentEventRate;
   PaymentFilter: PaymentFilter;
   PaymentMethod: PaymentMethod;
   PaymentModificationPayload: Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
+  PaymentOrder: PaymentOrder;
+  PaymentOrderLine: PaymentOrderLine;
   PaymentProfile: PaymentProfile;
   PaymentSourcesInput: PaymentSourcesInput;
+  PaymentStateCount: PaymentStateCount;
+  PaymentTotals: PaymentTotals;
   PaymentUserError: PaymentUserError;
   QrFormatInput: QrFormatInput;
   Query: Record<PropertyKey, never>;
@@ -831,6 +969,7 @@ export type ResolversParentTypes = ResolversObject<{
   RefundPaymentInput: RefundPaymentInput;
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
+  SalesUnit: SalesUnit;
   ShippingInfoInput: ShippingInfoInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
@@ -842,6 +981,7 @@ export type ResolversParentTypes = ResolversObject<{
   WebhookDeliveryAttemptEdge: Omit<WebhookDeliveryAttemptEdge, 'node'> & { node: ResolversParentTypes['WebhookDeliveryAttempt'] };
   WebhookDeliveryConnection: Omit<WebhookDeliveryConnection, 'edges'> & { edges: Array<ResolversParentTypes['WebhookDeliveryEdge']> };
   WebhookDeliveryEdge: Omit<WebhookDeliveryEdge, 'node'> & { node: ResolversParentTypes['WebhookDelivery'] };
+  WebhookFailureRate: WebhookFailureRate;
   WebhookUserError: WebhookUserError;
 }>;
 
@@ -905,6 +1045,7 @@ export type PaymentResolvers<ContextType = GraphQLContext, ParentType extends Re
   expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   metadata?: Resolver<Array<ResolversTypes['MetadataEntry']>, ParentType, ContextType>;
+  order?: Resolver<Maybe<ResolversTypes['PaymentOrder']>, ParentType, ContextType>;
   paymentDescription?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   paymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType>;
   profile?: Resolver<ResolversTypes['PaymentProfile'], ParentType, ContextType>;
@@ -913,6 +1054,7 @@ export type PaymentResolvers<ContextType = GraphQLContext, ParentType extends Re
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   state?: Resolver<ResolversTypes['PaymentState'], ParentType, ContextType>;
   userFlow?: Resolver<ResolversTypes['UserFlow'], ParentType, ContextType>;
+  webhookDeliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<PaymentWebhookDeliveriesArgs, 'first'>>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
@@ -960,6 +1102,21 @@ export type PaymentEventNotificationResolvers<ContextType = GraphQLContext, Pare
   payment?: Resolver<ResolversTypes['Payment'], ParentType, ContextType>;
 }>;
 
+export type PaymentEventNotificationConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentEventNotificationConnection'] = ResolversParentTypes['PaymentEventNotificationConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['PaymentEventNotificationEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type PaymentEventNotificationEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentEventNotificationEdge'] = ResolversParentTypes['PaymentEventNotificationEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['PaymentEventNotification'], ParentType, ContextType>;
+}>;
+
+export type PaymentEventRateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentEventRate'] = ResolversParentTypes['PaymentEventRate']> = ResolversObject<{
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  minute?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
+
 export type PaymentMethodResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentMethod'] = ResolversParentTypes['PaymentMethod']> = ResolversObject<{
   cardBin?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   type?: Resolver<ResolversTypes['PaymentMethodType'], ParentType, ContextType>;
@@ -970,8 +1127,39 @@ export type PaymentModificationPayloadResolvers<ContextType = GraphQLContext, Pa
   userErrors?: Resolver<Array<ResolversTypes['PaymentUserError']>, ParentType, ContextType>;
 }>;
 
+export type PaymentOrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOrder'] = ResolversParentTypes['PaymentOrder']> = ResolversObject<{
+  orderLines?: Resolver<Array<ResolversTypes['PaymentOrderLine']>, ParentType, ContextType>;
+  receiptNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  totalAmount?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+}>;
+
+export type PaymentOrderLineResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOrderLine'] = ResolversParentTypes['PaymentOrderLine']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  isReturn?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  isShipping?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  quantity?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  quantityUnit?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  taxPercentage?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalAmount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  totalTaxAmount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  unitPrice?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+}>;
+
 export type PaymentProfileResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentProfile'] = ResolversParentTypes['PaymentProfile']> = ResolversObject<{
   sub?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type PaymentStateCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentStateCount'] = ResolversParentTypes['PaymentStateCount']> = ResolversObject<{
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['PaymentState'], ParentType, ContextType>;
+}>;
+
+export type PaymentTotalsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentTotals'] = ResolversParentTypes['PaymentTotals']> = ResolversObject<{
+  byState?: Resolver<Array<ResolversTypes['PaymentStateCount']>, ParentType, ContextType>;
+  captured?: Resolver<Array<ResolversTypes['Money']>, ParentType, ContextType>;
+  refunded?: Resolver<Array<ResolversTypes['Money']>, ParentType, ContextType>;
+  since?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 }>;
 
 export type PaymentUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentUserError'] = ResolversParentTypes['PaymentUserError']> = ResolversObject<{
@@ -983,7 +1171,11 @@ export type PaymentUserErrorResolvers<ContextType = GraphQLContext, ParentType e
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType, RequireFields<QueryPaymentArgs, 'reference'>>;
+  paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, ContextType, RequireFields<QueryPaymentEventsPerMinuteArgs, 'since'>>;
+  paymentTotals?: Resolver<ResolversTypes['PaymentTotals'], ParentType, ContextType, RequireFields<QueryPaymentTotalsArgs, 'since'>>;
   payments?: Resolver<ResolversTypes['PaymentConnection'], ParentType, ContextType, RequireFields<QueryPaymentsArgs, 'first'>>;
+  recentPaymentEvents?: Resolver<ResolversTypes['PaymentEventNotificationConnection'], ParentType, ContextType, RequireFields<QueryRecentPaymentEventsArgs, 'first'>>;
+  salesUnits?: Resolver<Array<ResolversTypes['SalesUnit']>, ParentType, ContextType>;
   webhookDeliveries?: Resolver<Maybe<ResolversTypes['WebhookDeliveryConnection']>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first' | 'webhookId'>>;
   webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
 }>;
@@ -999,6 +1191,11 @@ export type RegisterWebhookPayloadResolvers<ContextType = GraphQLContext, Parent
   webhook?: Resolver<Maybe<ResolversTypes['Webhook']>, ParentType, ContextType>;
 }>;
 
+export type SalesUnitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SalesUnit'] = ResolversParentTypes['SalesUnit']> = ResolversObject<{
+  msn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
   paymentEvents?: SubscriptionResolver<ResolversTypes['PaymentEventNotification'], "paymentEvents", ParentType, ContextType, Partial<SubscriptionPaymentEventsArgs>>;
 }>;
@@ -1007,6 +1204,7 @@ export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends Re
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   deliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<WebhookDeliveriesArgs, 'first'>>;
   events?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  failureRate?: Resolver<ResolversTypes['WebhookFailureRate'], ParentType, ContextType, Partial<WebhookFailureRateArgs>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
@@ -1054,6 +1252,13 @@ export type WebhookDeliveryEdgeResolvers<ContextType = GraphQLContext, ParentTyp
   node?: Resolver<ResolversTypes['WebhookDelivery'], ParentType, ContextType>;
 }>;
 
+export type WebhookFailureRateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookFailureRate'] = ResolversParentTypes['WebhookFailureRate']> = ResolversObject<{
+  attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  rate?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  since?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
+
 export type WebhookUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookUserError'] = ResolversParentTypes['WebhookUserError']> = ResolversObject<{
   code?: Resolver<ResolversTypes['WebhookErrorCode'], ParentType, ContextType>;
   field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1078,13 +1283,21 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PaymentEventConnection?: PaymentEventConnectionResolvers<ContextType>;
   PaymentEventEdge?: PaymentEventEdgeResolvers<ContextType>;
   PaymentEventNotification?: PaymentEventNotificationResolvers<ContextType>;
+  PaymentEventNotificationConnection?: PaymentEventNotificationConnectionResolvers<ContextType>;
+  PaymentEventNotificationEdge?: PaymentEventNotificationEdgeResolvers<ContextType>;
+  PaymentEventRate?: PaymentEventRateResolvers<ContextType>;
   PaymentMethod?: PaymentMethodResolvers<ContextType>;
   PaymentModificationPayload?: PaymentModificationPayloadResolvers<ContextType>;
+  PaymentOrder?: PaymentOrderResolvers<ContextType>;
+  PaymentOrderLine?: PaymentOrderLineResolvers<ContextType>;
   PaymentProfile?: PaymentProfileResolvers<ContextType>;
+  PaymentStateCount?: PaymentStateCountResolvers<ContextType>;
+  PaymentTotals?: PaymentTotalsResolvers<ContextType>;
   PaymentUserError?: PaymentUserErrorResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RedeliverWebhookDeliveryPayload?: RedeliverWebhookDeliveryPayloadResolvers<ContextType>;
   RegisterWebhookPayload?: RegisterWebhookPayloadResolvers<ContextType>;
+  SalesUnit?: SalesUnitResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   Webhook?: WebhookResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
@@ -1093,6 +1306,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   WebhookDeliveryAttemptEdge?: WebhookDeliveryAttemptEdgeResolvers<ContextType>;
   WebhookDeliveryConnection?: WebhookDeliveryConnectionResolvers<ContextType>;
   WebhookDeliveryEdge?: WebhookDeliveryEdgeResolvers<ContextType>;
+  WebhookFailureRate?: WebhookFailureRateResolvers<ContextType>;
   WebhookUserError?: WebhookUserErrorResolvers<ContextType>;
 }>;
 

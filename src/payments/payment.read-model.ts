@@ -137,7 +137,7 @@ function toPaymentFields(row: Row): PaymentFields {
   };
 }
 
-function toPaymentEvent(row: Row): PaymentEvent {
+export function toPaymentEvent(row: Row): PaymentEvent {
   return {
     id: amount(row.id),
     paymentId: row.payment_id as string,

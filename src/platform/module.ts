@@ -6,6 +6,7 @@ import type { CallbackKind } from './delivery/callback-kinds.js';
 import type { EventTypeDefinition } from './events/event-types.js';
 import type { NodeFinder } from './graph/node-registry.js';
 import type { Job } from './jobs/scheduler.js';
+import type { PageRoute } from './rest/page-route.js';
 import type { RestInterface } from './rest/rest-interface.js';
 import type { StateMachine } from './state-machine.js';
 
@@ -24,6 +25,8 @@ export interface DomainModule {
   readonly migrations?: readonly MigrationEntry[];
   /** The domain's REST interface: its prefix, error format, auth, header rules and routes. */
   routes?(services: Services): RestInterface;
+  /** Pages a browser opens (HTML, form posts, assets): routes outside every REST interface. */
+  pages?(services: Services): PageRoute[];
   /** Resolver maps for the domain's part of the graph; merged with every other module's. */
   readonly resolvers?: readonly ResolverMap[];
   /**

@@ -20,6 +20,8 @@ export interface LandingPayment {
   awaitsUser: boolean;
   customerPhoneNumber: string | null;
   returnUrl: string | null;
+  /** The profile scope the merchant asks the user to share (space-separated), if any. */
+  profileScope: string | null;
 }
 
 export type LandingOutcome = { ok: true; payment: LandingPayment } | { ok: false; message: string; payment?: LandingPayment };
@@ -28,6 +30,12 @@ export async function findLandingPayment(services: Services, token: string): Pro
   const em = forkEm(services.orm);
   const payment = await em.findOne(Payment, { approvalToken: token });
   return payment ? describe(services, em, payment) : undefined;
+}
+
+/** Which event stream (payment and sales unit) a landing token belongs to. */
+export async function findLandingPaymentStream(services: Services, token: string): Promise<{ paymentId: string; msn: string } | undefined> {
+  const payment = await forkEm(services.orm).findOne(Payment, { approvalToken: token }, { fields: ['id', 'msn'] });
+  return payment ? { paymentId: payment.id, msn: payment.msn } : undefined;
 }
 
 /** The person on the landing page approves as the test user with this phone number. */
@@ -83,5 +91,6 @@ async function describe(services: Services, em: ReturnType<typeof forkEm>, payme
     awaitsUser: awaitsUser(payment, services.clock.now()),
     customerPhoneNumber: payment.customerPhoneNumber ?? null,
     returnUrl: payment.returnUrl ?? null,
+    profileScope: payment.profileScope ?? null,
   };
 }

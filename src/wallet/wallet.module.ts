@@ -1,11 +1,11 @@
 import type { DomainModule } from '../platform/module.js';
 import { TestUser } from './test-user.entity.js';
-import { walletRoutes } from './wallet.routes.js';
+import { walletPages } from './wallet.routes.js';
 import './wallet.errors.js';
 
 /** The simulated wallet user of the test environment: landing pages, QR images, force approve's test users. */
 export const walletModule: DomainModule = {
   name: 'wallet',
   entities: [TestUser],
-  routes: walletRoutes,
+  pages: walletPages,
 };

@@ -1,97 +1,93 @@
 import type { Services } from '../platform/context.js';
 import { forkEm } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { epaymentProblem } from '../platform/rest/error-formats/epayment-problem.js';
-import type { HttpResponse } from '../platform/rest/http-types.js';
-import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
+import type { HttpRequest, HttpResponse } from '../platform/rest/http-types.js';
+import type { PageRoute } from '../platform/rest/page-route.js';
 import { Payment } from '../payments/payment.entity.js';
 import { landingUrl } from '../payments/payment.view.js';
+import { pageAssets, type PageAssets } from '../pages/assets.js';
+import { pageSecurityHeaders } from '../pages/security-headers.js';
+import { isSameOriginPost } from './kit/same-origin.js';
+import { walletDocument, walletMessage } from './kit/wallet-document.js';
 import { landingPage } from './landing.page.js';
+import { waitForLandingState } from './landing-state.service.js';
 import { approveOnLanding, findLandingPayment, rejectOnLanding } from './landing.service.js';
 import { qrImage } from './qr-image.js';
 import { awaitsUser } from '../payments/payment-expiry.js';
 
-/**
- * The simulated wallet user: a landing page and QR images. They need no credentials, only the payment's token,
- * and read no headers: a browser sends them.
- */
-export function walletRoutes(services: Services): RestInterface {
-  return defineRestInterface(
-    services,
-    { name: 'Wallet user (test)', prefix: '/wallet', errorFormat: epaymentProblem, auth: 'public' },
-    (route) => [
-      route({
-        method: 'GET',
-        path: '/landing',
-        summary: 'The landing page of a payment',
-        idempotent: false,
-        success: { status: 200, description: 'An HTML page' },
-        handler: async (_ctx, { query }) => {
-          const token = tokenOf(query);
-          const payment = await findLandingPayment(services, token);
-          return html(payment ? 200 : 404, landingPage(token, payment));
-        },
-      }),
-      route({
-        method: 'POST',
-        path: '/landing/approve',
-        summary: 'Approve the payment as a test user (form field phoneNumber)',
-        idempotent: false,
-        success: { status: 200, description: 'An HTML page' },
-        handler: async (_ctx, { query, rawBody }) => {
-          const token = tokenOf(query);
-          const phoneNumber = new URLSearchParams(rawBody.toString('utf8')).get('phoneNumber') ?? '';
-          const outcome = await approveOnLanding(services, token, phoneNumber);
-          return outcome.ok
-            ? html(200, landingPage(token, outcome.payment, { kind: 'ok', text: 'Payment approved.' }))
-            : html(outcome.payment ? 400 : 404, landingPage(token, outcome.payment, { kind: 'error', text: outcome.message }));
-        },
-      }),
-      route({
-        method: 'POST',
-        path: '/landing/reject',
-        summary: 'Reject the payment',
-        idempotent: false,
-        success: { status: 200, description: 'An HTML page' },
-        handler: async (_ctx, { query }) => {
-          const token = tokenOf(query);
-          const outcome = await rejectOnLanding(services, token);
-          return outcome.ok
-            ? html(200, landingPage(token, outcome.payment, { kind: 'ok', text: 'Payment rejected.' }))
-            : html(outcome.payment ? 400 : 404, landingPage(token, outcome.payment, { kind: 'error', text: outcome.message }));
-        },
-      }),
-      route({
-        method: 'GET',
-        path: '/qr',
-        summary: 'The QR image of a payment',
-        idempotent: false,
-        success: { status: 200, description: 'An SVG or PNG image' },
-        handler: async (_ctx, { query }) => {
-          const token = tokenOf(query);
-          const payment = await forkEm(services.orm).findOne(Payment, { approvalToken: token });
-          // A one-time payment QR stops working once its payment can no longer be approved.
-          if (!payment || payment.userFlow !== 'QR' || !awaitsUser(payment, services.clock.now())) {
-            throw new AppError('NOT_FOUND', 'No QR image for this token', [{ name: 'token', reason: 'Unknown or expired' }]);
-          }
-          const image = await qrImage(
-            landingUrl(services.config.publicUrl, token),
-            payment.qrFormat === 'IMAGE/PNG' ? 'png' : 'svg',
-            payment.qrSize ?? 1024,
-          );
-          return { status: 200, headers: { 'content-type': image.contentType, 'cache-control': 'no-store' }, body: image.body };
-        },
-      }),
-    ],
-  );
+/** The simulated wallet user: a landing page and QR images. They need no credentials, only the payment's token. */
+export function walletPages(services: Services, assets: PageAssets = pageAssets): PageRoute[] {
+  const route = (method: PageRoute['method'], pattern: string, run: PageRoute['run']): PageRoute => ({ method, pattern, run });
+  const html = (request: HttpRequest, status: number, page: string): HttpResponse => ({
+    status,
+    headers: pageSecurityHeaders(request),
+    body: page,
+  });
+  /** Wallet forms accept posts from the wallet's own pages only (a cross-site form post is refused). */
+  const post = (pattern: string, handler: PageRoute['run']): PageRoute =>
+    route('POST', pattern, async (request) => {
+      if (isSameOriginPost(request, services.config.publicUrl)) return handler(request);
+      const refusal = walletDocument(assets, {
+        title: 'Request refused',
+        main: walletMessage({ kind: 'error', text: 'This form may only be sent from the wallet’s own page.' }),
+      });
+      return html(request, 403, refusal);
+    });
+  return [
+    route('GET', '/wallet/landing', async (request) => {
+      const token = tokenOf(request);
+      const payment = await findLandingPayment(services, token);
+      return html(request, payment ? 200 : 404, landingPage(assets, token, payment));
+    }),
+    post('/wallet/landing/approve', async (request) => {
+      const token = tokenOf(request);
+      const phoneNumber = formOf(request).get('phoneNumber') ?? '';
+      const outcome = await approveOnLanding(services, token, phoneNumber);
+      return outcome.ok
+        ? html(request, 200, landingPage(assets, token, outcome.payment, { kind: 'ok', text: 'Payment approved.' }))
+        : html(request, outcome.payment ? 400 : 404, landingPage(assets, token, outcome.payment, { kind: 'error', text: outcome.message }));
+    }),
+    post('/wallet/landing/reject', async (request) => {
+      const token = tokenOf(request);
+      const outcome = await rejectOnLanding(services, token);
+      return outcome.ok
+        ? html(request, 200, landingPage(assets, token, outcome.payment, { kind: 'ok', text: 'Payment rejected.' }))
+        : html(request, outcome.payment ? 400 : 404, landingPage(assets, token, outcome.payment, { kind: 'error', text: outcome.message }));
+    }),
+    // The landing page's script keeps its state live: it posts the token (in the body, not a URL) and the state it
+    // shows, and gets the state back once it differs.
+    post('/wallet/landing/state', async (request) => {
+      const form = formOf(request);
+      const token = form.get('token');
+      if (!token) throw AppError.validation([{ name: 'token', reason: 'The token is required' }]);
+      const state = await waitForLandingState(services, token, form.get('state') ?? '', { signal: request.signal });
+      if (request.signal?.aborted) return { status: 204 };
+      if (!state) throw new AppError('NOT_FOUND', 'This payment link is not valid.', [{ name: 'token', reason: 'Unknown token' }]);
+      return { status: 200, headers: { 'cache-control': 'no-store' }, body: state };
+    }),
+    route('GET', '/wallet/qr', async (request) => {
+      const token = tokenOf(request);
+      const payment = await forkEm(services.orm).findOne(Payment, { approvalToken: token });
+      // A one-time payment QR stops working once its payment can no longer be approved.
+      if (!payment || payment.userFlow !== 'QR' || !awaitsUser(payment, services.clock.now())) {
+        throw new AppError('NOT_FOUND', 'No QR image for this token', [{ name: 'token', reason: 'Unknown or expired' }]);
+      }
+      const image = await qrImage(
+        landingUrl(services.config.publicUrl, token),
+        payment.qrFormat === 'IMAGE/PNG' ? 'png' : 'svg',
+        payment.qrSize ?? 1024,
+      );
+      return { status: 200, headers: { 'content-type': image.contentType, 'cache-control': 'no-store' }, body: image.body };
+    }),
+  ];
 }
 
-function tokenOf(query: URLSearchParams): string {
-  const token = query.get('token');
+function tokenOf(request: HttpRequest): string {
+  const token = request.query.get('token');
   if (!token) throw AppError.validation([{ name: 'token', reason: 'The token query parameter is required' }]);
   return token;
 }
 
-function html(status: number, page: string): HttpResponse {
-  return { status, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' }, body: page };
+function formOf(request: HttpRequest): URLSearchParams {
+  return new URLSearchParams(request.rawBody.toString('utf8'));
 }

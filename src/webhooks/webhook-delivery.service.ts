@@ -38,7 +38,7 @@ type Row = Record<string, unknown>;
 
 // Attempts are read apart, a bounded page at a time (WebhookDeliveryAttempt pages): a delivery retried for 7 days
 // has dozens of them, and a page of deliveries must not drag all of them along.
-const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, e.name, d.stream_type, d.stream_id, e.payload->>'reference' as reference, d.status,
+export const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, e.name, d.stream_type, d.stream_id, e.payload->>'reference' as reference, d.status,
   d.attempt_count, d.next_attempt_at, d.delivered_at, d.last_status_code, d.created_at`;
 
 /** One page of a registration's deliveries, newest first: `limit` rows with an id below `beforeId`. */
@@ -156,7 +156,7 @@ export async function redeliverWebhookDelivery(ctx: RequestContext, deliveryId: 
   return toDeliveryView(row!);
 }
 
-function toDeliveryView(row: Row): WebhookDeliveryView {
+export function toDeliveryView(row: Row): WebhookDeliveryView {
   const status = row.status as WebhookDeliveryStatus;
   return {
     id: Number(row.id),

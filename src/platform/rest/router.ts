@@ -1,16 +1,19 @@
 import type { ErrorFormat } from './error-formats/error-format.js';
 import type { HttpRequest } from './http-types.js';
+import type { PageRoute } from './page-route.js';
 import { openApiDocument } from './openapi.js';
 import type { DeclaredRoute, RestInterface } from './rest-interface.js';
 
+type AnyRoute = DeclaredRoute | PageRoute;
+
 interface CompiledRoute {
-  route: DeclaredRoute;
+  route: AnyRoute;
   regex: RegExp;
   names: string[];
 }
 
 export type RouteMatch =
-  { route: DeclaredRoute; params: Record<string, string> } | { allowed: string[] } | { document: Record<string, unknown> };
+  { route: AnyRoute; params: Record<string, string> } | { allowed: string[] } | { document: Record<string, unknown> };
 
 /**
  * Matches a method and path to a route of a declared interface; tells apart "no such path" from "path exists,
@@ -29,7 +32,13 @@ export class Router {
     }
   }
 
-  get routes(): readonly DeclaredRoute[] {
+  /** Pages a browser opens: matched like REST routes, but part of no interface and of no OpenAPI document. */
+  addPages(...routes: PageRoute[]): void {
+    for (const route of routes) this.compiled.push(compile(route));
+  }
+
+  /** Every route, REST and page alike (the tenant-isolation matrix and the fuzz suite walk them all). */
+  get routes(): readonly AnyRoute[] {
     return this.compiled.map((c) => c.route);
   }
 
@@ -73,7 +82,7 @@ export class Router {
   }
 }
 
-function compile(route: DeclaredRoute): CompiledRoute {
+function compile(route: AnyRoute): CompiledRoute {
   const names: string[] = [];
   const source = route.pattern
     .split('/')

@@ -1,0 +1,50 @@
+import type { Resolvers } from '../src/generated/graphql.js';
+import { listCallerSalesUnits } from '../src/merchants/sales-unit.queries.js';
+import {
+  listRecentPaymentEvents,
+  periodStart,
+  readPaymentEventsPerMinute,
+  readPaymentTotals,
+} from '../src/payments/payment-activity.queries.js';
+import { readPaymentOrder } from '../src/payments/payment-order.queries.js';
+import { connectionFrom, encodeCursor, idCursor, pageSize } from '../src/platform/graph/relay.js';
+import { listPaymentWebhookDeliveries, readWebhookFailureRate } from '../src/webhooks/webhook-activity.queries.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const cursorOf = (row: { id: number }) => encodeCursor([row.id]);
+
+/** What an operations dashboard reads: sales units, totals, rates, recent events, deliveries and failure rates. */
+export const dashboardResolvers: Resolvers = {
+  Query: {
+    salesUnits: (_, __, { request }) => listCallerSalesUnits(request),
+    paymentTotals: async (_, { since }, { request }) => {
+      const totals = await readPaymentTotals(request, periodStart(request, since, 31));
+      return { ...totals, since: totals.since.toISOString() };
+    },
+    paymentEventsPerMinute: async (_, { since }, { request }) => {
+      const rows = await readPaymentEventsPerMinute(request, periodStart(request, since, 1));
+      return rows.map((row) => ({ minute: row.minute.toISOString(), count: row.count }));
+    },
+    recentPaymentEvents: async (_, { first, after }, { request }) => {
+      const size = pageSize(first, 50);
+      const rows = await listRecentPaymentEvents(request, { limit: size + 1, beforeId: after ? idCursor(after) : undefined });
+      const page = connectionFrom(rows, size, cursorOf, Boolean(after));
+      return { ...page, edges: page.edges.map((edge) => ({ cursor: edge.cursor, node: { event: edge.node } })) };
+    },
+  },
+  Payment: {
+    order: async (p, _, { request }) => (await readPaymentOrder(request, p.id)) ?? null,
+    webhookDeliveries: async (p, { first, after }, { request }) => {
+      const size = pageSize(first, 20);
+      const rows = await listPaymentWebhookDeliveries(request, p.id, { limit: size + 1, beforeId: after ? idCursor(after) : undefined });
+      return connectionFrom(rows, size, cursorOf, Boolean(after));
+    },
+  },
+  Webhook: {
+    failureRate: async (w, { since }, { request }) => {
+      const start = since ? periodStart(request, since, 31) : new Date(request.clock.now().getTime() - DAY_MS);
+      const rate = await readWebhookFailureRate(request, w.id, start);
+      return { ...rate, since: rate.since.toISOString() };
+    },
+  },
+};

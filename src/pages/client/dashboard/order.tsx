@@ -1,0 +1,53 @@
+import { formatMoney } from '../shared/format.js';
+import type { OrderData } from './queries.js';
+
+/** The order the merchant sent with the payment: its lines and total. */
+export function Order({ order }: { order: OrderData | null }) {
+  return (
+    <section class="card" aria-labelledby="order-title">
+      <h3 id="order-title">Order</h3>
+      {!order ? (
+        <p class="empty">No order was sent with this payment.</p>
+      ) : (
+        <table data-testid="order">
+          <thead>
+            <tr>
+              <th scope="col">Item</th>
+              <th scope="col">Quantity</th>
+              <th scope="col">Unit price</th>
+              <th scope="col">VAT</th>
+              <th scope="col" class="num">
+                Total
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {order.orderLines.map((line) => (
+              <tr key={line.id}>
+                <td class="wrap">
+                  {line.name}
+                  {line.isShipping ? ' (shipping)' : ''}
+                  {line.isReturn ? ' (return)' : ''}
+                </td>
+                <td>{line.quantity ? `${line.quantity} ${line.quantityUnit ?? ''}`.trim() : '—'}</td>
+                <td>{line.unitPrice ? formatMoney(line.unitPrice) : '—'}</td>
+                <td>{line.taxPercentage} %</td>
+                <td class="num">{formatMoney(line.totalAmount)}</td>
+              </tr>
+            ))}
+          </tbody>
+          {order.totalAmount && (
+            <tfoot>
+              <tr>
+                <th scope="row" colSpan={4}>
+                  Total{order.receiptNumber ? ` (receipt ${order.receiptNumber})` : ''}
+                </th>
+                <td class="num">{formatMoney(order.totalAmount)}</td>
+              </tr>
+            </tfoot>
+          )}
+        </table>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,19 @@
+import type { Config } from '../config.js';
+import type { PageAssets } from './assets.js';
+import { renderPage } from './page-shell.js';
+import { prefilledCredentials } from './test-credentials.js';
+
+/** GraphiQL over our own bundle: its editor's workers are our own hashed files too. */
+export function idePage(assets: PageAssets, config: Pick<Config, 'env'>): string {
+  const worker = (name: 'editor.worker' | 'json.worker' | 'graphql.worker') => assets.url(assets.entry(name).script);
+  return renderPage(assets, {
+    title: 'Paygraph GraphQL IDE',
+    bundle: 'ide',
+    bodyClass: 'ide',
+    body: '<div id="graphiql" class="graphiql-root"><noscript>The GraphQL IDE needs JavaScript.</noscript></div>',
+    data: {
+      prefill: prefilledCredentials(config),
+      workers: { editor: worker('editor.worker'), json: worker('json.worker'), graphql: worker('graphql.worker') },
+    },
+  });
+}

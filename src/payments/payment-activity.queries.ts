@@ -1,0 +1,76 @@
+import { scoped } from '../platform/auth/tenancy.js';
+import type { RequestContext } from '../platform/context.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { PaymentEvent } from './payment-event.entity.js';
+import type { Currency } from './payment.entity.js';
+import { toPaymentEvent } from './payment.read-model.js';
+import type { PaymentState } from './payment.transitions.js';
+
+/**
+ * What an operations view reads of a sales unit's activity: recent events, totals and event rates. Every read
+ * is bound to the caller's sales unit (`scoped(ctx).msn`).
+ */
+
+type Row = Record<string, unknown>;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A period's start, refused when it is not a date or lies further back than `maxDays` (the reads stay bounded). */
+export function periodStart(ctx: RequestContext, since: string, maxDays: number, field = 'since'): Date {
+  const date = new Date(since);
+  const now = ctx.clock.now().getTime();
+  if (Number.isNaN(date.getTime()) || date.getTime() < now - maxDays * DAY_MS) {
+    throw AppError.validation([{ name: field, reason: `A date-time within the last ${maxDays} day(s)` }]);
+  }
+  return date;
+}
+
+/** The sales unit's events, newest first: `limit` rows with an id below `beforeId`. */
+export async function listRecentPaymentEvents(ctx: RequestContext, page: { limit: number; beforeId?: number }): Promise<PaymentEvent[]> {
+  const rows = await ctx.em.execute<Row[]>(
+    'select * from payment_event where msn = ? and (?::bigint is null or id < ?::bigint) order by id desc limit ?',
+    [scoped(ctx).msn, page.beforeId ?? null, page.beforeId ?? null, page.limit],
+  );
+  return rows.map(toPaymentEvent);
+}
+
+export interface PaymentTotals {
+  since: Date;
+  byState: { state: PaymentState; count: number }[];
+  captured: { currency: Currency; value: number }[];
+  refunded: { currency: Currency; value: number }[];
+}
+
+/** Payments created since `since` by their state, and successful captures and refunds since then per currency. */
+export async function readPaymentTotals(ctx: RequestContext, since: Date): Promise<PaymentTotals> {
+  const states = await ctx.em.execute<Row[]>(
+    // A payment past its expiry that no job has expired yet counts as EXPIRED, as every read shows it.
+    `select case when state = 'CREATED' and expires_at <= ? then 'EXPIRED' else state end as state, count(*) as count
+     from payment where msn = ? and created_at >= ? group by 1 order by 1`,
+    [ctx.clock.now(), scoped(ctx).msn, since],
+  );
+  const sums = await ctx.em.execute<Row[]>(
+    `select name, currency, sum(amount) as value from payment_event
+     where msn = ? and occurred_at >= ? and success and name in ('CAPTURED', 'REFUNDED')
+     group by name, currency order by currency`,
+    [scoped(ctx).msn, since],
+  );
+  const sumsOf = (name: string) =>
+    sums.filter((row) => row.name === name).map((row) => ({ currency: row.currency as Currency, value: Number(row.value) }));
+  return {
+    since,
+    byState: states.map((row) => ({ state: row.state as PaymentState, count: Number(row.count) })),
+    captured: sumsOf('CAPTURED'),
+    refunded: sumsOf('REFUNDED'),
+  };
+}
+
+/** Events per minute since `since`, oldest first; minutes without events are absent. */
+export async function readPaymentEventsPerMinute(ctx: RequestContext, since: Date): Promise<{ minute: Date; count: number }[]> {
+  const rows = await ctx.em.execute<Row[]>(
+    `select date_trunc('minute', occurred_at) as minute, count(*) as count from payment_event
+     where msn = ? and occurred_at >= ? group by 1 order by 1`,
+    [scoped(ctx).msn, since],
+  );
+  return rows.map((row) => ({ minute: row.minute instanceof Date ? row.minute : new Date(String(row.minute)), count: Number(row.count) }));
+}

@@ -1,0 +1,61 @@
+import { scoped } from '../platform/auth/tenancy.js';
+import type { RequestContext } from '../platform/context.js';
+import type { Currency } from './payment.entity.js';
+
+type Json = Record<string, unknown>;
+type Money = { value: number; currency: Currency };
+
+export interface PaymentOrderLineView {
+  id: string;
+  name: string;
+  quantity: string | null;
+  quantityUnit: string | null;
+  unitPrice: Money | null;
+  totalAmount: Money;
+  totalTaxAmount: Money;
+  taxPercentage: number;
+  isReturn: boolean;
+  isShipping: boolean;
+}
+
+export interface PaymentOrderView {
+  orderLines: PaymentOrderLineView[];
+  totalAmount: Money | null;
+  receiptNumber: string | null;
+}
+
+/**
+ * The order (receipt) sent with one of the caller's payments, as validated at creation (src/orders/): amounts in
+ * minor units of the bottom line's currency. Undefined when the payment has none.
+ */
+export async function readPaymentOrder(ctx: RequestContext, paymentId: string): Promise<PaymentOrderView | undefined> {
+  const [row] = await ctx.em.execute<{ receipt: unknown }[]>('select receipt from payment where id = ? and msn = ?', [
+    paymentId,
+    scoped(ctx).msn,
+  ]);
+  const receipt = typeof row?.receipt === 'string' ? (JSON.parse(row.receipt) as Json) : (row?.receipt as Json | null | undefined);
+  if (!receipt) return undefined;
+  const bottomLine = (receipt.bottomLine ?? {}) as Json;
+  const currency = bottomLine.currency as Currency;
+  const money = (value: unknown): Money | null => (typeof value === 'number' ? { value, currency } : null);
+  const lines = Array.isArray(receipt.orderLines) ? (receipt.orderLines as Json[]) : [];
+  return {
+    orderLines: lines.map((line) => {
+      const unitInfo = (line.unitInfo ?? {}) as Json;
+      return {
+        id: String(line.id),
+        name: String(line.name),
+        quantity: typeof unitInfo.quantity === 'string' ? unitInfo.quantity : null,
+        quantityUnit: typeof unitInfo.quantityUnit === 'string' ? unitInfo.quantityUnit : null,
+        unitPrice: money(unitInfo.unitPrice),
+        totalAmount: money(line.totalAmount) ?? { value: 0, currency },
+        totalTaxAmount: money(line.totalTaxAmount) ?? { value: 0, currency },
+        taxPercentage: Number(line.taxPercentage ?? 0),
+        isReturn: line.isReturn === true,
+        isShipping: line.isShipping === true,
+      };
+    }),
+    totalAmount: money(bottomLine.totalAmount),
+    receiptNumber: typeof bottomLine.receiptNumber === 'string' ? bottomLine.receiptNumber : null,
+  };
+}

@@ -1,0 +1,51 @@
+import type { PageAssets } from '../../pages/assets.js';
+import { escapeHtml } from '../../pages/html.js';
+import { renderPage } from '../../pages/page-shell.js';
+import { formatAmount, plainAmount } from './money-format.js';
+
+export interface WalletMessage {
+  kind: 'ok' | 'error';
+  text: string;
+}
+
+/** What every wallet page shows of what is being paid: who asks, how much, what for, and where it stands. */
+export interface PaymentSummary {
+  merchantName: string;
+  amount: number;
+  currency: string;
+  description: string | null;
+  state: string;
+}
+
+export function paymentSummary(payment: PaymentSummary): string {
+  return `<section class="summary" aria-labelledby="merchant">
+  <h2 class="merchant" id="merchant">${escapeHtml(payment.merchantName)}</h2>
+  <p class="amount" data-testid="amount">${escapeHtml(formatAmount(payment.amount, payment.currency))}</p>
+  <p class="amount-plain">${escapeHtml(plainAmount(payment.amount, payment.currency))}</p>
+  ${payment.description ? `<p class="description" data-testid="description">${escapeHtml(payment.description)}</p>` : ''}
+  <p class="state" data-testid="state" role="status" aria-live="polite">Status: ${escapeHtml(payment.state)}</p>
+</section>`;
+}
+
+export function walletMessage(message: WalletMessage | undefined): string {
+  if (!message) return '';
+  return `<p class="message ${message.kind}" role="${message.kind === 'error' ? 'alert' : 'status'}">${escapeHtml(message.text)}</p>`;
+}
+
+/**
+ * A wallet page: the shared layout and styles, and the script that keeps the shown state live. `live` is what the
+ * script needs to ask for the state (posted in a body, never put in a URL).
+ */
+export function walletDocument(assets: PageAssets, page: { title: string; main: string; live?: { kind: string; state: string } }): string {
+  return renderPage(assets, {
+    title: page.title,
+    bundle: 'wallet',
+    bodyClass: 'wallet',
+    body: `<header class="bar"><p class="brand">Paygraph test wallet</p></header>
+<main id="main">
+<h1>${escapeHtml(page.title)}</h1>
+${page.main}
+</main>`,
+    data: page.live,
+  });
+}

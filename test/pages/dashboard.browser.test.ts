@@ -1,0 +1,140 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { MerchantClient, newReference } from '../support/merchant-client.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
+import { feedRow, openDashboard } from './support/dashboard-page.js';
+
+let t: TestApp;
+let merchant: MerchantClient;
+let browser: Browser;
+let ops: BrowserContext;
+let dashboard: Page;
+let errors: string[];
+
+beforeAll(async () => {
+  t = await startTestApp();
+  merchant = new MerchantClient(t.baseUrl);
+  browser = await launchBrowser();
+  ops = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  ops.setDefaultTimeout(10_000);
+  dashboard = await ops.newPage();
+  errors = collectPageErrors(dashboard);
+  await openDashboard(dashboard, t.baseUrl);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+afterEach(() => {
+  expect(errors.splice(0)).toEqual([]);
+});
+
+async function createPayment(overrides: Record<string, unknown> = {}): Promise<{ reference: string; redirectUrl: string }> {
+  const reference = newReference('dash');
+  const res = await merchant.createPayment({ reference, ...overrides });
+  expect(res.status).toBe(201);
+  return { reference, redirectUrl: res.body.redirectUrl };
+}
+
+test('a payment created over REST appears in the live feed within two seconds, without a reload', async () => {
+  const { reference } = await createPayment();
+  await feedRow(dashboard, reference, 'CREATED').waitFor({ timeout: 2_000 });
+  await expect(feedRow(dashboard, reference).first().getAttribute('data-state')).resolves.toBe('CREATED');
+  await screenshot(dashboard, 'dashboard-live');
+});
+
+test('approving on the landing page in another browser context changes the state on the dashboard', async () => {
+  const { reference, redirectUrl } = await createPayment();
+  await feedRow(dashboard, reference, 'CREATED').waitFor({ timeout: 2_000 });
+  const authorizedBefore = Number(await dashboard.getByTestId('total-AUTHORIZED').textContent());
+
+  const wallet = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  wallet.setDefaultTimeout(10_000);
+  const user = await wallet.newPage();
+  await user.goto(redirectUrl);
+  await user.getByLabel('Your phone number (test user)').fill('91234567');
+  await user.getByRole('button', { name: 'Approve' }).click();
+  await user.waitForLoadState();
+  await screenshot(user, 'wallet-approved');
+  await user.getByText('Status: AUTHORIZED').waitFor();
+  await wallet.close();
+
+  await feedRow(dashboard, reference, 'AUTHORIZED').waitFor();
+  await dashboard
+    .locator(`[data-testid="feed-row"][data-reference="${reference}"][data-state="AUTHORIZED"][data-event="CREATED"]`)
+    .waitFor();
+  await dashboard
+    .getByTestId('total-AUTHORIZED')
+    .filter({ hasText: String(authorizedBefore + 1) })
+    .waitFor();
+});
+
+test('capture and refund over REST update the totals of today', async () => {
+  const reference = await merchant.authorizedPayment(10_000, { reference: newReference('dash') });
+  await feedRow(dashboard, reference, 'AUTHORIZED').waitFor();
+  const captured = await dashboard.getByTestId('captured-today').textContent();
+  expect((await merchant.modify(reference, 'capture', 6_000)).status).toBe(200);
+  await feedRow(dashboard, reference, 'CAPTURED').waitFor();
+  expect(captured).toMatch(/^0,00\s*kr$/);
+  await dashboard
+    .getByTestId('captured-today')
+    .filter({ hasText: /^60,00\s*kr$/ })
+    .waitFor();
+  expect((await merchant.modify(reference, 'refund', 2_500)).status).toBe(200);
+  await feedRow(dashboard, reference, 'REFUNDED').waitFor();
+  await dashboard
+    .getByTestId('refunded-today')
+    .filter({ hasText: /^25,00\s*kr$/ })
+    .waitFor();
+  await screenshot(dashboard, 'dashboard-totals');
+});
+
+test('the feed filters by event name and reference', async () => {
+  const { reference } = await createPayment();
+  await feedRow(dashboard, reference, 'CREATED').waitFor({ timeout: 2_000 });
+  await dashboard.getByTestId('filter-reference').fill(reference);
+  await dashboard.getByTestId('filter-event').selectOption('CAPTURED');
+  await feedRow(dashboard, reference).waitFor({ state: 'detached' });
+  await dashboard.getByTestId('filter-event').selectOption('');
+  await feedRow(dashboard, reference, 'CREATED').waitFor();
+  expect(await dashboard.getByTestId('feed-row').count()).toBe(1);
+  await dashboard.getByTestId('filter-reference').fill('');
+});
+
+test("redeliver on a payment's page produces a new attempt", async () => {
+  // Nothing listens on port 9: every attempt fails, and the retry is not due before the test's clock moves.
+  const registered = await merchant.request('POST', '/webhooks/v1/webhooks', {
+    url: 'http://127.0.0.1:9/hook',
+    events: ['epayments.payment.created.v1'],
+  });
+  expect(registered.status).toBe(201);
+  const { reference } = await createPayment({
+    paymentDescription: '<script>window.pwned = 1</script>',
+    receipt: {
+      orderLines: [
+        { name: 'Wool socks', id: 'sku-1', totalAmount: 10_000, totalAmountExcludingTax: 8_000, totalTaxAmount: 2_000, taxPercentage: 25 },
+      ],
+      bottomLine: { currency: 'NOK', totalAmount: 10_000 },
+    },
+  });
+  await feedRow(dashboard, reference, 'CREATED').getByRole('link', { name: reference }).click();
+  await dashboard.getByTestId('payment-reference').filter({ hasText: reference }).waitFor();
+  // Merchant text is text: the description shows as written and runs nothing.
+  await dashboard.getByText('<script>window.pwned = 1</script>').waitFor();
+  expect(await dashboard.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
+  await dashboard.getByTestId('order').getByText('Wool socks').waitFor();
+
+  const attempts = dashboard.getByTestId('attempt');
+  await dashboard.getByTestId('delivery').first().waitFor();
+  await attempts.first().waitFor();
+  const before = await attempts.count();
+  await dashboard.getByRole('button', { name: 'Redeliver' }).click();
+  await attempts.nth(before).waitFor();
+  await screenshot(dashboard, 'dashboard-payment');
+
+  await dashboard.getByRole('link', { name: 'Webhooks' }).click();
+  await dashboard.getByTestId('failure-rate').filter({ hasText: '100.0 %' }).waitFor();
+  await screenshot(dashboard, 'dashboard-webhooks');
+});

@@ -1,0 +1,123 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { MerchantClient, newReference } from '../support/merchant-client.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { seriousAxeViolations } from './support/axe.js';
+import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
+
+let t: TestApp;
+let merchant: MerchantClient;
+let browser: Browser;
+let phone: BrowserContext;
+let page: Page;
+let errors: string[];
+
+const PHONE = { width: 390, height: 844 };
+
+beforeAll(async () => {
+  t = await startTestApp();
+  merchant = new MerchantClient(t.baseUrl);
+  browser = await launchBrowser();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+});
+
+beforeEach(async () => {
+  phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+  phone.setDefaultTimeout(10_000);
+  page = await phone.newPage();
+  errors = collectPageErrors(page);
+});
+
+afterEach(async () => {
+  await phone.close();
+  expect(errors.splice(0)).toEqual([]);
+});
+
+async function landing(overrides: Record<string, unknown> = {}): Promise<{ reference: string; redirectUrl: string }> {
+  const reference = newReference('wallet');
+  const res = await merchant.createPayment({ reference, ...overrides });
+  expect(res.status).toBe(201);
+  return { reference, redirectUrl: res.body.redirectUrl };
+}
+
+async function expectNoHorizontalScroll(): Promise<void> {
+  expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+}
+
+test('the landing page shows merchant, amount in NOK and details, passes the axe scan on a phone, and approves', async () => {
+  const { reference, redirectUrl } = await landing({
+    amount: { currency: 'NOK', value: 123_450 },
+    paymentDescription: 'Two pairs of socks',
+  });
+  await page.goto(redirectUrl);
+  await page.getByRole('heading', { name: 'Test Shop Online' }).waitFor();
+  expect(await page.getByTestId('amount').textContent()).toMatch(/^1\s234,50\s*kr$|^kr\s1\s234,50$/);
+  await page.getByText('Two pairs of socks').waitFor();
+  await expectNoHorizontalScroll();
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, 'wallet-landing');
+
+  // Focus order follows the page: the phone number, then approve, then reject.
+  await page.getByLabel('Your phone number (test user)').focus();
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe('Approve');
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe('Reject');
+
+  await page.getByLabel('Your phone number (test user)').fill('91234567');
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await page.getByText('Payment approved.').waitFor();
+  await page.getByText('Status: AUTHORIZED').waitFor();
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, 'wallet-approved');
+  expect((await merchant.getPayment(reference)).body.state).toBe('AUTHORIZED');
+});
+
+test('the shown state updates live when the payment is approved elsewhere', async () => {
+  const { reference, redirectUrl } = await landing();
+  await page.goto(redirectUrl);
+  await page.getByText('Status: CREATED').waitFor();
+  expect((await merchant.forceApprove(reference)).status).toBe(200);
+  await page.getByText('Status: AUTHORIZED').waitFor();
+  await page.getByRole('button', { name: 'Approve' }).waitFor({ state: 'detached' });
+  await page.getByRole('link', { name: 'Back to Test Shop Online' }).waitFor();
+});
+
+test('reject aborts the payment', async () => {
+  const { reference, redirectUrl } = await landing();
+  await page.goto(redirectUrl);
+  await page.getByRole('button', { name: 'Reject' }).click();
+  await page.getByText('Payment rejected.').waitFor();
+  await page.getByText('Status: ABORTED').waitFor();
+  expect((await merchant.getPayment(reference)).body.state).toBe('ABORTED');
+});
+
+test('the profile scopes asked for are listed and consented to before approval', async () => {
+  const { reference, redirectUrl } = await landing({ profile: { scope: 'name email' } });
+  await page.goto(redirectUrl);
+  const scopes = page.getByTestId('consent-scopes');
+  expect(await scopes.locator('li').allTextContents()).toEqual(['Your name', 'Your email address']);
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, 'wallet-consent');
+  await page.getByLabel('Your phone number (test user)').fill('91234567');
+  await page.getByRole('button', { name: 'Approve' }).click();
+  // The browser holds the form back until the consent box is ticked.
+  expect(await page.getByLabel(/I agree to share this/).evaluate((box) => (box as any).validity.valueMissing)).toBe(true);
+  await page.getByLabel(/I agree to share this/).check();
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await page.getByText('Status: AUTHORIZED').waitFor();
+  expect((await merchant.getPayment(reference)).body.profile.sub).toEqual(expect.any(String));
+});
+
+test('a payment description with a script shows as text and runs nothing', async () => {
+  const { redirectUrl } = await landing({
+    paymentDescription: '<script>globalThis.pwned = 1</script><img src=x onerror="globalThis.pwned = 2">',
+  });
+  await page.goto(redirectUrl);
+  await page.getByText('<script>globalThis.pwned = 1</script>', { exact: false }).waitFor();
+  expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
+  expect(await page.locator('main img').count()).toBe(0);
+});
