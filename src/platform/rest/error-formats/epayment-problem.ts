@@ -1,5 +1,5 @@
 import { errorEntry } from '../../errors/catalogue.js';
-import { nameReasonSchema, problemType, type ErrorFormat } from './error-format.js';
+import { nameReasonSchema, tracedProblem, type ErrorFormat } from './error-format.js';
 
 /**
  * The ePayment and webhooks error body (FACTS §1.4, §2): problem+json with `extraDetails[{name, reason}]`.
@@ -25,18 +25,6 @@ export const epaymentProblem: ErrorFormat = {
     const extraDetails = [...error.details];
     const vippsCode = errorEntry(error.code).vippsCode;
     if (vippsCode) extraDetails.push({ name: 'ErrorCode', reason: vippsCode });
-    return {
-      status: error.status,
-      headers: { 'content-type': 'application/problem+json' },
-      body: {
-        type: problemType(error.status),
-        title: error.title,
-        status: error.status,
-        detail: error.message,
-        instance: request.path,
-        traceId: request.traceId,
-        extraDetails,
-      },
-    };
+    return tracedProblem(error, request, extraDetails);
   },
 };

@@ -21,6 +21,26 @@ export function problemType(status: number): string {
   return `https://httpstatuses.io/${status}`;
 }
 
+/**
+ * The problem+json answer with a trace id and `extraDetails`, which the ePayment/webhooks and management bodies
+ * share; they differ only in how a detail is written.
+ */
+export function tracedProblem(error: AppError, request: HttpRequest, extraDetails: readonly object[]): HttpResponse {
+  return {
+    status: error.status,
+    headers: { 'content-type': 'application/problem+json' },
+    body: {
+      type: problemType(error.status),
+      title: error.title,
+      status: error.status,
+      detail: error.message,
+      instance: request.path,
+      traceId: request.traceId,
+      extraDetails,
+    },
+  };
+}
+
 export const nameReasonSchema = {
   type: 'object',
   properties: { name: { type: 'string' }, reason: { type: 'string' } },

@@ -1,5 +1,5 @@
 import { errorEntry } from '../../errors/catalogue.js';
-import { problemType, type ErrorFormat } from './error-format.js';
+import { tracedProblem, type ErrorFormat } from './error-format.js';
 
 /**
  * Management API (FACTS §9: `Problem`): `{type, title, status, detail, instance, traceId, extraDetails[{key,
@@ -27,18 +27,6 @@ export const managementProblem: ErrorFormat = {
     const extraDetails = error.details.map(({ name, reason }) => ({ key: name, value: reason }));
     const code = errorEntry(error.code).vippsCode;
     if (code) extraDetails.push({ key: 'CustomErrorCode', value: code });
-    return {
-      status: error.status,
-      headers: { 'content-type': 'application/problem+json' },
-      body: {
-        type: problemType(error.status),
-        title: error.title,
-        status: error.status,
-        detail: error.message,
-        instance: request.path,
-        traceId: request.traceId,
-        extraDetails,
-      },
-    };
+    return tracedProblem(error, request, extraDetails);
   },
 };
