@@ -38,23 +38,10 @@ export interface CreatePaymentFields {
 }
 
 /** What the payment service creates: every field checked and every rule passed. */
-export interface CreatePaymentCommand {
-  reference: string;
-  amount: Money;
-  paymentMethod: PaymentMethodType;
-  userFlow: UserFlow;
-  customer?: Customer;
+export interface CreatePaymentCommand extends Omit<CreatePaymentFields, 'customerInteraction' | 'expiresAt'> {
   customerInteraction: CustomerInteraction;
-  returnUrl?: string;
-  receiptUrl?: string;
-  paymentDescription?: string;
-  receipt?: Json;
-  industryData?: Json;
-  metadata?: Record<string, string>;
-  profileScope?: string;
   /** Explicit expiry of a long-living payment. */
   expiresAt?: Date;
-  qrFormat?: { format: QrImageFormat; size?: number };
 }
 
 export interface ForceApproveCommand {
