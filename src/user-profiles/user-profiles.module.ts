@@ -1,3 +1,4 @@
+import { userProfileResolvers } from '../../resolvers/user-profiles.js';
 import type { DomainModule } from '../platform/module.js';
 import { Migration20261123120000UserProfiles } from './migrations/Migration20261123120000UserProfiles.js';
 import { UserConsent } from './user-consent.entity.js';
@@ -12,5 +13,6 @@ export const userProfilesModule: DomainModule = {
   entities: [UserProfile, UserBankAccount, UserConsent],
   migrations: [{ name: 'Migration20261123120000UserProfiles', class: Migration20261123120000UserProfiles }],
   routes: userProfileRoutes,
+  resolvers: [userProfileResolvers],
   seedTestEnvironment: (em) => seedUserProfiles(em),
 };
