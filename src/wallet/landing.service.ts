@@ -47,7 +47,13 @@ export async function findLandingPaymentStream(services: Services, token: string
  * first); the consent is stored in the approval's transaction, and the user's access token for the merchant's
  * `returnUrl` is issued from it.
  */
-export async function approveOnLanding(services: Services, token: string, phoneInput: string, consented: boolean): Promise<LandingOutcome> {
+export async function approveOnLanding(
+  services: Services,
+  token: string,
+  phoneInput: string,
+  // Pages that show no consent card (none asks for a profile) leave it out: a profile payment is then refused.
+  consented = false,
+): Promise<LandingOutcome> {
   if (services.config.env !== 'test') return { ok: false, message: 'There is no simulated wallet user in production.' };
   return forkEm(services.orm).transactional(async (em) => {
     const now = services.clock.now();

@@ -146,8 +146,10 @@ test('without ticking the consent box the payment is not approved', async () => 
   await page.getByLabel('Your phone number (test user)').fill('91234567');
   await page.getByRole('button', { name: 'Approve' }).click();
   // The browser holds the form back; the server would refuse it too (test/user-profiles/userinfo.test.ts).
-  expect(await page.getByLabel(/I agree to share this/).evaluate((box) => (box as { validity: ValidityState }).validity.valueMissing)).toBe(
-    true,
-  );
+  expect(
+    await page
+      .getByLabel(/I agree to share this/)
+      .evaluate((box) => (box as unknown as { validity: { valueMissing: boolean } }).validity.valueMissing),
+  ).toBe(true);
   expect((await merchant.getPayment(reference)).body.state).toBe('CREATED');
 });

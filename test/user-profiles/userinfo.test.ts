@@ -286,3 +286,12 @@ describe('the 168-hour time limit', () => {
     expectUserinfoError(await userinfo(new MerchantClient(t.baseUrl, MERCHANT_B), KARI.sub), 404);
   });
 });
+
+describe('the interface describes itself', () => {
+  test('/vipps-userinfo-api/openapi.json lists both operations with the userinfo error body', async () => {
+    const res = await merchantA.raw('GET', '/vipps-userinfo-api/openapi.json');
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.paths).sort()).toEqual(['/vipps-userinfo-api/userinfo/', '/vipps-userinfo-api/userinfo/{sub}']);
+    expect(res.body.components.schemas.Error.properties.status).toEqual({ type: 'string' });
+  });
+});
