@@ -198,6 +198,26 @@ describe('consent on the landing page', () => {
     expect(JSON.stringify(events)).not.toContain('Nordmann');
   });
 
+  test('the approval and its consent commit together: when the consent cannot be stored, the payment stays CREATED', async () => {
+    const fresh = await startTestApp({ runJobs: false });
+    const em = forkEm(fresh.app.services.orm);
+    try {
+      const client = new MerchantClient(fresh.baseUrl);
+      // The database refuses every consent, as a failure between the approval's statements would.
+      await em.execute(`create function refuse_consent() returns trigger language plpgsql as $$
+        begin raise exception 'consent refused for the test'; end $$`);
+      await em.execute(`create trigger refuse_consent before insert on user_consent for each row execute function refuse_consent()`);
+      const refused = await approveWithConsent(client, 'name');
+      expect((await client.getPayment(refused.reference)).body.state).toBe('CREATED');
+      expect((await client.events(refused.reference)).body.map((e: { name: string }) => e.name)).toEqual(['CREATED']);
+      expect(refused.userToken).toBeUndefined();
+      const [row] = await em.execute<{ n: string | number }[]>(`select count(*) as n from domain_event where stream_type = 'user-consent'`);
+      expect(Number(row!.n)).toBe(0);
+    } finally {
+      await fresh.close();
+    }
+  });
+
   test('force approve (no person on the landing page) shares nothing', async () => {
     const fresh = await startTestApp({ runJobs: false });
     try {
