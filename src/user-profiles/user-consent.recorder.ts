@@ -49,3 +49,9 @@ export function recordConsent(em: Em, approval: ConsentingApproval, now: Date): 
   });
   return consent;
 }
+
+/** The scope the user consented to with this payment, for the landing page to show; null when they gave none. */
+export async function consentedScopeOf(em: Em, paymentId: string): Promise<string | null> {
+  const consent = await em.findOne(UserConsent, { paymentId }, { fields: ['scope'] });
+  return consent?.scope ?? null;
+}

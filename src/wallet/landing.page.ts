@@ -39,7 +39,7 @@ export function landingPage(
     payment.returnUrl && /^https?:\/\//i.test(payment.returnUrl)
       ? `<p class="back" data-back${payment.awaitsUser ? ' hidden' : ''}><a href="${escapeHtml(withUserToken(payment.returnUrl, userToken))}">Back to ${escapeHtml(payment.merchantName)}</a></p>`
       : '';
-  const shared = userToken ? sharedScopes(payment.merchantName, userToken.scope) : '';
+  const shared = payment.sharedScope ? sharedScopes(payment.merchantName, payment.sharedScope) : '';
   return walletDocument(assets, {
     title: 'Approve payment',
     main: `${paymentSummary(payment)}${walletMessage(message)}${shared}${choices}${back}`,

@@ -9,7 +9,7 @@ import { Payment } from '../payments/payment.entity.js';
 import { abortPayment, authorizePayment } from '../payments/payment-user.transitions.js';
 import { normalizePhoneNumber } from './phone-number.js';
 import { TestUser } from './test-user.entity.js';
-import { recordConsent } from '../user-profiles/user-consent.recorder.js';
+import { consentedScopeOf, recordConsent } from '../user-profiles/user-consent.recorder.js';
 import { issueUserToken, type IssuedUserToken } from '../user-profiles/user-token.js';
 
 /** What the landing page shows of a payment: only what the wallet app would show its user. */
@@ -24,6 +24,8 @@ export interface LandingPayment {
   returnUrl: string | null;
   /** The profile scope the merchant asks the user to share (space-separated), if any. */
   profileScope: string | null;
+  /** What the user consented to share when approving this payment, if they did. */
+  sharedScope: string | null;
 }
 
 export type LandingOutcome =
@@ -121,5 +123,6 @@ async function describe(services: Services, em: ReturnType<typeof forkEm>, payme
     customerPhoneNumber: payment.customerPhoneNumber ?? null,
     returnUrl: payment.returnUrl ?? null,
     profileScope: payment.profileScope ?? null,
+    sharedScope: payment.profileScope ? await consentedScopeOf(em, payment.id) : null,
   };
 }

@@ -12,6 +12,8 @@ export interface ConsentedApproval {
   userToken: string | undefined;
   /** The approval page's HTML. */
   page: string;
+  /** The payment's landing page (its redirectUrl). */
+  landingUrl: string;
 }
 
 /**
@@ -40,7 +42,7 @@ export async function approveWithConsent(
   });
   const page = await res.text();
   const payment = await client.getPayment(reference);
-  return { reference, sub: payment.body.profile?.sub, userToken: userTokenOf(page), page };
+  return { reference, sub: payment.body.profile?.sub, userToken: userTokenOf(page), page, landingUrl: created.body.redirectUrl };
 }
 
 /** The `access_token` in the fragment of the page's "Back to …" link, if any. */

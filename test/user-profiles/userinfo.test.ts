@@ -247,6 +247,11 @@ describe('GET /vipps-userinfo-api/userinfo/ with the user access token', () => {
       family_name: 'Nordmann',
       phone_number: '4791234567',
     });
+    // Opened again, the landing page still shows what is shared, but hands the token over no more.
+    const again = await (await fetch(approval.landingUrl)).text();
+    expect(again).toContain('You share with Test Shop Online');
+    expect(again).toContain('href="https://shop.example/done?order=7#top"');
+    expect(again).not.toContain('access_token');
   });
 
   test('no token is handed over when the payment asked for no profile', async () => {
