@@ -25,6 +25,7 @@ export function userProfileRoutes(services: Services): RestInterface {
         path: '/userinfo/{sub}',
         summary: 'The profile the user consented to share with the sales unit (merchant access token)',
         idempotent: false,
+        documentedAuth: 'bearer',
         params: { sub: { accepts: (v) => SUB_PATTERN.test(v), reason: 'Must be a UUID', jsonSchema: { type: 'string', format: 'uuid' } } },
         success: { status: 200, description: 'The consented claims (OpenID Connect UserInfo)' },
         handler: async (publicCtx, { params }) => {
@@ -41,6 +42,7 @@ export function userProfileRoutes(services: Services): RestInterface {
         path: '/userinfo/',
         summary: "The profile the user consented to share (the user's access token, login browser flow)",
         idempotent: false,
+        documentedAuth: 'bearer',
         success: { status: 200, description: 'The consented claims (OpenID Connect UserInfo)' },
         handler: async (publicCtx) => userInfoResponse(await readUserInfoWithUserToken(services, publicCtx.lookupHeader)),
       }),

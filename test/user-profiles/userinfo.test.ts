@@ -318,5 +318,9 @@ describe('the interface describes itself', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.paths).sort()).toEqual(['/vipps-userinfo-api/userinfo/', '/vipps-userinfo-api/userinfo/{sub}']);
     expect(res.body.components.schemas.Error.properties.status).toEqual({ type: 'string' });
+    // Both take a bearer token (a merchant's, or the user's) and the subscription key.
+    for (const path of Object.keys(res.body.paths))
+      expect(res.body.paths[path].get.security).toEqual([{ bearer: [], subscriptionKey: [] }]);
+    expect(Object.keys(res.body.components.securitySchemes).sort()).toEqual(['bearer', 'subscriptionKey']);
   });
 });
