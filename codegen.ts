@@ -22,6 +22,8 @@ const config: CodegenConfig = {
           WebhookDelivery: '../webhooks/webhook-delivery.service.js#WebhookDeliveryView',
           WebhookDeliveryAttempt: '../webhooks/webhook-delivery.service.js#WebhookAttemptView',
           PaymentEventNotification: '../payments/payment-event.subscription.js#PaymentEventNotificationSource',
+          PaymentProfile: '../payments/payment.view.js#PaymentProfileView',
+          UserInfo: '../user-profiles/user-info.graph.js#UserInfoView',
         },
         resolversNonOptionalTypename: { interfaceImplementingType: true },
       },

@@ -33,7 +33,7 @@ export const paymentResolvers: Resolvers = {
       refundedAmount: money(p.refundedAmount, p.currency),
     }),
     paymentMethod: (p) => ({ type: p.paymentMethodType, cardBin: p.cardBin }),
-    profile: (p) => ({ sub: p.profileSub }),
+    profile: (p) => ({ sub: p.profileSub, paymentId: p.id }),
     metadata: (p) => Object.entries(p.metadata ?? {}).map(([key, value]) => ({ key, value })),
     events: async (p, { first, after }, { request }) => {
       const page = keysetPage({ first, after }, idKeyset, 50);

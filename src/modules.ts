@@ -4,6 +4,7 @@ import { paymentsModule } from './payments/payments.module.js';
 import type { DomainModule } from './platform/module.js';
 import { pagesModule } from './pages/pages.module.js';
 import { platformModule } from './platform/platform.module.js';
+import { userProfilesModule } from './user-profiles/user-profiles.module.js';
 import { walletModule } from './wallet/wallet.module.js';
 import { webhooksModule } from './webhooks/webhooks.module.js';
 
@@ -16,4 +17,5 @@ export const modules: readonly DomainModule[] = [
   webhooksModule,
   businessRegistryModule,
   pagesModule,
+  userProfilesModule,
 ];

@@ -14,7 +14,12 @@ export const USER_FLOWS = ['PUSH_MESSAGE', 'NATIVE_REDIRECT', 'WEB_REDIRECT', 'Q
 export const PAYMENT_METHODS = ['WALLET', 'CARD'] as const satisfies readonly PaymentMethodType[];
 export const CUSTOMER_INTERACTIONS = ['CUSTOMER_PRESENT', 'CUSTOMER_NOT_PRESENT'] as const satisfies readonly CustomerInteraction[];
 export const QR_FORMATS = ['TEXT/TARGETURL', 'IMAGE/SVG+XML', 'IMAGE/PNG'] as const satisfies readonly QrImageFormat[];
-export const PROFILE_SCOPES = ['name', 'address', 'email', 'phoneNumber', 'birthDate', 'nin'] as const;
+/**
+ * The ePayment definition lists the first six; `accountNumbers` (the deprecated `accounts` claim) is the seventh that
+ * TEST-ENVIRONMENT.md documents as a scope a payment may ask for.
+ */
+export const PROFILE_SCOPES = ['name', 'address', 'email', 'phoneNumber', 'birthDate', 'nin', 'accountNumbers'] as const;
+export type ProfileScopeWord = (typeof PROFILE_SCOPES)[number];
 export const REFERENCE_PATTERN = /^[a-zA-Z0-9-]{8,50}$/;
 export const PHONE_NUMBER_PATTERN = /^\d{10,15}$/;
 /** Largest payment or modification amount in minor units (FACTS §1.2). */

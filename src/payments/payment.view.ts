@@ -27,6 +27,12 @@ export interface PaymentView {
   expiresAt: string;
 }
 
+/** A payment's `profile` in the graph: the sub it reports, and the payment it belongs to (for what else hangs on it). */
+export interface PaymentProfileView {
+  sub: string | null;
+  paymentId: string;
+}
+
 /** What a view is made of: the columns of a payment that are ever shown. */
 export type PaymentFields = Pick<
   Payment,

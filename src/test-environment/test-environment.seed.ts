@@ -63,34 +63,20 @@ export const testPsp = {
   merchantIds: ['0b0e8a5c-1f4e-4c57-9d1a-000000112233'],
 };
 
+/**
+ * The simulated wallet users (TEST-ENVIRONMENT.md): who they are to the wallet. Their profiles (Kari and Ola
+ * Nordmann) are the user-profiles domain's test data, under the same `sub`.
+ */
 export const testUsers = [
   {
     phoneNumber: '4791234567',
     sub: 'c06c4afe-d9e1-4c5d-939a-177d752a0944',
-    givenName: 'Ada',
-    familyName: 'Nordmann',
-    email: 'ada.nordmann@example.com',
-    streetAddress: 'Robert Levins gate 5',
-    postalCode: '0154',
-    region: 'Oslo',
-    country: 'NO',
-    birthDate: '1990-04-12',
-    nin: '12049012345',
     // Has approved a payment in the app before, so force approve works for this user from the start.
     approvedPaymentsCount: 1,
   },
   {
     phoneNumber: '4798765432',
     sub: '5b1f6a7e-3f0c-4d0e-8a52-3c3b8f0d9e21',
-    givenName: 'Ola',
-    familyName: 'Hansen',
-    email: 'ola.hansen@example.com',
-    streetAddress: 'Storgata 1',
-    postalCode: '9008',
-    region: 'Tromsø',
-    country: 'NO',
-    birthDate: '1985-11-30',
-    nin: '30118512345',
     // Has never approved: force approve fails until this user approves once on the landing page.
     approvedPaymentsCount: 0,
   },

@@ -1,13 +1,24 @@
 import type { PageAssets } from '../pages/assets.js';
 import { escapeHtml } from '../pages/html.js';
+import type { IssuedUserToken } from '../user-profiles/user-token.js';
 import { approvalForms } from './kit/approval-forms.js';
+import { sharedScopes } from './kit/consent-scopes.js';
 import { paymentSummary, walletDocument, walletMessage, type WalletMessage } from './kit/wallet-document.js';
 import type { LandingPayment } from './landing.service.js';
 
 export { escapeHtml };
 
-/** The ePayment landing page: who is asking, how much, and the two choices a wallet app offers. */
-export function landingPage(assets: PageAssets, token: string, payment: LandingPayment | undefined, message?: WalletMessage): string {
+/**
+ * The ePayment landing page: who is asking, how much, and the two choices a wallet app offers. `userToken`: the
+ * approval just shared the user's profile, and the link back to the merchant hands over the user's token.
+ */
+export function landingPage(
+  assets: PageAssets,
+  token: string,
+  payment: LandingPayment | undefined,
+  message?: WalletMessage,
+  userToken?: IssuedUserToken,
+): string {
   if (!payment) {
     return walletDocument(assets, {
       title: 'Payment not found',
@@ -26,11 +37,29 @@ export function landingPage(assets: PageAssets, token: string, payment: LandingP
     : '';
   const back =
     payment.returnUrl && /^https?:\/\//i.test(payment.returnUrl)
-      ? `<p class="back" data-back${payment.awaitsUser ? ' hidden' : ''}><a href="${escapeHtml(payment.returnUrl)}">Back to ${escapeHtml(payment.merchantName)}</a></p>`
+      ? `<p class="back" data-back${payment.awaitsUser ? ' hidden' : ''}><a href="${escapeHtml(withUserToken(payment.returnUrl, userToken))}">Back to ${escapeHtml(payment.merchantName)}</a></p>`
       : '';
+  const shared = payment.sharedScope ? sharedScopes(payment.merchantName, payment.sharedScope) : '';
   return walletDocument(assets, {
     title: 'Approve payment',
-    main: `${paymentSummary(payment)}${walletMessage(message)}${choices}${back}`,
+    main: `${paymentSummary(payment)}${walletMessage(message)}${shared}${choices}${back}`,
     live: payment.awaitsUser ? { kind: 'epayment', state: payment.state } : undefined,
   });
+}
+
+/**
+ * The merchant's `returnUrl` carrying the user's access token the way the OAuth 2.0 / OpenID Connect browser flows
+ * return one (`#access_token=…&token_type=Bearer&expires_in=…&scope=…`, RFC 6749 §4.2.2): in the fragment, which
+ * the browser sends to no server and puts in no Referer, so only the merchant's page reads it and passes it to its
+ * backend. This is the one URL the pages build with a credential in it, because the flow hands the token over so.
+ */
+export function withUserToken(returnUrl: string, userToken: IssuedUserToken | undefined): string {
+  if (!userToken) return returnUrl;
+  const fragment = new URLSearchParams({
+    access_token: userToken.accessToken,
+    token_type: 'Bearer',
+    expires_in: String(userToken.expiresIn),
+    scope: userToken.scope,
+  });
+  return `${returnUrl.split('#')[0]}#${fragment.toString()}`;
 }

@@ -9,6 +9,8 @@ import { Payment } from '../payments/payment.entity.js';
 import { abortPayment, authorizePayment } from '../payments/payment-user.transitions.js';
 import { normalizePhoneNumber } from './phone-number.js';
 import { TestUser } from './test-user.entity.js';
+import { consentedScopeOf, recordConsent } from '../user-profiles/user-consent.recorder.js';
+import { issueUserToken, type IssuedUserToken } from '../user-profiles/user-token.js';
 
 /** What the landing page shows of a payment: only what the wallet app would show its user. */
 export interface LandingPayment {
@@ -22,9 +24,12 @@ export interface LandingPayment {
   returnUrl: string | null;
   /** The profile scope the merchant asks the user to share (space-separated), if any. */
   profileScope: string | null;
+  /** What the user consented to share when approving this payment, if they did. */
+  sharedScope: string | null;
 }
 
-export type LandingOutcome = { ok: true; payment: LandingPayment } | { ok: false; message: string; payment?: LandingPayment };
+export type LandingOutcome =
+  { ok: true; payment: LandingPayment; userToken?: IssuedUserToken } | { ok: false; message: string; payment?: LandingPayment };
 
 export async function findLandingPayment(services: Services, token: string): Promise<LandingPayment | undefined> {
   const em = forkEm(services.orm);
@@ -38,8 +43,19 @@ export async function findLandingPaymentStream(services: Services, token: string
   return payment ? { paymentId: payment.id, msn: payment.msn } : undefined;
 }
 
-/** The person on the landing page approves as the test user with this phone number. */
-export async function approveOnLanding(services: Services, token: string, phoneInput: string): Promise<LandingOutcome> {
+/**
+ * The person on the landing page approves as the test user with this phone number. A payment that asks for profile
+ * scopes is approved only with the user's consent to share them (the wallet's consent card must be accepted
+ * first); the consent is stored in the approval's transaction, and the user's access token for the merchant's
+ * `returnUrl` is issued from it.
+ */
+export async function approveOnLanding(
+  services: Services,
+  token: string,
+  phoneInput: string,
+  // Pages that show no consent card (none asks for a profile) leave it out: a profile payment is then refused.
+  consented = false,
+): Promise<LandingOutcome> {
   if (services.config.env !== 'test') return { ok: false, message: 'There is no simulated wallet user in production.' };
   return forkEm(services.orm).transactional(async (em) => {
     const now = services.clock.now();
@@ -56,10 +72,25 @@ export async function approveOnLanding(services: Services, token: string, phoneI
     if (payment.customerPhoneNumber && payment.customerPhoneNumber !== user.phoneNumber) {
       return { ok: false, message: 'This payment is for another user.', payment: await describe(services, em, payment) };
     }
+    if (payment.profileScope && !consented) {
+      return {
+        ok: false,
+        message: 'To approve, agree to share the information asked for.',
+        payment: await describe(services, em, payment),
+      };
+    }
     authorizePayment(em, payment, user, now);
     user.approvedPaymentsCount += 1;
+    const consent = payment.profileScope
+      ? recordConsent(
+          em,
+          { paymentId: payment.id, reference: payment.reference, msn: payment.msn, scope: payment.profileScope, sub: user.sub },
+          now,
+        )
+      : undefined;
     await em.flush();
-    return { ok: true, payment: await describe(services, em, payment) };
+    const userToken = consent ? issueUserToken(services.config, consent, now) : undefined;
+    return { ok: true, payment: await describe(services, em, payment), userToken };
   });
 }
 
@@ -92,5 +123,6 @@ async function describe(services: Services, em: ReturnType<typeof forkEm>, payme
     customerPhoneNumber: payment.customerPhoneNumber ?? null,
     returnUrl: payment.returnUrl ?? null,
     profileScope: payment.profileScope ?? null,
+    sharedScope: payment.profileScope ? await consentedScopeOf(em, payment.id) : null,
   };
 }

@@ -41,10 +41,10 @@ export function walletPages(services: Services, assets: PageAssets = pageAssets)
     }),
     post('/wallet/landing/approve', async (request) => {
       const token = tokenOf(request);
-      const phoneNumber = formOf(request).get('phoneNumber') ?? '';
-      const outcome = await approveOnLanding(services, token, phoneNumber);
+      const form = formOf(request);
+      const outcome = await approveOnLanding(services, token, form.get('phoneNumber') ?? '', form.get('consent') === 'yes');
       return outcome.ok
-        ? html(request, 200, landingPage(assets, token, outcome.payment, { kind: 'ok', text: 'Payment approved.' }))
+        ? html(request, 200, landingPage(assets, token, outcome.payment, { kind: 'ok', text: 'Payment approved.' }, outcome.userToken))
         : html(request, outcome.payment ? 400 : 404, landingPage(assets, token, outcome.payment, { kind: 'error', text: outcome.message }));
     }),
     post('/wallet/landing/reject', async (request) => {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { approveWithConsent } from '../support/user-consent.js';
 
 let t: TestApp;
 let merchant: MerchantClient;
@@ -104,5 +105,51 @@ describe('SQL statements per operation', () => {
     });
     expect(rest).toHaveLength(CAPTURE_STATEMENTS);
     expect(graph).toEqual(rest);
+  });
+});
+
+// issue 12: user profiles
+describe('SQL statements of user profiles', () => {
+  const PROFILE_PAGE = `query Page($first: Int!) {
+    payments(first: $first) { edges { node { reference profile { sub userInfo { name accounts { accountNumber } } } } } }
+  }`;
+
+  test('a page of payments with their consented profiles costs the same statements for 1, 12 and 50 payments', async () => {
+    // The newest 12 payments asked for a profile and were approved with consent; the rest were force approved.
+    // (The test clock stands still unless moved: each moves it on, so the 12 are the newest.)
+    for (let i = 0; i < 12; i++) {
+      t.clock.advance(1_000);
+      await approveWithConsent(merchant, 'name accountNumbers');
+    }
+    const counts: number[] = [];
+    for (const first of [1, 12, 50]) {
+      const statements = await statementsFor(async () => {
+        const res = await merchant.graphql(PROFILE_PAGE, { first });
+        expect(res.body.errors).toBeUndefined();
+        const profiles = res.body.data.payments.edges.map((e: { node: { profile: { userInfo: unknown } } }) => e.node.profile.userInfo);
+        expect(profiles.filter((p: unknown) => p !== null)).toHaveLength(Math.min(first, 12));
+      });
+      counts.push(statements.length);
+    }
+    // The page, then one batch each of consents, profiles and bank accounts.
+    expect(counts).toEqual([4, 4, 4]);
+  });
+
+  test('userinfo reads the consents and the profile (and the accounts only when consented to)', async () => {
+    // Ola: no consent of his asked for bank accounts, so none are read.
+    const { sub, userToken } = await approveWithConsent(merchant, 'name', { phoneNumber: '98765432' });
+    const bySub = await statementsFor(async () =>
+      expect((await merchant.request('GET', `/vipps-userinfo-api/userinfo/${sub}`)).status).toBe(200),
+    );
+    expect(bySub).toHaveLength(2);
+    const byUserToken = await statementsFor(async () => {
+      const res = await merchant.raw('GET', '/vipps-userinfo-api/userinfo/', undefined, {
+        Authorization: `Bearer ${userToken}`,
+        'Ocp-Apim-Subscription-Key': 'test-key-123456',
+      });
+      expect(res.status).toBe(200);
+    });
+    // The client holding the subscription key, then the consent and the profile.
+    expect(byUserToken).toHaveLength(3);
   });
 });

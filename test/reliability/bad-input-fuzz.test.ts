@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { MERCHANT_A, MERCHANT_B, MerchantClient } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { approveWithConsent } from '../support/user-consent.js';
 
 let t: TestApp;
 let merchant: MerchantClient;
@@ -62,6 +63,21 @@ async function expectDocumentedRefusal(route: string, res: Response): Promise<vo
     // Only the wallet's pages answer in HTML: the landing page with its message for the user.
     expect(route).toMatch(/^\w+ \/wallet\/landing/);
     expect(text).toMatch(/^<!doctype html>/i);
+    return;
+  }
+  if (route.startsWith('GET /vipps-userinfo-api/')) {
+    // issue 12: the userinfo API's documented error (FACTS §10), whose `status` is a string.
+    expect(type).toBe('application/json;charset=UTF-8');
+    expect(JSON.parse(text)).toEqual(
+      expect.objectContaining({
+        type: expect.any(String),
+        title: expect.any(String),
+        status: String(res.status),
+        detail: expect.any(String),
+        instance: expect.any(String),
+        extraInfo: expect.any(Object),
+      }),
+    );
     return;
   }
   expect(type).toBe('application/problem+json');
@@ -366,6 +382,40 @@ describe('malformed requests get only documented 4xx answers', () => {
       ]),
     );
   }, 60_000);
+
+  // issue 12: user profiles. A real user token, tampered with, truncated or swapped for look-alikes, reads nothing.
+  test('the userinfo routes refuse forged and garbled user tokens and subs', async () => {
+    const { userToken } = await approveWithConsent(merchant, 'name');
+    const real = userToken!;
+    const [header, payload, signature] = real.split('.') as [string, string, string];
+    const forged = fc.oneof(
+      fc.string({ maxLength: 200 }),
+      fc.constantFrom(`${real}x`, real.slice(0, -2), `${header}.${payload}.`, `${header}..${signature}`, real.toUpperCase()),
+      // Another payload under the real signature: claims of a consent, a sales unit or a user of the forger's choosing.
+      fc
+        .record({
+          typ: fc.constantFrom('wallet-user', 'merchant'),
+          cid: fc.uuid(),
+          msn: fc.constantFrom('123456', '654321'),
+          exp: fc.integer(),
+        })
+        .map((claims) => `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`),
+    );
+    await fc.assert(
+      fc.asyncProperty(forged, fc.oneof(fc.uuid(), fc.string({ maxLength: 60 })), async (token, sub) => {
+        const headers = sanitize({ Authorization: `Bearer ${token}`, 'Ocp-Apim-Subscription-Key': MERCHANT_A.subscriptionKey });
+        await expectDocumentedRefusal(
+          'GET /vipps-userinfo-api/userinfo/',
+          await fetch(`${t.baseUrl}/vipps-userinfo-api/userinfo/`, { headers }),
+        );
+        const bySub = await fetch(`${t.baseUrl}/vipps-userinfo-api/userinfo/${encodeURIComponent(sub) || 'x'}`, {
+          headers: await merchant.headers(),
+        });
+        await expectDocumentedRefusal('GET /vipps-userinfo-api/userinfo/{sub}', bySub);
+      }),
+      { numRuns: CASES_PER_ROUTE, seed: SEED },
+    );
+  });
 
   // Runs after the others in this file: the whole of the run, not one part of it, has to reach the number.
   test('at least 1,000 malformed requests in all', () => {

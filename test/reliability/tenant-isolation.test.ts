@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { buildSchema } from '../../src/platform/graph/schema.js';
 import { modules } from '../../src/modules.js';
 import { toGlobalId } from '../../src/platform/graph/relay.js';
+import { approveWithConsent } from '../support/user-consent.js';
 
 /** The partner's client (TEST-ENVIRONMENT.md), naming a sales unit per request. */
 const partnerFor = (msn: string): TestMerchant => ({
@@ -38,6 +39,8 @@ interface Identifiers {
   eventId: string;
   webhookId: string;
   deliveryId: string;
+  /** A wallet user who consented to share a profile with merchant A's sales unit. */
+  sub: string;
 }
 
 beforeAll(async () => {
@@ -64,6 +67,7 @@ beforeAll(async () => {
     eventId: res.body.data.payment.events.edges[0].node.id,
     webhookId: webhook.body.id,
     deliveryId,
+    sub: (await approveWithConsent(owner, 'name email')).sub,
   };
   missing = {
     reference: newReference(),
@@ -71,6 +75,7 @@ beforeAll(async () => {
     eventId: toGlobalId('PaymentEvent', 987654321),
     webhookId: randomUUID(),
     deliveryId: toGlobalId('WebhookDelivery', 987654321),
+    sub: randomUUID(),
   };
 });
 const sockets: Subscriber[] = [];
@@ -126,6 +131,15 @@ const restMatrix: Record<string, Entry> = {
   'GET /webhooks/v1/webhooks': { none: 'lists only the caller’s sales unit (webhooks-api tests)' },
   'POST /webhooks/v1/webhooks': { none: 'registers for the caller’s sales unit' },
   'DELETE /webhooks/v1/webhooks/{id}': (c, ids) => c.request('DELETE', `/webhooks/v1/webhooks/${ids.webhookId}`),
+  // issue 12: user profiles
+  'GET /vipps-userinfo-api/userinfo/{sub}': async (c, ids) => {
+    const res = await c.request('GET', `/vipps-userinfo-api/userinfo/${ids.sub}`);
+    // The userinfo error's `instance` is the request's trace id (a new one each time), like `traceId` elsewhere.
+    return typeof res.body?.instance === 'string' ? { ...res, body: { ...res.body, instance: '<trace>' } } : res;
+  },
+  'GET /vipps-userinfo-api/userinfo/': {
+    none: "the wallet user's own token names the consent and its sales unit; another merchant's key is refused (test/user-profiles/userinfo.test.ts)",
+  },
 };
 
 const gql =

@@ -12,8 +12,8 @@ afterAll(() => t.close());
 
 const nok = (value: number) => ({ currency: 'NOK', value });
 
-/** The seeded test users (src/seed/test-environment.seed.ts). */
-const ADA = { phoneNumber: '4791234567', sub: 'c06c4afe-d9e1-4c5d-939a-177d752a0944' };
+/** The seeded test users (src/test-environment/test-environment.seed.ts): Kari and Ola Nordmann. */
+const KARI = { phoneNumber: '4791234567', sub: 'c06c4afe-d9e1-4c5d-939a-177d752a0944' };
 const OLA = { phoneNumber: '4798765432' };
 
 interface Created {
@@ -122,10 +122,10 @@ describe('landing page', () => {
 
   test('approving with the full number works; approving twice is refused and changes nothing', async () => {
     const { reference, token } = await create();
-    expect((await approveOnLanding(token, ADA.phoneNumber)).status).toBe(200);
+    expect((await approveOnLanding(token, KARI.phoneNumber)).status).toBe(200);
     expect(await stateOf(reference)).toBe('AUTHORIZED');
 
-    const again = await approveOnLanding(token, ADA.phoneNumber);
+    const again = await approveOnLanding(token, KARI.phoneNumber);
     expect(again.status).toBe(400);
     expect(await again.text()).toContain('This payment can no longer be approved.');
     expect(await eventNames(reference)).toEqual(['CREATED', 'AUTHORIZED']);
@@ -142,7 +142,7 @@ describe('landing page', () => {
       ['CREATED', 10_000],
       ['ABORTED', 10_000],
     ]);
-    expect((await approveOnLanding(token, ADA.phoneNumber)).status).toBe(400);
+    expect((await approveOnLanding(token, KARI.phoneNumber)).status).toBe(400);
     expect((await rejectOnLanding(token)).status).toBe(400);
     expect((await merchant.forceApprove(reference)).status).toBe(400);
     expect(await stateOf(reference)).toBe('ABORTED');
@@ -166,7 +166,7 @@ describe('landing page', () => {
   });
 
   test('a payment created for one customer cannot be approved by another', async () => {
-    const { reference, token } = await create({ userFlow: 'NATIVE_REDIRECT', customer: { phoneNumber: ADA.phoneNumber } });
+    const { reference, token } = await create({ userFlow: 'NATIVE_REDIRECT', customer: { phoneNumber: KARI.phoneNumber } });
     const res = await approveOnLanding(token, OLA.phoneNumber);
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('This payment is for another user.');
@@ -174,7 +174,7 @@ describe('landing page', () => {
   });
 
   test('approve and reject with an unknown token are 404', async () => {
-    expect((await approveOnLanding('no-such-token', ADA.phoneNumber)).status).toBe(404);
+    expect((await approveOnLanding('no-such-token', KARI.phoneNumber)).status).toBe(404);
     expect((await rejectOnLanding('no-such-token')).status).toBe(404);
   });
 });
@@ -182,7 +182,7 @@ describe('landing page', () => {
 describe('force approve', () => {
   test('works from the start for 4791234567', async () => {
     const { reference } = await create();
-    const res = await merchant.forceApprove(reference, { customer: { phoneNumber: ADA.phoneNumber } });
+    const res = await merchant.forceApprove(reference, { customer: { phoneNumber: KARI.phoneNumber } });
     expect(res.status).toBe(200);
     const payment = await merchant.getPayment(reference);
     expect(payment.body.state).toBe('AUTHORIZED');
@@ -217,13 +217,13 @@ describe('force approve', () => {
     const payment = await create();
     const another = await create();
     for (const token of ['wrong-token', another.token]) {
-      const res = await merchant.forceApprove(payment.reference, { customer: { phoneNumber: ADA.phoneNumber }, token });
+      const res = await merchant.forceApprove(payment.reference, { customer: { phoneNumber: KARI.phoneNumber }, token });
       expect(res.status).toBe(400);
       expect(res.body.title).toBe('Approve failed');
       expect(res.body.extraDetails).toContainEqual(expect.objectContaining({ name: 'token' }));
     }
     expect(await stateOf(payment.reference)).toBe('CREATED');
-    const ok = await merchant.forceApprove(payment.reference, { customer: { phoneNumber: ADA.phoneNumber }, token: payment.token });
+    const ok = await merchant.forceApprove(payment.reference, { customer: { phoneNumber: KARI.phoneNumber }, token: payment.token });
     expect(ok.status).toBe(200);
     expect(await stateOf(payment.reference)).toBe('AUTHORIZED');
     expect(await stateOf(another.reference)).toBe('CREATED');
@@ -232,7 +232,7 @@ describe('force approve', () => {
   test("without a customer it approves as the payment's customer (PUSH_MESSAGE)", async () => {
     const { reference, redirectUrl } = await create({
       userFlow: 'PUSH_MESSAGE',
-      customer: { phoneNumber: ADA.phoneNumber },
+      customer: { phoneNumber: KARI.phoneNumber },
       returnUrl: undefined,
     });
     expect(redirectUrl).toBeUndefined();
@@ -274,13 +274,14 @@ describe('force approve', () => {
 
     expect((await merchant.forceApprove(withScope.reference)).status).toBe(200);
     expect((await merchant.forceApprove(withoutScope.reference)).status).toBe(200);
-    expect((await merchant.getPayment(withScope.reference)).body.profile).toEqual({ sub: ADA.sub });
+    expect((await merchant.getPayment(withScope.reference)).body.profile).toEqual({ sub: KARI.sub });
     expect((await merchant.getPayment(withoutScope.reference)).body.profile).toEqual({});
 
     // The same holds for an approval on the landing page.
     const onLanding = await create({ profile: { scope: 'phoneNumber' } });
-    expect((await approveOnLanding(onLanding.token, '91234567')).status).toBe(200);
-    expect((await merchant.getPayment(onLanding.reference)).body.profile).toEqual({ sub: ADA.sub });
+    const consenting = { phoneNumber: '91234567', consent: 'yes' };
+    expect((await anonymous('POST', `/wallet/landing/approve?token=${encodeURIComponent(onLanding.token)}`, consenting)).status).toBe(200);
+    expect((await merchant.getPayment(onLanding.reference)).body.profile).toEqual({ sub: KARI.sub });
   });
 
   test('is refused in production, as is the landing page approval', async () => {
@@ -293,7 +294,7 @@ describe('force approve', () => {
       const res = await merchant.forceApprove(reference);
       expect(res.status).toBe(403);
       expect(res.body.detail).toMatch(/only available in the test environment/);
-      const landing = await approveOnLanding(token, ADA.phoneNumber);
+      const landing = await approveOnLanding(token, KARI.phoneNumber);
       expect(landing.status).not.toBe(200);
       expect(await landing.text()).toContain('There is no simulated wallet user in production.');
     } finally {
@@ -344,7 +345,7 @@ describe('QR', () => {
     const res = await anonymous('GET', redirectUrl);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    expect((await approveOnLanding(token, ADA.phoneNumber)).status).toBe(200);
+    expect((await approveOnLanding(token, KARI.phoneNumber)).status).toBe(200);
     expect(await stateOf(reference)).toBe('AUTHORIZED');
   });
 
@@ -373,7 +374,7 @@ describe('QR', () => {
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
     // Nor can the expired payment be approved on its landing page.
-    expect((await approveOnLanding(token, ADA.phoneNumber)).status).toBe(400);
+    expect((await approveOnLanding(token, KARI.phoneNumber)).status).toBe(400);
     expect(await eventNames(reference)).toEqual(['CREATED', 'EXPIRED']);
   });
 });

@@ -61,7 +61,7 @@ export async function issueAccessToken(services: Services, em: Em, request: Acce
 }
 
 /** The principal a client's tokens act as; the database guarantees the owner its kind names is set. */
-function principalOfClient(client: ApiClient): TokenPrincipal {
+export function principalOfClient(client: ApiClient): TokenPrincipal {
   const owner = client.kind === 'merchant' ? client.merchantId : client.kind === 'partner' ? client.partnerId : client.pspId;
   if (!owner) throw new Error(`api_client ${client.clientId} of kind ${client.kind} has no owner`);
   switch (client.kind) {

@@ -25,7 +25,8 @@ export function authenticateBearer(services: Services, lookup: HeaderLookup): To
   const verdict = verifyJwt(authorization.slice(7).trim(), services.config.tokenSecret, Math.floor(services.clock.now().getTime() / 1000));
   if (!verdict.ok) throw new AppError('UNAUTHORIZED', verdict.reason, [{ name: 'Authorization', reason: verdict.reason }]);
   const key = lookup('Ocp-Apim-Subscription-Key');
-  if (key === undefined || !digestsEqual(digest(key), verdict.claims.skd)) {
+  // A token of another kind signed with the same secret (a wallet user's token) carries no key digest: not ours to accept.
+  if (key === undefined || typeof verdict.claims.skd !== 'string' || !digestsEqual(digest(key), verdict.claims.skd)) {
     throw new AppError('UNAUTHORIZED', 'The Ocp-Apim-Subscription-Key is missing or does not match the access token', [
       { name: 'Ocp-Apim-Subscription-Key', reason: 'Missing or not the key the access token was issued with' },
     ]);

@@ -20,14 +20,24 @@ export interface AccessTokenClaims {
 
 const HEADER = base64url(JSON.stringify({ alg: 'HS256', typ: 'JWT' }));
 
-export function signJwt(claims: AccessTokenClaims, secret: string): string {
+/** Any JWT the service signs carries at least its expiry and start; access tokens and other kinds add their claims. */
+export interface SignedClaims {
+  nbf: number;
+  exp: number;
+}
+
+export function signJwt<C extends SignedClaims = AccessTokenClaims>(claims: C, secret: string): string {
   const payload = base64url(JSON.stringify(claims));
   return `${HEADER}.${payload}.${sign(`${HEADER}.${payload}`, secret)}`;
 }
 
-export type JwtVerdict = { ok: true; claims: AccessTokenClaims } | { ok: false; reason: string };
+export type JwtVerdict<C = AccessTokenClaims> = { ok: true; claims: C } | { ok: false; reason: string };
 
-export function verifyJwt(token: string, secret: string, nowSeconds: number): JwtVerdict {
+/**
+ * Checks signature, expiry and start. The claims are typed as the caller expects them; a caller whose tokens share
+ * the secret with another kind tells them apart by a claim of its own (access tokens by `knd`).
+ */
+export function verifyJwt<C extends SignedClaims = AccessTokenClaims>(token: string, secret: string, nowSeconds: number): JwtVerdict<C> {
   const parts = token.split('.');
   if (parts.length !== 3) return { ok: false, reason: 'The access token is not a JWT' };
   const [header, payload, signature] = parts as [string, string, string];
@@ -37,9 +47,9 @@ export function verifyJwt(token: string, secret: string, nowSeconds: number): Jw
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
     return { ok: false, reason: 'The access token signature is invalid' };
   }
-  let claims: AccessTokenClaims;
+  let claims: C;
   try {
-    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as AccessTokenClaims;
+    claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as C;
   } catch {
     return { ok: false, reason: 'The access token payload is not JSON' };
   }

@@ -38,7 +38,7 @@ function operation(restInterface: RestInterface, route: DeclaredRoute): Json {
     },
   };
   if (route.body) op.requestBody = { required: true, content: { 'application/json': { schema: route.body.jsonSchema } } };
-  const security = securityOf(restInterface);
+  const security = securityOf(restInterface) ?? (route.documentedAuth ? [{ bearer: [], subscriptionKey: [] }] : undefined);
   if (security) op.security = security;
   return op;
 }
@@ -73,8 +73,11 @@ function headerParameters(restInterface: RestInterface, route: DeclaredRoute): J
 }
 
 function securitySchemes(restInterface: RestInterface): Json {
-  if (restInterface.auth === 'public') return {};
   const subscriptionKey = { type: 'apiKey', in: 'header', name: 'Ocp-Apim-Subscription-Key' };
+  if (restInterface.auth === 'public') {
+    const documented = restInterface.routes.some((route) => route.documentedAuth === 'bearer');
+    return documented ? { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, subscriptionKey } : {};
+  }
   return restInterface.auth.method === 'bearer'
     ? { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, subscriptionKey }
     : { subscriptionKey };

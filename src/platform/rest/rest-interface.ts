@@ -56,6 +56,11 @@ export interface RouteDeclaration<A extends InterfaceAuth, P extends string, B, 
   body?: BodyShape<B>;
   /** The success status, for the OpenAPI document. */
   success: { status: number; description: string };
+  /**
+   * On a public interface, a route that authenticates in its handler (an interface whose operations take different
+   * tokens) names its scheme here, for the OpenAPI document: a bearer token and the subscription key.
+   */
+  documentedAuth?: 'bearer';
   handler(ctx: HandlerContext<A>, values: RouteValues<P, B, I>): Promise<HttpResponse>;
 }
 
@@ -70,6 +75,7 @@ export interface DeclaredRoute {
   params: Readonly<Record<string, ParamRule | undefined>>;
   body: BodyShape<unknown> | undefined;
   success: { status: number; description: string };
+  documentedAuth?: 'bearer';
   run(request: HttpRequest): Promise<HttpResponse>;
 }
 
@@ -104,6 +110,7 @@ export function defineRestInterface<A extends InterfaceAuth>(
     params: declared.params ?? {},
     body: declared.body,
     success: declared.success,
+    ...(declared.documentedAuth ? { documentedAuth: declared.documentedAuth } : {}),
     run: (request) => runRoute(services, declaration, declared, request),
   });
   const { name, prefix, errorFormat, auth, headers } = declaration;

@@ -1,0 +1,18 @@
+import { userProfileResolvers } from '../../resolvers/user-profiles.js';
+import type { DomainModule } from '../platform/module.js';
+import { Migration20261123120000UserProfiles } from './migrations/Migration20261123120000UserProfiles.js';
+import { UserConsent } from './user-consent.entity.js';
+import { UserBankAccount, UserProfile } from './user-profile.entity.js';
+import { userProfileRoutes } from './user-profile.routes.js';
+import { seedUserProfiles } from './user-profile.seed.js';
+import './user-profile.errors.js';
+
+/** User profiles: the wallet users' profiles, the consents that share them, and the userinfo API that reads them. */
+export const userProfilesModule: DomainModule = {
+  name: 'user-profiles',
+  entities: [UserProfile, UserBankAccount, UserConsent],
+  migrations: [{ name: 'Migration20261123120000UserProfiles', class: Migration20261123120000UserProfiles }],
+  routes: userProfileRoutes,
+  resolvers: [userProfileResolvers],
+  seedTestEnvironment: (em) => seedUserProfiles(em),
+};
