@@ -3,6 +3,7 @@ import type { RequestContext, Services } from './context.js';
 import type { Em } from './db/orm.js';
 import type { EntityDefinition, MigrationEntry } from './db/schema-parts.js';
 import type { CallbackKind } from './delivery/callback-kinds.js';
+import type { EventProjector } from './events/event-projectors.js';
 import type { EventTypeDefinition } from './events/event-types.js';
 import type { NodeFinder } from './graph/node-registry.js';
 import type { Job } from './jobs/scheduler.js';
@@ -45,6 +46,8 @@ export interface DomainModule {
    * subscribe to, and the body a webhook of one carries.
    */
   readonly eventTypes?: readonly EventTypeDefinition[];
+  /** Rows the domain derives from other domains' events, written in the flush (and transaction) that records them. */
+  readonly projectors?: readonly EventProjector[];
   /** The outbound callbacks the domain sends (through `recordCallback`): timeout and retry policy per kind. */
   readonly callbackKinds?: readonly CallbackKind[];
 }
