@@ -23,6 +23,7 @@ import type { HttpRequest, HttpResponse } from './platform/rest/http-types.js';
 import { epaymentProblem } from './platform/rest/error-formats/epayment-problem.js';
 import { asAppError } from './platform/rest/error-formats/error-format.js';
 import { logError, logRequest } from './log.js';
+import type { RestInterface } from './platform/rest/rest-interface.js';
 import { Router } from './platform/rest/router.js';
 import { Scheduler } from './platform/jobs/scheduler.js';
 import { SalesUnitDirectory } from './merchants/sales-unit.directory.js';
@@ -85,7 +86,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const router = new Router();
   for (const module of modules) {
-    if (module.routes) router.add(module.routes(services));
+    const declared = module.routes?.(services) ?? [];
+    router.add(...(Array.isArray(declared) ? (declared as readonly RestInterface[]) : [declared as RestInterface]));
     if (module.pages) router.addPages(...module.pages(services));
   }
   const schema = buildSchema(modules.flatMap((m) => m.resolvers ?? []));

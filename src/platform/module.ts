@@ -24,8 +24,11 @@ export interface DomainModule {
   readonly name: string;
   readonly entities?: readonly EntityDefinition[];
   readonly migrations?: readonly MigrationEntry[];
-  /** The domain's REST interface: its prefix, error format, auth, header rules and routes. */
-  routes?(services: Services): RestInterface;
+  /**
+   * The domain's REST interface: its prefix, error format, auth, header rules and routes. A public API spread over
+   * two prefixes (the settlement ledger's `/settlement/v1` and `/report/v1`) declares one interface per prefix.
+   */
+  routes?(services: Services): RestInterface | readonly RestInterface[];
   /** Pages a browser opens (HTML, form posts, assets): routes outside every REST interface. */
   pages?(services: Services): PageRoute[];
   /** Resolver maps for the domain's part of the graph; merged with every other module's. */
