@@ -1,0 +1,194 @@
+import type { Principal } from '../platform/auth/principal.js';
+import type { Em } from '../platform/db/orm.js';
+import { ledgerAccess } from './ledger-access.js';
+import type { LedgerTransactionType } from './ledger.entity.js';
+
+/** A ledger as both faces show it (spec 3 "Settlement ledger"); `id` is the row key, `ledgerId` its public text. */
+export interface LedgerView {
+  id: number;
+  ledgerId: string;
+  currency: string;
+  payoutBankAccount: { scheme: string; id: string | null };
+  firstPayout: string | null;
+  lastPayout: string | null;
+  owner: { scheme: string; id: string };
+  settlesForRecipientHandles: string[];
+  prices: { msn: string; recipientHandle: string; feeBasisPoints: number; feeFixed: number }[];
+}
+
+export interface LedgerTransactionView {
+  id: number;
+  transactionId: string;
+  timestamp: string;
+  ledgerDate: string;
+  ledgerId: string;
+  transactionType: LedgerTransactionType;
+  orderId: string | null;
+  paymentId: string | null;
+  msn: string | null;
+  currency: string;
+  ledgerAmount: number;
+  grossAmount: number;
+  fee: number;
+  recipientHandle: string | null;
+  payoutId: string | null;
+}
+
+/** The report API's filters of a ledger's transactions (FACTS §11). */
+export interface TransactionFilter {
+  ledgerDate?: string;
+  fromLedgerDate?: string;
+  toLedgerDate?: string;
+  inPayout?: string;
+  sincePayout?: string;
+}
+
+type Row = Record<string, unknown>;
+const num = (value: unknown): number => Number(value);
+const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value).trim());
+
+/** The ledgers the caller covers, by id after `afterId` (keyset), optionally only the one settling for a handle. */
+export async function readLedgers(
+  em: Em,
+  principal: Principal,
+  query: { recipientHandle?: string; afterId?: number; limit: number; ledgerIds?: readonly number[] },
+): Promise<LedgerView[]> {
+  const access = ledgerAccess(principal);
+  const where = [access.sql];
+  const params: unknown[] = [...access.params];
+  if (query.recipientHandle !== undefined) {
+    where.push('exists (select 1 from ledger_sales_unit h where h.ledger_id = l.id and h.recipient_handle = ?)');
+    params.push(query.recipientHandle);
+  }
+  if (query.ledgerIds !== undefined) {
+    if (query.ledgerIds.length === 0) return [];
+    where.push(`l.id in (${query.ledgerIds.map(() => '?').join(', ')})`);
+    params.push(...query.ledgerIds);
+  }
+  if (query.afterId !== undefined) {
+    where.push('l.id > ?');
+    params.push(query.afterId);
+  }
+  params.push(query.limit);
+  const rows = await em.execute<Row[]>(
+    `select l.id, l.currency, l.payout_account_scheme, l.payout_account_id, l.owner_scheme, l.owner_id, l.first_payout, l.last_payout,
+       (select coalesce(json_agg(json_build_object('msn', s.msn, 'handle', s.recipient_handle, 'bp', s.fee_basis_points, 'fixed', s.fee_fixed) order by s.msn), '[]'::json)
+        from ledger_sales_unit s where s.ledger_id = l.id) as units
+     from ledger l where ${where.join(' and ')} order by l.id limit ?`,
+    params,
+  );
+  return rows.map(toLedgerView);
+}
+
+function toLedgerView(row: Row): LedgerView {
+  const rawUnits = typeof row.units === 'string' ? JSON.parse(row.units) : row.units;
+  const units = (rawUnits as { msn: string; handle: string; bp: number; fixed: number | string }[]).map((u) => ({
+    msn: u.msn,
+    recipientHandle: u.handle,
+    feeBasisPoints: num(u.bp),
+    feeFixed: num(u.fixed),
+  }));
+  return {
+    id: num(row.id),
+    ledgerId: String(row.id),
+    currency: text(row.currency)!,
+    payoutBankAccount: { scheme: String(row.payout_account_scheme), id: text(row.payout_account_id) },
+    firstPayout: text(row.first_payout),
+    lastPayout: text(row.last_payout),
+    owner: { scheme: String(row.owner_scheme), id: String(row.owner_id) },
+    settlesForRecipientHandles: units.map((u) => u.recipientHandle),
+    prices: units,
+  };
+}
+
+const TRANSACTION_COLUMNS = `t.id, t.ledger_id, t.transaction_type, t.occurred_at, t.ledger_date::text as ledger_date, t.order_id, t.payment_id,
+  t.recipient_handle, t.currency, t.gross_amount, t.fee, t.ledger_amount, t.payout_id`;
+
+/** Transactions of one ledger in ledger order (the order they were entered, newest last), after `afterId`. */
+export async function readLedgerTransactions(
+  em: Em,
+  ledgerId: number,
+  filter: TransactionFilter,
+  page: { afterId?: number; limit: number },
+): Promise<LedgerTransactionView[]> {
+  const where = ['t.ledger_id = ?'];
+  const params: unknown[] = [ledgerId];
+  if (filter.ledgerDate !== undefined) {
+    where.push('t.ledger_date = ?');
+    params.push(filter.ledgerDate);
+  }
+  if (filter.fromLedgerDate !== undefined) {
+    where.push('t.ledger_date >= ?');
+    params.push(filter.fromLedgerDate);
+  }
+  if (filter.toLedgerDate !== undefined) {
+    where.push('t.ledger_date <= ?');
+    params.push(filter.toLedgerDate);
+  }
+  if (filter.inPayout !== undefined) {
+    where.push('t.payout_id = ?');
+    params.push(filter.inPayout);
+  }
+  if (filter.sincePayout !== undefined) {
+    where.push('(t.payout_id is null or t.payout_id > ?)');
+    params.push(filter.sincePayout);
+  }
+  if (page.afterId !== undefined) {
+    where.push('t.id > ?');
+    params.push(page.afterId);
+  }
+  params.push(page.limit);
+  const rows = await em.execute<Row[]>(
+    `select ${TRANSACTION_COLUMNS} from ledger_transaction t where ${where.join(' and ')} order by t.id limit ?`,
+    params,
+  );
+  return rows.map(toTransactionView);
+}
+
+/** The transactions of these payments in ledgers the caller covers, in ledger order (one statement for a page of payments). */
+export async function readTransactionsOfPayments(
+  em: Em,
+  principal: Principal,
+  paymentIds: readonly string[],
+): Promise<LedgerTransactionView[]> {
+  if (paymentIds.length === 0) return [];
+  const access = ledgerAccess(principal);
+  const rows = await em.execute<Row[]>(
+    `select ${TRANSACTION_COLUMNS} from ledger_transaction t join ledger l on l.id = t.ledger_id
+     where t.payment_id in (${paymentIds.map(() => '?').join(', ')}) and ${access.sql} order by t.id`,
+    [...paymentIds, ...access.params],
+  );
+  return rows.map(toTransactionView);
+}
+
+/** One transaction the caller covers, by its id (`node(id:)`). */
+export async function readLedgerTransaction(em: Em, principal: Principal, id: number): Promise<LedgerTransactionView | undefined> {
+  const access = ledgerAccess(principal);
+  const [row] = await em.execute<Row[]>(
+    `select ${TRANSACTION_COLUMNS} from ledger_transaction t join ledger l on l.id = t.ledger_id where t.id = ? and ${access.sql}`,
+    [id, ...access.params],
+  );
+  return row ? toTransactionView(row) : undefined;
+}
+
+function toTransactionView(row: Row): LedgerTransactionView {
+  const handle = text(row.recipient_handle);
+  const occurredAt = row.occurred_at instanceof Date ? row.occurred_at : new Date(String(row.occurred_at));
+  return {
+    id: num(row.id),
+    transactionId: String(row.id),
+    timestamp: occurredAt.toISOString(),
+    ledgerDate: String(row.ledger_date),
+    ledgerId: String(row.ledger_id),
+    transactionType: row.transaction_type as LedgerTransactionType,
+    orderId: text(row.order_id),
+    paymentId: text(row.payment_id),
+    msn: handle?.startsWith('api:') ? handle.slice(4) : null,
+    currency: text(row.currency)!,
+    ledgerAmount: num(row.ledger_amount),
+    grossAmount: num(row.gross_amount),
+    fee: num(row.fee),
+    recipientHandle: handle,
+    payoutId: text(row.payout_id),
+  };
+}
