@@ -1,6 +1,8 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import type { LedgerTransactionType, Resolvers, TestClockErrorCode } from '../src/generated/graphql.js';
 import { scoped } from '../src/platform/auth/tenancy.js';
+import type { RequestContext } from '../src/platform/context.js';
+import type { LedgerCaller } from '../src/ledgers/ledger-access.js';
 import { AppError } from '../src/platform/errors/app-error.js';
 import { idKeyset, keysetPage, toGlobalId } from '../src/platform/graph/relay.js';
 import { toGraphQLError, userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
@@ -33,6 +35,11 @@ const LedgerDateScalar = new GraphQLScalarType({
   },
 });
 
+/** The graph acts for one sales unit: its ledger, when the caller's keys cover it. */
+function callerOf(request: RequestContext): LedgerCaller {
+  return { principal: request.principal, msn: scoped(request).msn };
+}
+
 /** A graph failure of a read in the graph's shape: a bad filter is a BAD_USER_INPUT error. */
 async function graphRead<T>(run: () => Promise<T>): Promise<T> {
   try {
@@ -51,7 +58,7 @@ export const ledgerResolvers: Resolvers = {
   Query: {
     ledgers: async (_, { first, after, settlesForRecipientHandles }, { request }) => {
       const page = keysetPage({ first, after }, idKeyset, 20);
-      const rows = await readLedgers(request.em, request.principal, {
+      const rows = await readLedgers(request.em, callerOf(request), {
         recipientHandle: settlesForRecipientHandles ?? undefined,
         afterId: page.after,
         limit: page.limit,
@@ -60,9 +67,9 @@ export const ledgerResolvers: Resolvers = {
     },
     ledger: async (_, { ledgerId }, { request }) => {
       try {
-        return await findCoveredLedger(request, ledgerId);
+        return await findCoveredLedger({ em: request.em, caller: callerOf(request) }, ledgerId);
       } catch (error) {
-        if (error instanceof AppError && error.code === 'VALIDATION_FAILED') return null;
+        if (error instanceof AppError && error.code === 'LEDGER_NOT_FOUND') return null;
         throw error;
       }
     },
@@ -100,7 +107,7 @@ export const ledgerResolvers: Resolvers = {
     id: (t) => toGlobalId('LedgerTransaction', t.id),
     transactionType: (t) => t.transactionType.toUpperCase() as LedgerTransactionType,
     ledger: async (t, _, { request }) => {
-      const ledger = await request.loaders.get(ledgerByIdLoader).load({ key: Number(t.ledgerId), principal: request.principal });
+      const ledger = await request.loaders.get(ledgerByIdLoader).load({ key: Number(t.ledgerId), caller: callerOf(request) });
       if (!ledger) throw new GraphQLError('The ledger is not available', { extensions: { code: 'NOT_FOUND' } });
       return ledger;
     },
@@ -112,6 +119,6 @@ export const ledgerResolvers: Resolvers = {
   },
   Payment: {
     ledgerTransactions: (p, _, { request }) =>
-      request.loaders.get(ledgerTransactionsByPaymentIdLoader).load({ key: p.id, principal: request.principal }),
+      request.loaders.get(ledgerTransactionsByPaymentIdLoader).load({ key: p.id, caller: callerOf(request) }),
   },
 };

@@ -1,5 +1,5 @@
 import DataLoader from 'dataloader';
-import type { Principal } from '../platform/auth/principal.js';
+import type { LedgerCaller } from './ledger-access.js';
 import { defineLoader } from '../platform/graph/loader-registry.js';
 import { readPaymentsByIds } from '../payments/payment.read-model.js';
 import type { PaymentFields } from '../payments/payment.view.js';
@@ -8,7 +8,7 @@ import { readLedgers, readTransactionsOfPayments, type LedgerTransactionView, ty
 /** A key that carries the caller, whose ledger access filters the batch (the same for every key of a request). */
 interface Covered<K> {
   key: K;
-  principal: Principal;
+  caller: LedgerCaller;
 }
 
 /** The ledger transactions of every payment on a page, in one statement. */
@@ -19,7 +19,7 @@ export const ledgerTransactionsByPaymentIdLoader = defineLoader(
       async (keys) => {
         const rows = await readTransactionsOfPayments(
           em,
-          keys[0]!.principal,
+          keys[0]!.caller,
           keys.map((k) => k.key),
         );
         return keys.map((k) => rows.filter((row) => row.paymentId === k.key));
@@ -36,7 +36,7 @@ export const ledgerByIdLoader = defineLoader(
       async (keys) => {
         const ids = [...new Set(keys.map((k) => k.key))];
         const found = new Map<number, LedgerView>();
-        for (const ledger of await readLedgers(em, keys[0]!.principal, { ledgerIds: ids, limit: ids.length })) found.set(ledger.id, ledger);
+        for (const ledger of await readLedgers(em, keys[0]!.caller, { ledgerIds: ids, limit: ids.length })) found.set(ledger.id, ledger);
         return keys.map((k) => found.get(k.key));
       },
       { cacheKeyFn: (k) => k.key },

@@ -1,6 +1,6 @@
-import type { Principal } from '../platform/auth/principal.js';
+import { ledgerAccess, type LedgerCaller } from './ledger-access.js';
 import type { Em } from '../platform/db/orm.js';
-import { ledgerAccess } from './ledger-access.js';
+
 import type { LedgerTransactionType } from './ledger.entity.js';
 
 /** A ledger as both faces show it (spec 3 "Settlement ledger"); `id` is the row key, `ledgerId` its public text. */
@@ -50,10 +50,10 @@ const text = (value: unknown): string | null => (value === null || value === und
 /** The ledgers the caller covers, by id after `afterId` (keyset), optionally only the one settling for a handle. */
 export async function readLedgers(
   em: Em,
-  principal: Principal,
+  caller: LedgerCaller,
   query: { recipientHandle?: string; afterId?: number; limit: number; ledgerIds?: readonly number[] },
 ): Promise<LedgerView[]> {
-  const access = ledgerAccess(principal);
+  const access = ledgerAccess(caller);
   const where = [access.sql];
   const params: unknown[] = [...access.params];
   if (query.recipientHandle !== undefined) {
@@ -148,11 +148,11 @@ export async function readLedgerTransactions(
 /** The transactions of these payments in ledgers the caller covers, in ledger order (one statement for a page of payments). */
 export async function readTransactionsOfPayments(
   em: Em,
-  principal: Principal,
+  caller: LedgerCaller,
   paymentIds: readonly string[],
 ): Promise<LedgerTransactionView[]> {
   if (paymentIds.length === 0) return [];
-  const access = ledgerAccess(principal);
+  const access = ledgerAccess(caller);
   const rows = await em.execute<Row[]>(
     `select ${TRANSACTION_COLUMNS} from ledger_transaction t join ledger l on l.id = t.ledger_id
      where t.payment_id in (${paymentIds.map(() => '?').join(', ')}) and ${access.sql} order by t.id`,
@@ -162,8 +162,8 @@ export async function readTransactionsOfPayments(
 }
 
 /** One transaction the caller covers, by its id (`node(id:)`). */
-export async function readLedgerTransaction(em: Em, principal: Principal, id: number): Promise<LedgerTransactionView | undefined> {
-  const access = ledgerAccess(principal);
+export async function readLedgerTransaction(em: Em, caller: LedgerCaller, id: number): Promise<LedgerTransactionView | undefined> {
+  const access = ledgerAccess(caller);
   const [row] = await em.execute<Row[]>(
     `select ${TRANSACTION_COLUMNS} from ledger_transaction t join ledger l on l.id = t.ledger_id where t.id = ? and ${access.sql}`,
     [id, ...access.params],

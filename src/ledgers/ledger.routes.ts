@@ -19,7 +19,8 @@ const LEDGER_HEADERS: HeaderRules = { msn: 'optional', systemHeaders: { presence
 export function ledgerRoutes(services: Services): RestInterface[] {
   const reader = (lookup: HeaderLookup): LedgerReader => ({
     em: forkEm(services.orm),
-    principal: authenticateBearer(services, lookup, { subscriptionKey: 'optional' }),
+    // A caller that names a sales unit (`Merchant-Serial-Number`, as a partner does) reads only its ledger.
+    caller: { principal: authenticateBearer(services, lookup, { subscriptionKey: 'optional' }), msn: lookup('Merchant-Serial-Number') },
     cursorSecret: services.config.tokenSecret,
   });
   const settlement = defineRestInterface(

@@ -1,4 +1,4 @@
-import type { Principal } from '../platform/auth/principal.js';
+import type { LedgerCaller } from './ledger-access.js';
 import type { Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { decodeLedgerCursor, encodeLedgerCursor } from './ledger-cursor.js';
@@ -26,7 +26,7 @@ export interface ReportPage<T> {
 /** Who reads, with what: the caller, its unit of work and the key that signs cursors. */
 export interface LedgerReader {
   em: Em;
-  principal: Principal;
+  caller: LedgerCaller;
   cursorSecret: string;
 }
 
@@ -84,7 +84,7 @@ export async function listLedgers(
     filter = state.filter;
     afterId = state.afterId;
   }
-  const rows = await readLedgers(reader.em, reader.principal, {
+  const rows = await readLedgers(reader.em, reader.caller, {
     recipientHandle: filter.settlesForRecipientHandles ?? undefined,
     afterId,
     limit: REPORT_PAGE_SIZE + 1,
@@ -127,10 +127,14 @@ export async function listLedgerTransactions(
 }
 
 /** A ledger the caller covers; another merchant's is refused exactly like one that does not exist. */
-export async function findCoveredLedger(reader: Pick<LedgerReader, 'em' | 'principal'>, ledgerId: string): Promise<LedgerView> {
+export async function findCoveredLedger(reader: Pick<LedgerReader, 'em' | 'caller'>, ledgerId: string): Promise<LedgerView> {
   const id = DIGITS.test(ledgerId) ? Number(ledgerId) : undefined;
-  const [ledger] = id === undefined ? [] : await readLedgers(reader.em, reader.principal, { ledgerIds: [id], limit: 1 });
-  if (!ledger) throw AppError.validation([{ name: 'ledgerId', reason: 'No ledger with this id is available to the caller' }]);
+  const [ledger] = id === undefined ? [] : await readLedgers(reader.em, reader.caller, { ledgerIds: [id], limit: 1 });
+  if (!ledger) {
+    throw new AppError('LEDGER_NOT_FOUND', 'No ledger with this id is available to the caller', [
+      { name: 'ledgerId', reason: 'Unknown ledger' },
+    ]);
+  }
   return ledger;
 }
 

@@ -7,6 +7,7 @@ import { ledgerProjector } from './ledger.projector.js';
 import { readLedgerTransaction, readLedgers } from './ledger.queries.js';
 import { ledgerRoutes } from './ledger.routes.js';
 import { seedLedgers } from './ledger.seed.js';
+import './ledger.errors.js';
 
 /**
  * Settlement ledgers: what the money flow produces (captures and refunds projected from payments' events in their
@@ -20,9 +21,11 @@ export const ledgersModule: DomainModule = {
   resolvers: [ledgerResolvers],
   nodes: {
     Ledger: async (ctx, key) =>
-      /^[0-9]{1,15}$/.test(key) ? (await readLedgers(ctx.em, ctx.principal, { ledgerIds: [Number(key)], limit: 1 }))[0] : undefined,
+      /^[0-9]{1,15}$/.test(key)
+        ? (await readLedgers(ctx.em, { principal: ctx.principal, msn: ctx.scope.msn }, { ledgerIds: [Number(key)], limit: 1 }))[0]
+        : undefined,
     LedgerTransaction: async (ctx, key) =>
-      /^[0-9]{1,15}$/.test(key) ? readLedgerTransaction(ctx.em, ctx.principal, Number(key)) : undefined,
+      /^[0-9]{1,15}$/.test(key) ? readLedgerTransaction(ctx.em, { principal: ctx.principal, msn: ctx.scope.msn }, Number(key)) : undefined,
   },
   projectors: [ledgerProjector],
   jobs: (services) => [{ name: 'close-ledger-dates', run: () => closeLedgerDates(services) }],

@@ -120,7 +120,8 @@ test('errors: a bad parameter is 400 with the report body, a bad token 401 {code
 test("another merchant's ledger is refused exactly like an unknown one", async () => {
   const other = await transactions(`ledgerId=${ledgerA}`, merchantB);
   const unknown = await transactions('ledgerId=999999999', merchantB);
-  expect(other.status).toBe(400);
+  expect(other.status).toBe(404);
+  expect(other.body.errorCode).toBe(10002);
   expect({ ...other.body, contextId: 'x' }).toEqual({ ...unknown.body, contextId: 'x' });
 });
 
@@ -128,8 +129,16 @@ test('a partner reads the ledgers of connected merchants that consented, not the
   const body = await ledgersOf(partner);
   expect(body.items.map((l: any) => l.settlesForRecipientHandles)).toEqual([['api:123456']]);
   const ledgerB = (await ledgersOf(merchantB)).items[0].ledgerId;
-  expect((await transactions(`ledgerId=${ledgerB}`, partner)).status).toBe(400);
+  expect((await transactions(`ledgerId=${ledgerB}`, partner)).status).toBe(404);
   expect((await transactions(`ledgerId=${ledgerA}`, partner)).status).toBe(200);
+});
+
+test('a caller naming a sales unit (Merchant-Serial-Number) reads only the ledger settling for it', async () => {
+  const res = await partner.raw('GET', '/settlement/v1/ledgers', undefined, {
+    Authorization: `Bearer ${await partner.accessToken()}`,
+    'Merchant-Serial-Number': '654321',
+  });
+  expect(res.body.items).toEqual([]);
 });
 
 test('settlesForRecipientHandles filters the ledgers', async () => {
