@@ -51,16 +51,24 @@ export async function ensureLedger(em: Em, salesUnit: LedgerSalesUnitSource, opt
   return created;
 }
 
+interface LedgerRow {
+  ledger_id: string | number | null;
+  recipient_handle: string;
+  currency: string;
+  fee_basis_points: number;
+  fee_fixed: string | number;
+}
+
 export async function findSalesUnitLedger(em: Em, msn: string): Promise<SalesUnitLedger | undefined> {
-  const rows = await em.execute<
-    { ledger_id: string | number; recipient_handle: string; currency: string; fee_basis_points: number; fee_fixed: string | number }[]
-  >(
+  const rows = await em.execute<LedgerRow[]>(
     `select lsu.ledger_id, lsu.recipient_handle, l.currency, lsu.fee_basis_points, lsu.fee_fixed
      from ledger_sales_unit lsu join ledger l on l.id = lsu.ledger_id where lsu.msn = ?`,
     [msn],
   );
-  const row = rows[0];
-  if (!row) return undefined;
+  return rows[0] ? toSalesUnitLedger(rows[0]) : undefined;
+}
+
+function toSalesUnitLedger(row: LedgerRow): SalesUnitLedger {
   return {
     ledgerId: Number(row.ledger_id),
     recipientHandle: row.recipient_handle,
@@ -69,8 +77,19 @@ export async function findSalesUnitLedger(em: Em, msn: string): Promise<SalesUni
   };
 }
 
-/** The merchant of a sales unit, for a ledger made at the first capture. */
-export async function salesUnitSource(em: Em, msn: string): Promise<LedgerSalesUnitSource | undefined> {
-  const rows = await em.execute<{ merchant_id: string }[]>(`select merchant_id from sales_unit where msn = ?`, [msn]);
-  return rows[0] ? { msn, merchantId: rows[0].merchant_id } : undefined;
+/**
+ * The ledger a sales unit settles into, made first if it has none yet (a sales unit created at runtime): one
+ * statement when the ledger exists, which is every capture but a sales unit's first. Undefined for an unknown MSN.
+ */
+export async function ledgerOfSalesUnit(em: Em, msn: string, now: Date): Promise<SalesUnitLedger | undefined> {
+  const rows = await em.execute<(LedgerRow & { merchant_id: string })[]>(
+    `select su.merchant_id, lsu.ledger_id, lsu.recipient_handle, l.currency, lsu.fee_basis_points, lsu.fee_fixed
+     from sales_unit su left join ledger_sales_unit lsu on lsu.msn = su.msn left join ledger l on l.id = lsu.ledger_id
+     where su.msn = ?`,
+    [msn],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  if (row.ledger_id !== null) return toSalesUnitLedger(row);
+  return ensureLedger(em, { msn, merchantId: row.merchant_id }, { now });
 }

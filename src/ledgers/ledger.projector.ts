@@ -1,7 +1,7 @@
 import type { Em } from '../platform/db/orm.js';
 import type { DomainEvent } from '../platform/events/domain-event.entity.js';
 import type { EventProjector } from '../platform/events/event-projectors.js';
-import { ensureLedger, salesUnitSource } from './ensure-ledger.js';
+import { ledgerOfSalesUnit } from './ensure-ledger.js';
 import { LedgerTransaction } from './ledger.entity.js';
 import { captureFee, captureLedgerDate, refundFee, refundLedgerDate } from './ledger.rules.js';
 
@@ -28,9 +28,8 @@ export const ledgerProjector: EventProjector = {
     if (payload.success === false) return;
     const value = Number(payload.amount.value);
     if (!Number.isSafeInteger(value) || value <= 0) return;
-    const source = await salesUnitSource(em, event.msn);
-    if (!source) throw new Error(`Sales unit ${event.msn} of a money event is unknown`);
-    const ledger = await ensureLedger(em, source, { now: event.occurredAt });
+    const ledger = await ledgerOfSalesUnit(em, event.msn, event.occurredAt);
+    if (!ledger) throw new Error(`Sales unit ${event.msn} of a money event is unknown`);
     const capture = event.name === CAPTURED;
     const gross = capture ? value : -value;
     const fee = capture ? captureFee(value, ledger.price) : refundFee();
