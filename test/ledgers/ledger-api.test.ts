@@ -2,6 +2,7 @@ import { addBusinessDays, osloDate } from '../../src/ledgers/business-days.js';
 import { MERCHANT_A, MERCHANT_B, MerchantClient } from '../support/merchant-client.js';
 import { PartnerClient } from '../support/partner-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { forkEm } from '../../src/platform/db/orm.js';
 
 /** The settlement ledger produced by the money flow, read through the report API and the graph. */
 let t: TestApp;
@@ -185,4 +186,21 @@ test("merchant B's graph sees no row of A's ledger", async () => {
   expect(res.body.data.ledger).toBeNull();
   expect(res.body.data.ledgers.edges.map((e: any) => e.node.ledgerId)).not.toContain(ledgerA);
   void MERCHANT_A;
+});
+
+test("a sales unit created at runtime gets its place in its merchant's ledger at its first capture, at the default price", async () => {
+  // Set-up standing in for onboarding (another interface): a second sales unit of merchant A.
+  const em = forkEm(t.app.services.orm);
+  await em.execute(
+    `insert into sales_unit (msn, merchant_id, name, long_living_payments_allowed, created_at)
+     select '123457', merchant_id, 'Second shop', false, now() from sales_unit where msn = '123456'`,
+  );
+  const second = new MerchantClient(t.baseUrl, { ...MERCHANT_A, msn: '123457' });
+  const reference = await second.authorizedPayment(10_000);
+  expect((await second.modify(reference, 'capture', 10_000)).status).toBe(200);
+  const ledger = (await ledgersOf(merchantA)).items[0];
+  expect(ledger.ledgerId).toBe(ledgerA);
+  expect(ledger.settlesForRecipientHandles).toEqual(['api:123456', 'api:123457']);
+  const row = (await transactions(`ledgerId=${ledgerA}`)).body.items.find((i: any) => i.orderId === reference);
+  expect(row).toEqual(expect.objectContaining({ recipientHandle: 'api:123457', grossAmount: 10_000, fee: 275, ledgerAmount: 9_725 }));
 });
