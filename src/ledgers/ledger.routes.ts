@@ -5,7 +5,7 @@ import type { Services } from '../platform/context.js';
 import { forkEm } from '../platform/db/orm.js';
 import { ledgerError } from '../platform/rest/error-formats/ledger-error.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
-import type { LedgerTransactionView, LedgerView } from './ledger.queries.js';
+import type { LedgerView } from './ledger.queries.js';
 import { listLedgerTransactions, listLedgers, type LedgerReader } from './ledger.service.js';
 
 /** Spec 3 "Authentication": the access token alone; the system headers are optional, up to 30 characters. */
@@ -55,7 +55,7 @@ export function ledgerRoutes(services: Services): RestInterface[] {
         inPayout: param(query, 'inPayout'),
         sincePayout: param(query, 'sincePayout'),
       },
-    }).then((page) => ({ status: 200, body: { cursor: page.cursor, items: page.items.map(transactionBody) } }));
+    }).then((page) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: page.json }));
   const report = defineRestInterface(
     services,
     {
@@ -107,21 +107,5 @@ function ledgerBody(ledger: LedgerView) {
     lastPayout: ledger.lastPayout,
     owner: ledger.owner,
     settlesForRecipientHandles: ledger.settlesForRecipientHandles,
-  };
-}
-
-function transactionBody(t: LedgerTransactionView) {
-  return {
-    transactionId: t.transactionId,
-    timestamp: t.timestamp,
-    ledgerDate: t.ledgerDate,
-    ledgerId: t.ledgerId,
-    transactionType: t.transactionType,
-    orderId: t.orderId,
-    currency: t.currency,
-    ledgerAmount: t.ledgerAmount,
-    grossAmount: t.grossAmount,
-    fee: t.fee,
-    recipientHandle: t.recipientHandle,
   };
 }

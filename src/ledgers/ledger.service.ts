@@ -2,13 +2,7 @@ import type { LedgerCaller } from './ledger-access.js';
 import type { Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { decodeLedgerCursor, encodeLedgerCursor } from './ledger-cursor.js';
-import {
-  readLedgerTransactions,
-  readLedgers,
-  type LedgerTransactionView,
-  type LedgerView,
-  type TransactionFilter,
-} from './ledger.queries.js';
+import { readLedgerTransactionsJson, readLedgers, type LedgerView, type TransactionFilter } from './ledger.queries.js';
 
 /** Rows per report API response (FACTS §11: up to 1000 items per request). */
 export const REPORT_PAGE_SIZE = 1000;
@@ -96,13 +90,13 @@ export async function listLedgers(
 }
 
 /**
- * `GET /report/v1/ledgertransactions`: one ledger's transactions, every filter, newest last, 1000 a page. With a
- * cursor only `ledgerId` is needed; filters sent with it must be the cursor's own.
+ * `GET /report/v1/ledgertransactions`: one ledger's transactions, every filter, newest last, 1000 a page, as the
+ * body the report API sends. With a cursor only `ledgerId` is needed; filters sent with it must be the cursor's own.
  */
 export async function listLedgerTransactions(
   reader: LedgerReader,
   params: { ledgerId?: string; cursor?: string; filter: Record<keyof TransactionFilter, string | undefined> },
-): Promise<ReportPage<LedgerTransactionView>> {
+): Promise<{ json: string }> {
   let filter = checkTransactionFilter(params.filter);
   let afterId: number | undefined;
   let ledgerId = params.ledgerId;
@@ -117,13 +111,12 @@ export async function listLedgerTransactions(
   }
   if (ledgerId === undefined) throw AppError.validation([{ name: 'ledgerId', reason: 'The parameter is required' }]);
   const ledger = await findCoveredLedger(reader, ledgerId);
-  const rows = await readLedgerTransactions(reader.em, ledger.id, filter, { afterId, limit: REPORT_PAGE_SIZE + 1 });
-  const items = rows.slice(0, REPORT_PAGE_SIZE);
-  const more = rows.length > REPORT_PAGE_SIZE;
-  const cursor = more
-    ? encodeLedgerCursor(reader.cursorSecret, { kind: 'transactions', ledgerId, filter, afterId: items[items.length - 1]!.id })
-    : '';
-  return { cursor, items };
+  const page = await readLedgerTransactionsJson(reader.em, ledger.id, filter, { afterId, size: REPORT_PAGE_SIZE });
+  const cursor =
+    page.more && page.lastId !== null
+      ? encodeLedgerCursor(reader.cursorSecret, { kind: 'transactions', ledgerId, filter, afterId: page.lastId })
+      : '';
+  return { json: `{"cursor":${JSON.stringify(cursor)},"items":${page.itemsJson}}` };
 }
 
 /** A ledger the caller covers; another merchant's is refused exactly like one that does not exist. */
