@@ -14,7 +14,7 @@ const config: CodegenConfig = {
         useTypeImports: true,
         enumsAsTypes: true,
         contextType: '../platform/graph/graphql-context.js#GraphQLContext',
-        scalars: { DateTime: 'string', MinorUnits: 'number' },
+        scalars: { DateTime: 'string', MinorUnits: 'number', Date: 'string' },
         mappers: {
           Payment: '../payments/payment.view.js#PaymentView',
           PaymentEvent: '../payments/payment-event.entity.js#PaymentEvent as PaymentEventRow',
@@ -24,6 +24,8 @@ const config: CodegenConfig = {
           PaymentEventNotification: '../payments/payment-event.subscription.js#PaymentEventNotificationSource',
           PaymentProfile: '../payments/payment.view.js#PaymentProfileView',
           UserInfo: '../user-profiles/user-info.graph.js#UserInfoView',
+          Ledger: '../ledgers/ledger.queries.js#LedgerView',
+          LedgerTransaction: '../ledgers/ledger.queries.js#LedgerTransactionView',
         },
         resolversNonOptionalTypename: { interfaceImplementingType: true },
       },

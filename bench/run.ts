@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { format, resolveConfig } from 'prettier';
 import { renderFanOut, runFanOut } from './fan-out.js';
+import { renderLedgerRead, runLedgerRead } from './ledger-read.js';
 import { renderWebhookLatency, runWebhookLatency } from './webhook-latency.js';
 import { graphqlSucceeded, runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { paymentBody } from './payment-body.js';
@@ -203,6 +204,10 @@ async function main(): Promise<void> {
     }, headers);
     process.stderr.write(`${renderFanOut(fanOut)}\n`);
 
+    // Last: it adds a million rows to the database the rows above were measured on.
+    const ledgerRead = await runLedgerRead(paygraph.baseUrl, url.toString(), headers);
+    process.stderr.write(`${renderLedgerRead(ledgerRead)}\n`);
+
     const stamp = new Date().toISOString().slice(0, 10);
     const report = [
       `Run on ${stamp} with \`npm run bench\` (concurrency ${CONCURRENCY}, ${DURATION_MS / 1000} s per row after a ${WARM_UP_MS / 1000} s warm-up, ` +
@@ -210,6 +215,7 @@ async function main(): Promise<void> {
       renderTable(results),
       renderWebhookLatency(webhookLatency),
       renderFanOut(fanOut),
+      renderLedgerRead(ledgerRead),
     ].join('\n\n');
     process.stdout.write(`${report}\n`);
     await keepInReadme(report);

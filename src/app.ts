@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
-import { systemClock, type Clock } from './platform/clock.js';
+import { OffsetClock, systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './config.js';
 import type { RequestContext, Services } from './platform/context.js';
 import { forkEm, openDatabase, type Orm } from './platform/db/orm.js';
@@ -9,6 +9,7 @@ import { AppError } from './platform/errors/app-error.js';
 import { notificationListener } from './platform/events/notification-listener.js';
 import { dispatchOutbox } from './platform/events/outbox-dispatcher.job.js';
 import { DOMAIN_EVENT_CHANNEL, DomainEventBus } from './platform/events/domain-event-bus.js';
+import { eventProjectors, projectionSubscriber } from './platform/events/event-projectors.js';
 import { eventTypes } from './platform/events/event-types.js';
 import type { GraphQLContext } from './platform/graph/graphql-context.js';
 import { createGraphQLServer, handleGraphQLRequest } from './platform/graph/graphql-http.js';
@@ -22,6 +23,7 @@ import type { HttpRequest, HttpResponse } from './platform/rest/http-types.js';
 import { epaymentProblem } from './platform/rest/error-formats/epayment-problem.js';
 import { asAppError } from './platform/rest/error-formats/error-format.js';
 import { logError, logRequest } from './log.js';
+import type { RestInterface } from './platform/rest/rest-interface.js';
 import { Router } from './platform/rest/router.js';
 import { Scheduler } from './platform/jobs/scheduler.js';
 import { SalesUnitDirectory } from './merchants/sales-unit.directory.js';
@@ -60,9 +62,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     entities: modules.flatMap((m) => m.entities ?? []),
     migrations: modules.flatMap((m) => m.migrations ?? []),
   });
-  const clock = options.clock ?? systemClock;
+  // The test environment's clock can be advanced (the graph's test clock); production runs on the system time.
+  const clock = options.clock ?? (config.env === 'test' ? new OffsetClock() : systemClock);
+  orm.em.getEventManager().registerSubscriber(projectionSubscriber);
   for (const module of modules) {
     for (const definition of module.eventTypes ?? []) eventTypes.register(definition);
+    for (const projector of module.projectors ?? []) eventProjectors.register(projector);
     for (const kind of module.callbackKinds ?? []) callbackKinds.register(kind);
   }
   const events = new DomainEventBus(orm, notificationListener(orm, config.databaseUrl, DOMAIN_EVENT_CHANNEL));
@@ -81,7 +86,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const router = new Router();
   for (const module of modules) {
-    if (module.routes) router.add(module.routes(services));
+    const declared = module.routes?.(services) ?? [];
+    router.add(...(Array.isArray(declared) ? (declared as readonly RestInterface[]) : [declared as RestInterface]));
     if (module.pages) router.addPages(...module.pages(services));
   }
   const schema = buildSchema(modules.flatMap((m) => m.resolvers ?? []));
@@ -90,6 +96,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     modules.flatMap((m) => m.jobs?.(services) ?? []),
     config.jobIntervalMs,
   );
+  services.runJobsNow = () => scheduler.runOnce();
   // Webhooks run apart from expiry, never waiting behind it. A committed event (heard through LISTEN) and a
   // settled POST wake them, so an event, and the next event of that payment, go out at once, not at the next tick.
   // Outbound callbacks ride along: recorded with an event, they are woken by its commit too, else by the tick.

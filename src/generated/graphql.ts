@@ -6,6 +6,7 @@ import type { Webhook as WebhookRow } from '../webhooks/webhook.entity.js';
 import type { WebhookDeliveryView, WebhookAttemptView } from '../webhooks/webhook-delivery.service.js';
 import type { PaymentEventNotificationSource } from '../payments/payment-event.subscription.js';
 import type { UserInfoView } from '../user-profiles/user-info.graph.js';
+import type { LedgerView, LedgerTransactionView } from '../ledgers/ledger.queries.js';
 import type { GraphQLContext } from '../platform/graph/graphql-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -18,10 +19,24 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
+  /** A calendar date, YYYY-MM-DD. */
+  Date: { input: string; output: string; }
   /** An ISO 8601 date-time in UTC. */
   DateTime: { input: string; output: string; }
   /** An amount in minor units (100 = 1 NOK). Always an integer. */
   MinorUnits: { input: number; output: number; }
+};
+
+/** Exactly one of seconds and until. */
+export type AdvanceTestClockInput = {
+  seconds?: InputMaybe<Scalars['Int']['input']>;
+  until?: InputMaybe<Scalars['DateTime']['input']>;
+};
+
+export type AdvanceTestClockPayload = {
+  __typename?: 'AdvanceTestClockPayload';
+  testClock?: Maybe<TestClock>;
+  userErrors: Array<TestClockUserError>;
 };
 
 export type AirlineDataInput = {
@@ -127,6 +142,110 @@ export type IndustryDataInput = {
   airlineData?: InputMaybe<AirlineDataInput>;
 };
 
+/** A merchant's settlement ledger: what its captures, refunds, fees and payouts add up to. */
+export type Ledger = Node & {
+  __typename?: 'Ledger';
+  currency: Scalars['String']['output'];
+  /** The ledger's first payout id (2000001), null before any payout. */
+  firstPayout?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  lastPayout?: Maybe<Scalars['String']['output']>;
+  /** The report API's ledgerId. */
+  ledgerId: Scalars['String']['output'];
+  owner: LedgerOwner;
+  payoutBankAccount: LedgerBankAccount;
+  /** What each sales unit pays per capture. */
+  prices: Array<SalesUnitPrice>;
+  /** api:<msn> of each sales unit the ledger settles for. */
+  settlesForRecipientHandles: Array<Scalars['String']['output']>;
+  /** The ledger's transactions, newest last (the order they were entered), with the report API's filters. */
+  transactions: LedgerTransactionConnection;
+};
+
+
+/** A merchant's settlement ledger: what its captures, refunds, fees and payouts add up to. */
+export type LedgerTransactionsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<LedgerTransactionFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type LedgerBankAccount = {
+  __typename?: 'LedgerBankAccount';
+  id?: Maybe<Scalars['String']['output']>;
+  /** BBAN:NO */
+  scheme: Scalars['String']['output'];
+};
+
+export type LedgerConnection = {
+  __typename?: 'LedgerConnection';
+  edges: Array<LedgerEdge>;
+  pageInfo: PageInfo;
+};
+
+export type LedgerEdge = {
+  __typename?: 'LedgerEdge';
+  cursor: Scalars['String']['output'];
+  node: Ledger;
+};
+
+export type LedgerOwner = {
+  __typename?: 'LedgerOwner';
+  id: Scalars['String']['output'];
+  /** business:NO:ORG */
+  scheme: Scalars['String']['output'];
+};
+
+/** One row of a ledger. ledgerAmount = grossAmount - fee. */
+export type LedgerTransaction = Node & {
+  __typename?: 'LedgerTransaction';
+  currency: Scalars['String']['output'];
+  fee: Scalars['MinorUnits']['output'];
+  grossAmount: Scalars['MinorUnits']['output'];
+  id: Scalars['ID']['output'];
+  ledger: Ledger;
+  ledgerAmount: Scalars['MinorUnits']['output'];
+  ledgerDate: Scalars['Date']['output'];
+  ledgerId: Scalars['String']['output'];
+  /** The payment's reference (a payout: its payout id). */
+  orderId?: Maybe<Scalars['String']['output']>;
+  /** The payment of a capture or refund, when it is one of the sales unit the request acts for. */
+  payment?: Maybe<Payment>;
+  /** The payout that paid the row out; null while it is open. */
+  payoutId?: Maybe<Scalars['String']['output']>;
+  recipientHandle?: Maybe<Scalars['String']['output']>;
+  timestamp: Scalars['DateTime']['output'];
+  transactionId: Scalars['String']['output'];
+  transactionType: LedgerTransactionType;
+};
+
+export type LedgerTransactionConnection = {
+  __typename?: 'LedgerTransactionConnection';
+  edges: Array<LedgerTransactionEdge>;
+  pageInfo: PageInfo;
+};
+
+export type LedgerTransactionEdge = {
+  __typename?: 'LedgerTransactionEdge';
+  cursor: Scalars['String']['output'];
+  node: LedgerTransaction;
+};
+
+export type LedgerTransactionFilter = {
+  fromLedgerDate?: InputMaybe<Scalars['Date']['input']>;
+  /** Rows paid out in this payout, and the payout itself. */
+  inPayout?: InputMaybe<Scalars['String']['input']>;
+  ledgerDate?: InputMaybe<Scalars['Date']['input']>;
+  /** Rows not paid out in this payout or an earlier one. */
+  sincePayout?: InputMaybe<Scalars['String']['input']>;
+  toLedgerDate?: InputMaybe<Scalars['Date']['input']>;
+};
+
+export type LedgerTransactionType =
+  | 'CAPTURE'
+  | 'PAYOUT'
+  | 'REFUND';
+
 export type MetadataEntry = {
   __typename?: 'MetadataEntry';
   key: Scalars['String']['output'];
@@ -153,6 +272,8 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** @deprecated Placeholder so domains can extend Mutation. */
   _empty?: Maybe<Scalars['Boolean']['output']>;
+  /** Test environment only: moves the clock forward and runs every job that became due (expiry, payouts, refund deductions) before answering. */
+  advanceTestClock: AdvanceTestClockPayload;
   /** Test environment only: approve as a test user who has approved a payment on the landing page before. */
   approveTestPayment: PaymentModificationPayload;
   cancelPayment: PaymentModificationPayload;
@@ -163,6 +284,11 @@ export type Mutation = {
   redeliverWebhookDelivery: RedeliverWebhookDeliveryPayload;
   refundPayment: PaymentModificationPayload;
   registerWebhook: RegisterWebhookPayload;
+};
+
+
+export type MutationAdvanceTestClockArgs = {
+  input: AdvanceTestClockInput;
 };
 
 
@@ -242,6 +368,8 @@ export type Payment = Node & {
   events: PaymentEventConnection;
   expiresAt: Scalars['DateTime']['output'];
   id: Scalars['ID']['output'];
+  /** The payment's rows in its merchant's ledger (captures and refunds), when the caller may read that ledger. */
+  ledgerTransactions: Array<LedgerTransaction>;
   metadata: Array<MetadataEntry>;
   /** The order the merchant sent with the payment (its receipt); null when it sent none. */
   order?: Maybe<PaymentOrder>;
@@ -490,6 +618,10 @@ export type QrImageFormat =
 
 export type Query = {
   __typename?: 'Query';
+  /** A ledger by its report API id; null when it does not exist or is not the caller's. */
+  ledger?: Maybe<Ledger>;
+  /** The ledgers the caller's keys cover (a merchant its own; a partner those of connected merchants that consented). */
+  ledgers: LedgerConnection;
   /** Any object by its global id; null when it does not exist or belongs to someone else. */
   node?: Maybe<Node>;
   /** A payment of the caller's sales unit by its reference. */
@@ -504,10 +636,23 @@ export type Query = {
   recentPaymentEvents: PaymentEventNotificationConnection;
   /** The sales units the caller's credentials may act for. */
   salesUnits: Array<SalesUnit>;
+  testClock: TestClock;
   /** A registration's deliveries, newest first; null when the registration is not the caller's. */
   webhookDeliveries?: Maybe<WebhookDeliveryConnection>;
   /** The caller's webhook registrations, oldest first. */
   webhooks: Array<Webhook>;
+};
+
+
+export type QueryLedgerArgs = {
+  ledgerId: Scalars['String']['input'];
+};
+
+
+export type QueryLedgersArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  settlesForRecipientHandles?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -592,6 +737,15 @@ export type SalesUnit = {
   name: Scalars['String']['output'];
 };
 
+/** A sales unit's price: a percentage of each capture (basis points: 175 = 1.75 %) plus a fixed part per capture. */
+export type SalesUnitPrice = {
+  __typename?: 'SalesUnitPrice';
+  fixedFee: Scalars['MinorUnits']['output'];
+  msn: Scalars['String']['output'];
+  percentageFeeBasisPoints: Scalars['Int']['output'];
+  recipientHandle: Scalars['String']['output'];
+};
+
 export type ShippingInfoInput = {
   amount: Scalars['MinorUnits']['input'];
   amountExcludingTax: Scalars['MinorUnits']['input'];
@@ -611,6 +765,23 @@ export type Subscription = {
 export type SubscriptionPaymentEventsArgs = {
   names?: InputMaybe<Array<PaymentEventName>>;
   reference?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** The service's clock (the test environment can move it forward). */
+export type TestClock = {
+  __typename?: 'TestClock';
+  now: Scalars['DateTime']['output'];
+};
+
+export type TestClockErrorCode =
+  | 'FORBIDDEN_IN_PRODUCTION'
+  | 'VALIDATION_FAILED';
+
+export type TestClockUserError = {
+  __typename?: 'TestClockUserError';
+  code: TestClockErrorCode;
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
 };
 
 export type UnitInfoInput = {
@@ -883,6 +1054,8 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
   Node:
+    | ( LedgerView & { __typename: 'Ledger' } )
+    | ( LedgerTransactionView & { __typename: 'LedgerTransaction' } )
     | ( PaymentView & { __typename: 'Payment' } )
     | ( PaymentEventRow & { __typename: 'PaymentEvent' } )
     | ( WebhookDeliveryView & { __typename: 'WebhookDelivery' } )
@@ -891,6 +1064,8 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
+  AdvanceTestClockInput: AdvanceTestClockInput;
+  AdvanceTestClockPayload: ResolverTypeWrapper<AdvanceTestClockPayload>;
   AirlineDataInput: AirlineDataInput;
   ApproveTestPaymentInput: ApproveTestPaymentInput;
   BarcodeInput: BarcodeInput;
@@ -903,6 +1078,7 @@ export type ResolversTypes = ResolversObject<{
   Currency: Currency;
   CustomerInput: CustomerInput;
   CustomerInteraction: CustomerInteraction;
+  Date: ResolverTypeWrapper<Scalars['Date']['output']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: ResolverTypeWrapper<DeleteWebhookPayload>;
@@ -910,6 +1086,16 @@ export type ResolversTypes = ResolversObject<{
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   IndustryDataInput: IndustryDataInput;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Ledger: ResolverTypeWrapper<LedgerView>;
+  LedgerBankAccount: ResolverTypeWrapper<LedgerBankAccount>;
+  LedgerConnection: ResolverTypeWrapper<Omit<LedgerConnection, 'edges'> & { edges: Array<ResolversTypes['LedgerEdge']> }>;
+  LedgerEdge: ResolverTypeWrapper<Omit<LedgerEdge, 'node'> & { node: ResolversTypes['Ledger'] }>;
+  LedgerOwner: ResolverTypeWrapper<LedgerOwner>;
+  LedgerTransaction: ResolverTypeWrapper<LedgerTransactionView>;
+  LedgerTransactionConnection: ResolverTypeWrapper<Omit<LedgerTransactionConnection, 'edges'> & { edges: Array<ResolversTypes['LedgerTransactionEdge']> }>;
+  LedgerTransactionEdge: ResolverTypeWrapper<Omit<LedgerTransactionEdge, 'node'> & { node: ResolversTypes['LedgerTransaction'] }>;
+  LedgerTransactionFilter: LedgerTransactionFilter;
+  LedgerTransactionType: LedgerTransactionType;
   MetadataEntry: ResolverTypeWrapper<MetadataEntry>;
   MetadataEntryInput: MetadataEntryInput;
   MinorUnits: ResolverTypeWrapper<Scalars['MinorUnits']['output']>;
@@ -954,9 +1140,13 @@ export type ResolversTypes = ResolversObject<{
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: ResolverTypeWrapper<Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
   SalesUnit: ResolverTypeWrapper<SalesUnit>;
+  SalesUnitPrice: ResolverTypeWrapper<SalesUnitPrice>;
   ShippingInfoInput: ShippingInfoInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  TestClock: ResolverTypeWrapper<TestClock>;
+  TestClockErrorCode: TestClockErrorCode;
+  TestClockUserError: ResolverTypeWrapper<TestClockUserError>;
   UnitInfoInput: UnitInfoInput;
   UserFlow: UserFlow;
   UserInfo: ResolverTypeWrapper<UserInfoView>;
@@ -978,6 +1168,8 @@ export type ResolversTypes = ResolversObject<{
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
+  AdvanceTestClockInput: AdvanceTestClockInput;
+  AdvanceTestClockPayload: AdvanceTestClockPayload;
   AirlineDataInput: AirlineDataInput;
   ApproveTestPaymentInput: ApproveTestPaymentInput;
   BarcodeInput: BarcodeInput;
@@ -988,6 +1180,7 @@ export type ResolversParentTypes = ResolversObject<{
   CreatePaymentInput: CreatePaymentInput;
   CreatePaymentPayload: Omit<CreatePaymentPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
   CustomerInput: CustomerInput;
+  Date: Scalars['Date']['output'];
   DateTime: Scalars['DateTime']['output'];
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: DeleteWebhookPayload;
@@ -995,6 +1188,15 @@ export type ResolversParentTypes = ResolversObject<{
   ID: Scalars['ID']['output'];
   IndustryDataInput: IndustryDataInput;
   Int: Scalars['Int']['output'];
+  Ledger: LedgerView;
+  LedgerBankAccount: LedgerBankAccount;
+  LedgerConnection: Omit<LedgerConnection, 'edges'> & { edges: Array<ResolversParentTypes['LedgerEdge']> };
+  LedgerEdge: Omit<LedgerEdge, 'node'> & { node: ResolversParentTypes['Ledger'] };
+  LedgerOwner: LedgerOwner;
+  LedgerTransaction: LedgerTransactionView;
+  LedgerTransactionConnection: Omit<LedgerTransactionConnection, 'edges'> & { edges: Array<ResolversParentTypes['LedgerTransactionEdge']> };
+  LedgerTransactionEdge: Omit<LedgerTransactionEdge, 'node'> & { node: ResolversParentTypes['LedgerTransaction'] };
+  LedgerTransactionFilter: LedgerTransactionFilter;
   MetadataEntry: MetadataEntry;
   MetadataEntryInput: MetadataEntryInput;
   MinorUnits: Scalars['MinorUnits']['output'];
@@ -1034,9 +1236,12 @@ export type ResolversParentTypes = ResolversObject<{
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
   SalesUnit: SalesUnit;
+  SalesUnitPrice: SalesUnitPrice;
   ShippingInfoInput: ShippingInfoInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
+  TestClock: TestClock;
+  TestClockUserError: TestClockUserError;
   UnitInfoInput: UnitInfoInput;
   UserInfo: UserInfoView;
   UserInfoAccount: UserInfoAccount;
@@ -1052,11 +1257,20 @@ export type ResolversParentTypes = ResolversObject<{
   WebhookUserError: WebhookUserError;
 }>;
 
+export type AdvanceTestClockPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AdvanceTestClockPayload'] = ResolversParentTypes['AdvanceTestClockPayload']> = ResolversObject<{
+  testClock?: Resolver<Maybe<ResolversTypes['TestClock']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['TestClockUserError']>, ParentType, ContextType>;
+}>;
+
 export type CreatePaymentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatePaymentPayload'] = ResolversParentTypes['CreatePaymentPayload']> = ResolversObject<{
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType>;
   redirectUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['PaymentUserError']>, ParentType, ContextType>;
 }>;
+
+export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Date'], any> {
+  name: 'Date';
+}
 
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
@@ -1065,6 +1279,69 @@ export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversT
 export type DeleteWebhookPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteWebhookPayload'] = ResolversParentTypes['DeleteWebhookPayload']> = ResolversObject<{
   deletedWebhookId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['WebhookUserError']>, ParentType, ContextType>;
+}>;
+
+export type LedgerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Ledger'] = ResolversParentTypes['Ledger']> = ResolversObject<{
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  firstPayout?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastPayout?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  ledgerId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  owner?: Resolver<ResolversTypes['LedgerOwner'], ParentType, ContextType>;
+  payoutBankAccount?: Resolver<ResolversTypes['LedgerBankAccount'], ParentType, ContextType>;
+  prices?: Resolver<Array<ResolversTypes['SalesUnitPrice']>, ParentType, ContextType>;
+  settlesForRecipientHandles?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  transactions?: Resolver<ResolversTypes['LedgerTransactionConnection'], ParentType, ContextType, RequireFields<LedgerTransactionsArgs, 'first'>>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type LedgerBankAccountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LedgerBankAccount'] = ResolversParentTypes['LedgerBankAccount']> = ResolversObject<{
+  id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  scheme?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type LedgerConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LedgerConnection'] = ResolversParentTypes['LedgerConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['LedgerEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type LedgerEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LedgerEdge'] = ResolversParentTypes['LedgerEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Ledger'], ParentType, ContextType>;
+}>;
+
+export type LedgerOwnerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LedgerOwner'] = ResolversParentTypes['LedgerOwner']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  scheme?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type LedgerTransactionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LedgerTransaction'] = ResolversParentTypes['LedgerTransaction']> = ResolversObject<{
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fee?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  grossAmount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  ledger?: Resolver<ResolversTypes['Ledger'], ParentType, ContextType>;
+  ledgerAmount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  ledgerDate?: Resolver<ResolversTypes['Date'], ParentType, ContextType>;
+  ledgerId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  orderId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType>;
+  payoutId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  recipientHandle?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  timestamp?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  transactionId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  transactionType?: Resolver<ResolversTypes['LedgerTransactionType'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type LedgerTransactionConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LedgerTransactionConnection'] = ResolversParentTypes['LedgerTransactionConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['LedgerTransactionEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type LedgerTransactionEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['LedgerTransactionEdge'] = ResolversParentTypes['LedgerTransactionEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['LedgerTransaction'], ParentType, ContextType>;
 }>;
 
 export type MetadataEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MetadataEntry'] = ResolversParentTypes['MetadataEntry']> = ResolversObject<{
@@ -1083,6 +1360,7 @@ export type MoneyResolvers<ContextType = GraphQLContext, ParentType extends Reso
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   _empty?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  advanceTestClock?: Resolver<ResolversTypes['AdvanceTestClockPayload'], ParentType, ContextType, RequireFields<MutationAdvanceTestClockArgs, 'input'>>;
   approveTestPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationApproveTestPaymentArgs, 'input'>>;
   cancelPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCancelPaymentArgs, 'input'>>;
   capturePayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCapturePaymentArgs, 'input'>>;
@@ -1094,7 +1372,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'Payment' | 'PaymentEvent' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Ledger' | 'LedgerTransaction' | 'Payment' | 'PaymentEvent' | 'WebhookDelivery', ParentType, ContextType>;
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -1111,6 +1389,7 @@ export type PaymentResolvers<ContextType = GraphQLContext, ParentType extends Re
   events?: Resolver<ResolversTypes['PaymentEventConnection'], ParentType, ContextType, RequireFields<PaymentEventsArgs, 'first'>>;
   expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  ledgerTransactions?: Resolver<Array<ResolversTypes['LedgerTransaction']>, ParentType, ContextType>;
   metadata?: Resolver<Array<ResolversTypes['MetadataEntry']>, ParentType, ContextType>;
   order?: Resolver<Maybe<ResolversTypes['PaymentOrder']>, ParentType, ContextType>;
   paymentDescription?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1237,6 +1516,8 @@ export type PaymentUserErrorResolvers<ContextType = GraphQLContext, ParentType e
 }>;
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
+  ledger?: Resolver<Maybe<ResolversTypes['Ledger']>, ParentType, ContextType, RequireFields<QueryLedgerArgs, 'ledgerId'>>;
+  ledgers?: Resolver<ResolversTypes['LedgerConnection'], ParentType, ContextType, RequireFields<QueryLedgersArgs, 'first'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType, RequireFields<QueryPaymentArgs, 'reference'>>;
   paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, ContextType, RequireFields<QueryPaymentEventsPerMinuteArgs, 'since'>>;
@@ -1244,6 +1525,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   payments?: Resolver<ResolversTypes['PaymentConnection'], ParentType, ContextType, RequireFields<QueryPaymentsArgs, 'first'>>;
   recentPaymentEvents?: Resolver<ResolversTypes['PaymentEventNotificationConnection'], ParentType, ContextType, RequireFields<QueryRecentPaymentEventsArgs, 'first'>>;
   salesUnits?: Resolver<Array<ResolversTypes['SalesUnit']>, ParentType, ContextType>;
+  testClock?: Resolver<ResolversTypes['TestClock'], ParentType, ContextType>;
   webhookDeliveries?: Resolver<Maybe<ResolversTypes['WebhookDeliveryConnection']>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first' | 'webhookId'>>;
   webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
 }>;
@@ -1264,8 +1546,25 @@ export type SalesUnitResolvers<ContextType = GraphQLContext, ParentType extends 
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type SalesUnitPriceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SalesUnitPrice'] = ResolversParentTypes['SalesUnitPrice']> = ResolversObject<{
+  fixedFee?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  msn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  percentageFeeBasisPoints?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  recipientHandle?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
   paymentEvents?: SubscriptionResolver<ResolversTypes['PaymentEventNotification'], "paymentEvents", ParentType, ContextType, Partial<SubscriptionPaymentEventsArgs>>;
+}>;
+
+export type TestClockResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TestClock'] = ResolversParentTypes['TestClock']> = ResolversObject<{
+  now?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
+
+export type TestClockUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TestClockUserError'] = ResolversParentTypes['TestClockUserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['TestClockErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type UserInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserInfo'] = ResolversParentTypes['UserInfo']> = ResolversObject<{
@@ -1367,9 +1666,19 @@ export type WebhookUserErrorResolvers<ContextType = GraphQLContext, ParentType e
 }>;
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
+  AdvanceTestClockPayload?: AdvanceTestClockPayloadResolvers<ContextType>;
   CreatePaymentPayload?: CreatePaymentPayloadResolvers<ContextType>;
+  Date?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
   DeleteWebhookPayload?: DeleteWebhookPayloadResolvers<ContextType>;
+  Ledger?: LedgerResolvers<ContextType>;
+  LedgerBankAccount?: LedgerBankAccountResolvers<ContextType>;
+  LedgerConnection?: LedgerConnectionResolvers<ContextType>;
+  LedgerEdge?: LedgerEdgeResolvers<ContextType>;
+  LedgerOwner?: LedgerOwnerResolvers<ContextType>;
+  LedgerTransaction?: LedgerTransactionResolvers<ContextType>;
+  LedgerTransactionConnection?: LedgerTransactionConnectionResolvers<ContextType>;
+  LedgerTransactionEdge?: LedgerTransactionEdgeResolvers<ContextType>;
   MetadataEntry?: MetadataEntryResolvers<ContextType>;
   MinorUnits?: GraphQLScalarType;
   Money?: MoneyResolvers<ContextType>;
@@ -1399,7 +1708,10 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   RedeliverWebhookDeliveryPayload?: RedeliverWebhookDeliveryPayloadResolvers<ContextType>;
   RegisterWebhookPayload?: RegisterWebhookPayloadResolvers<ContextType>;
   SalesUnit?: SalesUnitResolvers<ContextType>;
+  SalesUnitPrice?: SalesUnitPriceResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  TestClock?: TestClockResolvers<ContextType>;
+  TestClockUserError?: TestClockUserErrorResolvers<ContextType>;
   UserInfo?: UserInfoResolvers<ContextType>;
   UserInfoAccount?: UserInfoAccountResolvers<ContextType>;
   UserInfoAddress?: UserInfoAddressResolvers<ContextType>;

@@ -22,6 +22,8 @@ export interface Services {
   paymentEvents: DomainEventBus;
   /** `node(id:)`'s finders, registered by the modules. */
   nodes: NodeRegistry<RequestContext>;
+  /** Runs every module's background job once, now, and resolves when they are done (the test clock's advance). */
+  runJobsNow?: () => Promise<void>;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { RequestContext, Services } from './context.js';
 import type { Em } from './db/orm.js';
 import type { EntityDefinition, MigrationEntry } from './db/schema-parts.js';
 import type { CallbackKind } from './delivery/callback-kinds.js';
+import type { EventProjector } from './events/event-projectors.js';
 import type { EventTypeDefinition } from './events/event-types.js';
 import type { NodeFinder } from './graph/node-registry.js';
 import type { Job } from './jobs/scheduler.js';
@@ -23,8 +24,11 @@ export interface DomainModule {
   readonly name: string;
   readonly entities?: readonly EntityDefinition[];
   readonly migrations?: readonly MigrationEntry[];
-  /** The domain's REST interface: its prefix, error format, auth, header rules and routes. */
-  routes?(services: Services): RestInterface;
+  /**
+   * The domain's REST interface: its prefix, error format, auth, header rules and routes. A public API spread over
+   * two prefixes (the settlement ledger's `/settlement/v1` and `/report/v1`) declares one interface per prefix.
+   */
+  routes?(services: Services): RestInterface | readonly RestInterface[];
   /** Pages a browser opens (HTML, form posts, assets): routes outside every REST interface. */
   pages?(services: Services): PageRoute[];
   /** Resolver maps for the domain's part of the graph; merged with every other module's. */
@@ -45,6 +49,8 @@ export interface DomainModule {
    * subscribe to, and the body a webhook of one carries.
    */
   readonly eventTypes?: readonly EventTypeDefinition[];
+  /** Rows the domain derives from other domains' events, written in the flush (and transaction) that records them. */
+  readonly projectors?: readonly EventProjector[];
   /** The outbound callbacks the domain sends (through `recordCallback`): timeout and retry policy per kind. */
   readonly callbackKinds?: readonly CallbackKind[];
 }

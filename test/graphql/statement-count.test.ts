@@ -34,7 +34,8 @@ const PAGE_QUERY = `query Page($first: Int!) {
  * its own writes, the idempotency record, commit.
  */
 const CREATE_STATEMENTS = 7; // ... insert event, insert payment ...
-const CAPTURE_STATEMENTS = 8; // ... locked payment read, update, insert event ...
+// ... locked payment read, update, insert event ...; issue 13: + the sales unit's ledger read, + the ledger row insert.
+const CAPTURE_STATEMENTS = 10;
 
 const CREATE_MUTATION = `mutation($input: CreatePaymentInput!) {
   createPayment(input: $input) { payment { reference state } userErrors { code message } }
@@ -151,5 +152,57 @@ describe('SQL statements of user profiles', () => {
     });
     // The client holding the subscription key, then the consent and the profile.
     expect(byUserToken).toHaveLength(3);
+  });
+
+  // issue 13: the settlement ledger. A report page reads the caller's ledger and its rows: 2 statements whatever
+  // the page holds; the graph's pages and a page of payments with their ledger rows cost the same for any size.
+  test('a report API page of transactions costs 2 statements, empty or full', async () => {
+    const headers = { Authorization: `Bearer ${await merchant.accessToken()}` };
+    const ledgerId = (await merchant.raw('GET', '/settlement/v1/ledgers', undefined, headers)).body.items[0].ledgerId;
+    const counts: number[] = [];
+    for (const query of [`ledgerId=${ledgerId}&inPayout=1`, `ledgerId=${ledgerId}`]) {
+      const statements = await statementsFor(async () =>
+        expect((await merchant.raw('GET', `/report/v1/ledgertransactions?${query}`, undefined, headers)).status).toBe(200),
+      );
+      counts.push(statements.length);
+    }
+    expect(counts).toEqual([2, 2]);
+    const list = await statementsFor(async () =>
+      expect((await merchant.raw('GET', '/settlement/v1/ledgers', undefined, headers)).status).toBe(200),
+    );
+    expect(list).toHaveLength(1);
+  });
+
+  test("a graph page of a ledger's transactions with their payments costs the same statements for 1, 12 and 50 rows", async () => {
+    const counts: number[] = [];
+    for (const first of [1, 12, 50]) {
+      const statements = await statementsFor(async () => {
+        const res = await merchant.graphql(
+          `query($first: Int!) { ledgers { edges { node { ledgerId prices { msn }
+            transactions(first: $first) { edges { node { grossAmount fee ledger { ledgerId } payment { reference state } } } } } } } }`,
+          { first },
+        );
+        expect(res.body.errors).toBeUndefined();
+        expect(res.body.data.ledgers.edges[0].node.transactions.edges).toHaveLength(first);
+      });
+      counts.push(statements.length);
+    }
+    expect(new Set(counts).size).toBe(1);
+    expect(counts[0]).toBe(4);
+  });
+
+  test('a page of payments with their ledger rows costs one statement more, for 1 or 50 payments', async () => {
+    const counts: number[] = [];
+    for (const first of [1, 50]) {
+      const statements = await statementsFor(async () => {
+        const res = await merchant.graphql(
+          `query($first: Int!) { payments(first: $first) { edges { node { reference ledgerTransactions { grossAmount fee } } } } }`,
+          { first },
+        );
+        expect(res.body.errors).toBeUndefined();
+      });
+      counts.push(statements.length);
+    }
+    expect(counts[0]).toBe(counts[1]);
   });
 });

@@ -80,6 +80,14 @@ async function expectDocumentedRefusal(route: string, res: Response): Promise<vo
     );
     return;
   }
+  if (route.startsWith('GET /settlement/') || route.startsWith('GET /report/')) {
+    // issue 13: the report API's documented bodies (FACTS §11): {errorCode, errorMessage, contextId}; a 401 {code, message}.
+    expect(type).toMatch(/^application\/json/);
+    const body = JSON.parse(text);
+    if (res.status === 401) expect(body).toEqual({ code: 'Unauthorized', message: expect.any(String) });
+    else expect(body).toEqual({ errorCode: 10002, errorMessage: expect.any(String), contextId: expect.any(String) });
+    return;
+  }
   expect(type).toBe('application/problem+json');
   expect(JSON.parse(text)).toEqual(
     expect.objectContaining({
@@ -287,7 +295,9 @@ describe('malformed requests get only documented 4xx answers', () => {
               system: fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: headerValue }),
               query: fc.string({ maxLength: 40 }),
             })
-            .filter((h) => !badCredentials || h.auth !== 'valid' || h.msn !== MERCHANT_A.msn),
+            .filter((h) => !badCredentials || h.auth !== 'valid' || h.msn !== MERCHANT_A.msn)
+            // issue 13: the ledger list names no sales unit (the header only narrows it), so only its credentials can be wrong.
+            .filter((h) => name !== 'GET /settlement/v1/ledgers' || h.auth !== 'valid'),
           async (param, body, h) => {
             const headers: Record<string, string> = {
               'Content-Type': 'application/json',
@@ -413,6 +423,49 @@ describe('malformed requests get only documented 4xx answers', () => {
         });
         await expectDocumentedRefusal('GET /vipps-userinfo-api/userinfo/{sub}', bySub);
       }),
+      { numRuns: CASES_PER_ROUTE, seed: SEED },
+    );
+  });
+
+  // issue 13: the report API's filters and cursors. Every value below is malformed for its parameter (a cursor
+  // not signed by the service, a date that is not one, a payout id that is not digits): a 400 in the report body.
+  test('the report API refuses malformed filters, handles and forged cursors', async () => {
+    const headers = { Authorization: `Bearer ${await merchant.accessToken()}` };
+    const ledgers = (await (await fetch(`${t.baseUrl}/settlement/v1/ledgers`, { headers })).json()) as { items: { ledgerId: string }[] };
+    const ledgerId = ledgers.items[0]!.ledgerId;
+    const malformed = fc
+      .record({
+        name: fc.constantFrom('ledgerDate', 'fromLedgerDate', 'toLedgerDate', 'inPayout', 'sincePayout', 'cursor'),
+        value: fc.oneof(
+          fc.string({ minLength: 1, maxLength: 60 }),
+          unicode,
+          fc.constantFrom('2026-02-30', '2026-1-1', '-1', '1e9', '0x10'),
+        ),
+      })
+      .filter(({ name, value }) =>
+        name === 'cursor'
+          ? true
+          : name.endsWith('Date')
+            ? !/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(value) || value === '2026-02-30'
+            : !/^[0-9]{1,15}$/.test(value),
+      );
+    await fc.assert(
+      fc.asyncProperty(
+        malformed,
+        fc.string({ maxLength: 60 }).filter((h) => h !== '' && !/^(api|nor):[0-9]{1,10}$/.test(h)),
+        async (param, handle) => {
+          const query = new URLSearchParams({ ledgerId, [param.name]: param.value });
+          await expectDocumentedRefusal(
+            'GET /report/v1/ledgertransactions',
+            await fetch(`${t.baseUrl}/report/v1/ledgertransactions?${query}`, { headers }),
+          );
+          const list = new URLSearchParams({ settlesForRecipientHandles: handle });
+          await expectDocumentedRefusal(
+            'GET /settlement/v1/ledgers',
+            await fetch(`${t.baseUrl}/settlement/v1/ledgers?${list}`, { headers }),
+          );
+        },
+      ),
       { numRuns: CASES_PER_ROUTE, seed: SEED },
     );
   });

@@ -105,10 +105,19 @@ async function run(reference: string, op: Operation, batch: Operation[], sent: S
   sent.push({ kind: op.kind, amount, key, first });
 }
 
+// issue 13: the references the property created, for the ledger-wide invariant after it.
+const references: string[] = [];
+
+/** Sales unit 123456's price (TEST-ENVIRONMENT.md, README): 1.75 % rounded half up, plus 1.00 NOK, at most the capture. */
+const feeOf = (gross: number) => Math.min(gross, Math.floor((gross * 175 + 5_000) / 10_000) + 100);
+
+const LEDGER_ROWS = `query($r: String!) { payment(reference: $r) { ledgerTransactions { transactionType grossAmount fee ledgerAmount } } }`;
+
 test('random sequences of modifications never break the money invariants', async () => {
   await fc.assert(
     fc.asyncProperty(scenario, async (batches) => {
       const reference = newReference('prop');
+      references.push(reference);
       const body = paymentBody({ reference });
       const key = randomUUID();
       const created: Created = { body, key, first: await merchant.createPayment(body, key) };
@@ -143,7 +152,81 @@ test('random sequences of modifications never break the money invariants', async
       expect(new Set(keys).size).toBe(keys.length);
       const succeeded = sent.filter((s) => s.first.status === 200).map((s) => s.key);
       expect(keys.filter((k) => succeeded.includes(k)).sort()).toEqual([...succeeded].sort());
+
+      // issue 13: the ledger holds one row per capture and refund event, with its amounts: written with the event.
+      const rows = (await merchant.graphql(LEDGER_ROWS, { r: reference })).body.data.payment.ledgerTransactions as {
+        transactionType: string;
+        grossAmount: number;
+        fee: number;
+        ledgerAmount: number;
+      }[];
+      const amounts = (name: string) =>
+        events
+          .filter((e) => e.name === name)
+          .map((e) => e.amount.value)
+          .sort((x, y) => x - y);
+      const ofType = (type: string) => rows.filter((r) => r.transactionType === type);
+      expect(
+        ofType('CAPTURE')
+          .map((r) => r.grossAmount)
+          .sort((x, y) => x - y),
+      ).toEqual(amounts('CAPTURED'));
+      expect(
+        ofType('REFUND')
+          .map((r) => -r.grossAmount)
+          .sort((x, y) => x - y),
+      ).toEqual(amounts('REFUNDED'));
+      for (const row of ofType('CAPTURE')) expect(row.fee).toBe(feeOf(row.grossAmount));
+      for (const row of ofType('REFUND')) expect(row.fee).toBe(0);
+      for (const row of rows) expect(row.ledgerAmount).toBe(row.grossAmount - row.fee);
     }),
     { numRuns: onPostgres ? 40 : 20, interruptAfterTimeLimit: 45_000 },
   );
+}, 60_000);
+
+// issue 13: whatever ran, and after the payout job closed the dates (the test clock moved past every refund's
+// deduction date), the ledger adds up: sum = captured - refunded - fees - payouts of its payments.
+test('the ledger always adds up: captures - refunds - fees - payouts', async () => {
+  const ledgerSum = async () => {
+    let after: string | null = null;
+    const totals = { sum: 0, fees: 0, payouts: 0 };
+    for (;;) {
+      const res: HttpResult = await merchant.graphql(
+        `query($after: String) { ledgers { edges { node { transactions(first: 100, after: $after) {
+          edges { node { transactionType ledgerAmount fee } } pageInfo { hasNextPage endCursor } } } } } }`,
+        { after },
+      );
+      const connection = res.body.data.ledgers.edges[0].node.transactions;
+      for (const { node } of connection.edges as { node: { transactionType: string; ledgerAmount: number; fee: number } }[]) {
+        totals.sum += node.ledgerAmount;
+        totals.fees += node.fee;
+        if (node.transactionType === 'PAYOUT') totals.payouts -= node.ledgerAmount;
+      }
+      if (!connection.pageInfo.hasNextPage) return totals;
+      after = connection.pageInfo.endCursor;
+    }
+  };
+  const flow = async () => {
+    let captured = 0;
+    let refunded = 0;
+    for (const reference of references) {
+      const a = (await merchant.getPayment(reference)).body.aggregate;
+      captured += a.capturedAmount.value;
+      refunded += a.refundedAmount.value;
+    }
+    return { captured, refunded };
+  };
+  expect(references.length).toBeGreaterThan(0);
+  const before = await ledgerSum();
+  const money = await flow();
+  expect(before.sum).toBe(money.captured - money.refunded - before.fees - before.payouts);
+  expect(before.payouts).toBe(0);
+  // Five days on, every date is closed: the positive balance is paid out, and the books still add up.
+  const moved = await merchant.graphql('mutation { advanceTestClock(input: { seconds: 432000 }) { userErrors { code } } }');
+  expect(moved.body.data.advanceTestClock.userErrors).toEqual([]);
+  merchant = new MerchantClient(t.baseUrl);
+  const after = await ledgerSum();
+  expect(after.sum).toBe(money.captured - money.refunded - after.fees - after.payouts);
+  expect(after.payouts).toBeGreaterThan(0);
+  expect(after.sum).toBeLessThanOrEqual(0);
 }, 60_000);

@@ -41,6 +41,10 @@ interface Identifiers {
   deliveryId: string;
   /** A wallet user who consented to share a profile with merchant A's sales unit. */
   sub: string;
+  // issue 13: settlement ledgers
+  ledgerId: string;
+  ledgerNodeId: string;
+  ledgerTransactionNodeId: string;
 }
 
 beforeAll(async () => {
@@ -68,6 +72,7 @@ beforeAll(async () => {
     webhookId: webhook.body.id,
     deliveryId,
     sub: (await approveWithConsent(owner, 'name email')).sub,
+    ...(await ledgerIdentifiers()),
   };
   missing = {
     reference: newReference(),
@@ -76,6 +81,9 @@ beforeAll(async () => {
     webhookId: randomUUID(),
     deliveryId: toGlobalId('WebhookDelivery', 987654321),
     sub: randomUUID(),
+    ledgerId: '999999999',
+    ledgerNodeId: toGlobalId('Ledger', 999999999),
+    ledgerTransactionNodeId: toGlobalId('LedgerTransaction', 987654321),
   };
 });
 const sockets: Subscriber[] = [];
@@ -83,6 +91,24 @@ afterAll(async () => {
   await Promise.all(sockets.map((s) => s.close()));
   await t.close();
 });
+
+// issue 13: merchant A's ledger and a row of it (a capture of a payment of its own).
+async function ledgerIdentifiers(): Promise<Pick<Identifiers, 'ledgerId' | 'ledgerNodeId' | 'ledgerTransactionNodeId'>> {
+  const captured = await owner.authorizedPayment(5_000);
+  await owner.modify(captured, 'capture', 5_000);
+  const res = await owner.graphql(
+    'query($r: String!) { ledgers { edges { node { id ledgerId } } } payment(reference: $r) { ledgerTransactions { id } } }',
+    { r: captured },
+  );
+  const ledger = res.body.data.ledgers.edges[0].node;
+  return { ledgerId: ledger.ledgerId, ledgerNodeId: ledger.id, ledgerTransactionNodeId: res.body.data.payment.ledgerTransactions[0].id };
+}
+
+/** The report API's error body carries the request's own `contextId`: blanked like a trace id. */
+async function ledgerProbe(c: MerchantClient, path: string): Promise<HttpResult> {
+  const res = await c.request('GET', path);
+  return typeof res.body?.contextId === 'string' ? { ...res, body: { ...res.body, contextId: '<trace>' } } : res;
+}
 
 /** The outbox dispatcher creates deliveries in the background: wait for the first one. */
 async function firstDeliveryOf(webhookId: string): Promise<string> {
@@ -137,6 +163,10 @@ const restMatrix: Record<string, Entry> = {
     // The userinfo error's `instance` is the request's trace id (a new one each time), like `traceId` elsewhere.
     return typeof res.body?.instance === 'string' ? { ...res, body: { ...res.body, instance: '<trace>' } } : res;
   },
+  // issue 13: settlement ledgers
+  'GET /settlement/v1/ledgers': { none: "lists only the ledgers the caller's keys cover (test/ledgers/ledger-api.test.ts)" },
+  'GET /report/v1/ledgertransactions': (c, ids) => ledgerProbe(c, `/report/v1/ledgertransactions?ledgerId=${ids.ledgerId}`),
+  'GET /report/v1/ledgertransactions/{ledgerId}': (c, ids) => ledgerProbe(c, `/report/v1/ledgertransactions/${ids.ledgerId}`),
   'GET /vipps-userinfo-api/userinfo/': {
     none: "the wallet user's own token names the consent and its sales unit; another merchant's key is refused (test/user-profiles/userinfo.test.ts)",
   },
@@ -188,6 +218,13 @@ const graphMatrix: Record<string, Entry> = {
     'mutation($r: String!) { approveTestPayment(input: { reference: $r }) { payment { reference } userErrors { code field } } }',
     (ids) => ({ r: ids.reference }),
   ),
+  // issue 13: settlement ledgers
+  'Query.ledgers': { none: "lists only the ledger of the caller's sales unit, when its keys cover it (test/ledgers/ledger-api.test.ts)" },
+  'Query.ledger': gql('query($id: String!) { ledger(ledgerId: $id) { ledgerId } }', (ids) => ({ id: ids.ledgerId })),
+  'Query.node(ledger)': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.ledgerNodeId })),
+  'Query.node(ledger transaction)': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.ledgerTransactionNodeId })),
+  'Query.testClock': { none: 'the service clock, the same for every caller' },
+  'Mutation.advanceTestClock': { none: "moves the test environment's one clock; reads and changes no tenant's objects" },
   'Subscription.paymentEvents': { socket: 'probed over graphql-ws below: a subscription to another merchant’s reference' },
 };
 

@@ -11,10 +11,15 @@ import type { CheckoutClientPrincipal, MerchantPrincipal, PartnerPrincipal, PspP
 export type TokenPrincipal = MerchantPrincipal | PartnerPrincipal | PspPrincipal;
 
 /**
- * Verifies the bearer token and the subscription key it was issued with. Reads no table: the token carries who
+ * Verifies the bearer token and the subscription key it was issued with (an interface whose definition asks for the
+ * token alone makes the key optional). Reads no table: the token carries who
  * the caller is, so a request costs no statement for it.
  */
-export function authenticateBearer(services: Services, lookup: HeaderLookup): TokenPrincipal {
+export function authenticateBearer(
+  services: Services,
+  lookup: HeaderLookup,
+  options: { subscriptionKey: 'required' | 'optional' } = { subscriptionKey: 'required' },
+): TokenPrincipal {
   const authorization = lookup('Authorization');
   // "Bearer" is case-sensitive in the public definition (FACTS §3).
   if (!authorization?.startsWith('Bearer ') || authorization.slice(7).trim() === '') {
@@ -25,6 +30,9 @@ export function authenticateBearer(services: Services, lookup: HeaderLookup): To
   const verdict = verifyJwt(authorization.slice(7).trim(), services.config.tokenSecret, Math.floor(services.clock.now().getTime() / 1000));
   if (!verdict.ok) throw new AppError('UNAUTHORIZED', verdict.reason, [{ name: 'Authorization', reason: verdict.reason }]);
   const key = lookup('Ocp-Apim-Subscription-Key');
+  // The settlement ledger API takes the token alone (spec 3, "Authentication"): a key sent anyway must still match.
+  const keyOptional = options.subscriptionKey === 'optional' && key === undefined && typeof verdict.claims.skd === 'string';
+  if (keyOptional) return principalOf(verdict.claims);
   // A token of another kind signed with the same secret (a wallet user's token) carries no key digest: not ours to accept.
   if (key === undefined || typeof verdict.claims.skd !== 'string' || !digestsEqual(digest(key), verdict.claims.skd)) {
     throw new AppError('UNAUTHORIZED', 'The Ocp-Apim-Subscription-Key is missing or does not match the access token', [

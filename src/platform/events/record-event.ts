@@ -1,5 +1,6 @@
 import type { Em } from '../db/orm.js';
 import { DomainEvent } from './domain-event.entity.js';
+import { queueProjection } from './event-projectors.js';
 
 export interface NewEvent {
   streamType: string;
@@ -14,8 +15,12 @@ export interface NewEvent {
 /**
  * Appends an event to the outbox in the caller's unit of work, so the change and its event commit or roll back
  * together: the one way every domain records events. The row goes out with the caller's flush (no statement of
- * its own), and its insert trigger announces it once the transaction commits.
+ * its own), and its insert trigger announces it once the transaction commits. Projectors registered for its stream
+ * (`DomainModule.projectors`) run at that flush, in the same transaction.
  */
 export function recordEvent(em: Em, event: NewEvent): DomainEvent {
-  return em.create(DomainEvent, event);
+  const row = em.create(DomainEvent, event);
+  // Registered projectors (e.g. the settlement ledger) write their rows in the same flush.
+  queueProjection(em, row);
+  return row;
 }

@@ -44,6 +44,12 @@ export class Scheduler {
     });
   }
 
+  /** Runs every job once after any run in progress, whether or not the scheduler was started (the test clock). */
+  async runOnce(): Promise<void> {
+    await this.running;
+    await this.runAll();
+  }
+
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;

@@ -1,6 +1,6 @@
 import type { ErrorFormat } from './error-format.js';
 
-/** Report API error codes (FACTS §11): 10002 a request that did not validate, 10001 anything else. */
+/** Report API error codes (FACTS §11): 10002 a request that did not validate (any refusal of the request), 10001 anything else. */
 const VALIDATION = 10002;
 const UNKNOWN = 10001;
 
@@ -23,7 +23,8 @@ export const ledgerError: ErrorFormat = {
   render(error, request) {
     const headers = { 'content-type': 'application/json; charset=utf-8' };
     if (error.status === 401) return { status: 401, headers, body: { code: 'Unauthorized', message: error.message } };
-    const validation = error.code === 'VALIDATION_FAILED' || error.code === 'MALFORMED_JSON';
+    // A request the client must change (a bad parameter or cursor, an unknown ledger) is 10002; a failure of ours 10001.
+    const validation = error.code === 'VALIDATION_FAILED' || error.code === 'MALFORMED_JSON' || (error.status >= 400 && error.status < 500);
     return {
       status: error.status,
       headers,

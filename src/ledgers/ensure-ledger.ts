@@ -1,0 +1,95 @@
+import type { Em } from '../platform/db/orm.js';
+import { addDays, osloDate } from './business-days.js';
+import { DEFAULT_PRICE, recipientHandle, type SalesUnitPrice } from './ledger.rules.js';
+
+/** What a ledger needs of a sales unit: its MSN and merchant. */
+export interface LedgerSalesUnitSource {
+  msn: string;
+  merchantId: string;
+}
+
+export interface EnsureLedgerOptions {
+  price?: SalesUnitPrice;
+  /** The merchant's payout account (11 digits, BBAN:NO); null until known. */
+  payoutAccountId?: string | null;
+  now?: Date;
+}
+
+/** The ledger a sales unit settles into and its price, as the projector reads them. */
+export interface SalesUnitLedger {
+  ledgerId: number;
+  recipientHandle: string;
+  currency: string;
+  price: SalesUnitPrice;
+}
+
+/**
+ * The one way a sales unit gets its settlement ledger: the merchant's ledger (created with the first of its sales
+ * units) and the sales unit's place in it with its price. Idempotent and safe when two requests race (both insert
+ * `on conflict do nothing`, then read); seeding, a new sales unit and a first capture all call it. Uses only
+ * `em.execute`, so it may run inside a flush (the projector) as well as outside one.
+ */
+export async function ensureLedger(em: Em, salesUnit: LedgerSalesUnitSource, options: EnsureLedgerOptions = {}): Promise<SalesUnitLedger> {
+  const existing = await findSalesUnitLedger(em, salesUnit.msn);
+  if (existing) return existing;
+  const now = options.now ?? new Date();
+  await em.execute(
+    `insert into ledger (merchant_id, currency, payout_account_scheme, payout_account_id, owner_scheme, owner_id, closed_through, created_at)
+     select m.id, 'NOK', 'BBAN:NO', ?, 'business:NO:ORG', m.org_number, ?, ? from merchant m where m.id = ?
+     on conflict (merchant_id) do nothing`,
+    [options.payoutAccountId ?? null, addDays(osloDate(now), -1), now, salesUnit.merchantId],
+  );
+  const price = options.price ?? DEFAULT_PRICE;
+  await em.execute(
+    `insert into ledger_sales_unit (msn, ledger_id, recipient_handle, fee_basis_points, fee_fixed, created_at)
+     select ?, l.id, ?, ?, ?, ? from ledger l where l.merchant_id = ?
+     on conflict (msn) do nothing`,
+    [salesUnit.msn, recipientHandle(salesUnit.msn), price.feeBasisPoints, price.feeFixed, now, salesUnit.merchantId],
+  );
+  const created = await findSalesUnitLedger(em, salesUnit.msn);
+  if (!created) throw new Error(`No ledger could be made for sales unit ${salesUnit.msn}`);
+  return created;
+}
+
+interface LedgerRow {
+  ledger_id: string | number | null;
+  recipient_handle: string;
+  currency: string;
+  fee_basis_points: number;
+  fee_fixed: string | number;
+}
+
+export async function findSalesUnitLedger(em: Em, msn: string): Promise<SalesUnitLedger | undefined> {
+  const rows = await em.execute<LedgerRow[]>(
+    `select lsu.ledger_id, lsu.recipient_handle, l.currency, lsu.fee_basis_points, lsu.fee_fixed
+     from ledger_sales_unit lsu join ledger l on l.id = lsu.ledger_id where lsu.msn = ?`,
+    [msn],
+  );
+  return rows[0] ? toSalesUnitLedger(rows[0]) : undefined;
+}
+
+function toSalesUnitLedger(row: LedgerRow): SalesUnitLedger {
+  return {
+    ledgerId: Number(row.ledger_id),
+    recipientHandle: row.recipient_handle,
+    currency: row.currency.trim(),
+    price: { feeBasisPoints: Number(row.fee_basis_points), feeFixed: Number(row.fee_fixed) },
+  };
+}
+
+/**
+ * The ledger a sales unit settles into, made first if it has none yet (a sales unit created at runtime): one
+ * statement when the ledger exists, which is every capture but a sales unit's first. Undefined for an unknown MSN.
+ */
+export async function ledgerOfSalesUnit(em: Em, msn: string, now: Date): Promise<SalesUnitLedger | undefined> {
+  const rows = await em.execute<(LedgerRow & { merchant_id: string })[]>(
+    `select su.merchant_id, lsu.ledger_id, lsu.recipient_handle, l.currency, lsu.fee_basis_points, lsu.fee_fixed
+     from sales_unit su left join ledger_sales_unit lsu on lsu.msn = su.msn left join ledger l on l.id = lsu.ledger_id
+     where su.msn = ?`,
+    [msn],
+  );
+  const row = rows[0];
+  if (!row) return undefined;
+  if (row.ledger_id !== null) return toSalesUnitLedger(row);
+  return ensureLedger(em, { msn, merchantId: row.merchant_id }, { now });
+}

@@ -1,0 +1,70 @@
+import type { Services } from '../platform/context.js';
+import { forkEm, type Em } from '../platform/db/orm.js';
+import { addDays, osloDate } from './business-days.js';
+import { FIRST_PAYOUT_ID } from './ledger.rules.js';
+
+/**
+ * The daily payout: closes every ledger date that has ended (in Oslo, by the service's clock), once. Closing date
+ * D pays out everything not yet paid out whose ledger date is D or earlier (refunds are deducted on their own
+ * ledger date): when that balance is positive, a `payout` row of minus the balance, with the ledger's next payout
+ * id; when it is zero or negative, nothing, and the rows carry forward into the next date. Each ledger is closed in
+ * its own transaction under its row lock (`skip locked`: another instance is already closing it), so the job is
+ * idempotent and safe on several instances.
+ */
+export async function closeLedgerDates(services: Services): Promise<number> {
+  const now = services.clock.now();
+  const through = addDays(osloDate(now), -1);
+  const em = forkEm(services.orm);
+  const due = await em.execute<{ id: string | number }[]>(`select id from ledger where closed_through < ? order by id`, [through]);
+  let payouts = 0;
+  for (const { id } of due) {
+    payouts += await em.transactional((tx) => closeLedger(tx, Number(id), through, now));
+  }
+  return payouts;
+}
+
+async function closeLedger(em: Em, ledgerId: number, through: string, now: Date): Promise<number> {
+  const locked = await em.execute<{ closed_through: string; last_payout: string | number | null; currency: string }[]>(
+    `select closed_through::text as closed_through, last_payout, currency from ledger where id = ? and closed_through < ? for update skip locked`,
+    [ledgerId, through],
+  );
+  const ledger = locked[0];
+  if (!ledger) return 0;
+  let lastPayout = ledger.last_payout === null ? null : Number(ledger.last_payout);
+  let payouts = 0;
+  for (let date = addDays(ledger.closed_through, 1); date <= through; date = addDays(date, 1)) {
+    const payoutId = lastPayout === null ? FIRST_PAYOUT_ID : lastPayout + 1;
+    // One statement marks the rows and sums them, so a row committed meanwhile is either in both or in neither.
+    const [marked] = await em.execute<{ total: string | number | null; rows: string | number }[]>(
+      `with paid as (
+         update ledger_transaction set payout_id = ?
+         where ledger_id = ? and payout_id is null and ledger_date <= ?
+         returning ledger_amount)
+       select coalesce(sum(ledger_amount), 0) as total, count(*) as rows from paid`,
+      [payoutId, ledgerId, date],
+    );
+    if (Number(marked?.rows ?? 0) === 0) continue;
+    const total = Number(marked?.total ?? 0);
+    if (total <= 0) {
+      // Nothing to pay out: the rows stay open and carry the balance into the next date.
+      await em.execute(`update ledger_transaction set payout_id = null where ledger_id = ? and payout_id = ?`, [ledgerId, payoutId]);
+      continue;
+    }
+    await em.execute(
+      `insert into ledger_transaction
+         (ledger_id, transaction_type, occurred_at, ledger_date, order_id, payment_id, recipient_handle, currency, gross_amount, fee, ledger_amount, payout_id)
+       values (?, 'payout', ?, ?, ?, null, null, ?, ?, 0, ?, ?)`,
+      [ledgerId, now, date, String(payoutId), ledger.currency.trim(), -total, -total, payoutId],
+    );
+    lastPayout = payoutId;
+    payouts += 1;
+  }
+  // Payout ids run from FIRST_PAYOUT_ID, so the first payout is that one as soon as there is any.
+  await em.execute(`update ledger set closed_through = ?, last_payout = ?, first_payout = ? where id = ?`, [
+    through,
+    lastPayout,
+    lastPayout === null ? null : FIRST_PAYOUT_ID,
+    ledgerId,
+  ]);
+  return payouts;
+}

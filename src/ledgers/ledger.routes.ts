@@ -1,0 +1,111 @@
+import { authenticateBearer } from '../platform/auth/authenticate.js';
+import type { HeaderLookup } from '../platform/auth/header-lookup.js';
+import type { HeaderRules } from '../platform/auth/header-rules.js';
+import type { Services } from '../platform/context.js';
+import { forkEm } from '../platform/db/orm.js';
+import { ledgerError } from '../platform/rest/error-formats/ledger-error.js';
+import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
+import type { LedgerView } from './ledger.queries.js';
+import { listLedgerTransactions, listLedgers, type LedgerReader } from './ledger.service.js';
+
+/** Spec 3 "Authentication": the access token alone; the system headers are optional, up to 30 characters. */
+const LEDGER_HEADERS: HeaderRules = { msn: 'optional', systemHeaders: { presence: 'optional', maxLength: 30 } };
+
+/**
+ * The settlement ledger / report API 1.0 (FACTS §11) on its two public prefixes. Its callers send the token alone
+ * (no subscription key, no sales unit: the answer covers every ledger of the keys used), so each route
+ * authenticates itself and reads with the caller's ledger access (ledger-access.ts).
+ */
+export function ledgerRoutes(services: Services): RestInterface[] {
+  const reader = (lookup: HeaderLookup): LedgerReader => ({
+    em: forkEm(services.orm),
+    // A caller that names a sales unit (`Merchant-Serial-Number`, as a partner does) reads only its ledger.
+    caller: { principal: authenticateBearer(services, lookup, { subscriptionKey: 'optional' }), msn: lookup('Merchant-Serial-Number') },
+    cursorSecret: services.config.tokenSecret,
+  });
+  const settlement = defineRestInterface(
+    services,
+    { name: 'Settlement ledger API', prefix: '/settlement/v1', errorFormat: ledgerError, auth: 'public', headers: LEDGER_HEADERS },
+    (route) => [
+      route({
+        method: 'GET',
+        path: '/ledgers',
+        summary: "The ledgers the caller's keys cover (query settlesForRecipientHandles, cursor)",
+        idempotent: false,
+        documentedAuth: 'bearer',
+        success: { status: 200, description: '{cursor, items: Ledger[]}' },
+        handler: async (ctx, { query }) => {
+          const page = await listLedgers(reader(ctx.lookupHeader), {
+            settlesForRecipientHandles: param(query, 'settlesForRecipientHandles'),
+            cursor: param(query, 'cursor'),
+          });
+          return { status: 200, body: { cursor: page.cursor, items: page.items.map(ledgerBody) } };
+        },
+      }),
+    ],
+  );
+  const transactions = (ctx: { lookupHeader: HeaderLookup }, query: URLSearchParams, ledgerId: string | undefined) =>
+    listLedgerTransactions(reader(ctx.lookupHeader), {
+      ledgerId,
+      cursor: param(query, 'cursor'),
+      filter: {
+        ledgerDate: param(query, 'ledgerDate'),
+        fromLedgerDate: param(query, 'fromLedgerDate'),
+        toLedgerDate: param(query, 'toLedgerDate'),
+        inPayout: param(query, 'inPayout'),
+        sincePayout: param(query, 'sincePayout'),
+      },
+    }).then((page) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: page.json }));
+  const report = defineRestInterface(
+    services,
+    {
+      name: 'Report API (settlement ledger transactions)',
+      prefix: '/report/v1',
+      errorFormat: ledgerError,
+      auth: 'public',
+      headers: LEDGER_HEADERS,
+    },
+    (route) => [
+      route({
+        method: 'GET',
+        path: '/ledgertransactions',
+        summary: 'Transactions of a ledger (query ledgerId, ledgerDate, fromLedgerDate, toLedgerDate, inPayout, sincePayout, cursor)',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        success: { status: 200, description: '{cursor, items: Transaction[]}' },
+        handler: (ctx, { query }) => transactions(ctx, query, param(query, 'ledgerId')),
+      }),
+      route({
+        method: 'GET',
+        path: '/ledgertransactions/{ledgerId}',
+        summary: "Transactions of a ledger, the spec's form with ledgerId in the path",
+        idempotent: false,
+        documentedAuth: 'bearer',
+        params: {
+          ledgerId: { accepts: (v) => /^[0-9]{1,15}$/.test(v), reason: 'Must be a ledger id (digits)', jsonSchema: { type: 'string' } },
+        },
+        success: { status: 200, description: '{cursor, items: Transaction[]}' },
+        handler: (ctx, { query, params }) => transactions(ctx, query, params.ledgerId),
+      }),
+    ],
+  );
+  return [settlement, report];
+}
+
+/** A query parameter; an empty one (`cursor=`) is absent, as clients send it. */
+function param(query: URLSearchParams, name: string): string | undefined {
+  const value = query.get(name);
+  return value === null || value === '' ? undefined : value;
+}
+
+function ledgerBody(ledger: LedgerView) {
+  return {
+    ledgerId: ledger.ledgerId,
+    currency: ledger.currency,
+    payoutBankAccount: ledger.payoutBankAccount,
+    firstPayout: ledger.firstPayout,
+    lastPayout: ledger.lastPayout,
+    owner: ledger.owner,
+    settlesForRecipientHandles: ledger.settlesForRecipientHandles,
+  };
+}

@@ -1,0 +1,136 @@
+import type { LedgerCaller } from './ledger-access.js';
+import type { Em } from '../platform/db/orm.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { decodeLedgerCursor, encodeLedgerCursor } from './ledger-cursor.js';
+import { readLedgerTransactionsJson, readLedgers, type LedgerView, type TransactionFilter } from './ledger.queries.js';
+
+/** Rows per report API response (FACTS §11: up to 1000 items per request). */
+export const REPORT_PAGE_SIZE = 1000;
+
+const DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
+const DIGITS = /^[0-9]{1,15}$/;
+const HANDLE = /^(api|nor):[0-9]{1,10}$/;
+
+export interface ReportPage<T> {
+  /** Empty when there are no more rows. */
+  cursor: string;
+  items: T[];
+}
+
+/** Who reads, with what: the caller, its unit of work and the key that signs cursors. */
+export interface LedgerReader {
+  em: Em;
+  caller: LedgerCaller;
+  cursorSecret: string;
+}
+
+export function checkDate(name: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (
+    !DATE.test(value) ||
+    Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ||
+    new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value
+  ) {
+    throw AppError.validation([{ name, reason: 'Must be a date (YYYY-MM-DD)' }]);
+  }
+  return value;
+}
+
+function checkDigits(name: string, value: string | undefined, what: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (!DIGITS.test(value)) throw AppError.validation([{ name, reason: `Must be ${what} (digits)` }]);
+  return value;
+}
+
+/** Checks the report API's filters; a range whose start is after its end is refused rather than answered empty. */
+export function checkTransactionFilter(raw: Record<keyof TransactionFilter, string | undefined>): TransactionFilter {
+  const filter: TransactionFilter = {};
+  const ledgerDate = checkDate('ledgerDate', raw.ledgerDate);
+  const fromLedgerDate = checkDate('fromLedgerDate', raw.fromLedgerDate);
+  const toLedgerDate = checkDate('toLedgerDate', raw.toLedgerDate);
+  const inPayout = checkDigits('inPayout', raw.inPayout, 'a payout id');
+  const sincePayout = checkDigits('sincePayout', raw.sincePayout, 'a payout id');
+  if (fromLedgerDate && toLedgerDate && fromLedgerDate > toLedgerDate) {
+    throw AppError.validation([{ name: 'fromLedgerDate', reason: 'Must not be after toLedgerDate' }]);
+  }
+  if (ledgerDate) filter.ledgerDate = ledgerDate;
+  if (fromLedgerDate) filter.fromLedgerDate = fromLedgerDate;
+  if (toLedgerDate) filter.toLedgerDate = toLedgerDate;
+  if (inPayout) filter.inPayout = inPayout;
+  if (sincePayout) filter.sincePayout = sincePayout;
+  return filter;
+}
+
+/** `GET /settlement/v1/ledgers`: the ledgers the caller's keys cover, optionally the one settling for a handle. */
+export async function listLedgers(
+  reader: LedgerReader,
+  params: { settlesForRecipientHandles?: string; cursor?: string },
+): Promise<ReportPage<LedgerView>> {
+  const handle = params.settlesForRecipientHandles;
+  if (handle !== undefined && !HANDLE.test(handle)) {
+    throw AppError.validation([{ name: 'settlesForRecipientHandles', reason: 'Must be a recipient handle such as api:123456' }]);
+  }
+  let filter = { settlesForRecipientHandles: handle ?? null };
+  let afterId: number | undefined;
+  if (params.cursor) {
+    const state = decodeLedgerCursor<typeof filter>(reader.cursorSecret, params.cursor, 'ledgers');
+    if (handle !== undefined && handle !== state.filter.settlesForRecipientHandles) throw cursorOfAnotherQuery();
+    filter = state.filter;
+    afterId = state.afterId;
+  }
+  const rows = await readLedgers(reader.em, reader.caller, {
+    recipientHandle: filter.settlesForRecipientHandles ?? undefined,
+    afterId,
+    limit: REPORT_PAGE_SIZE + 1,
+  });
+  const items = rows.slice(0, REPORT_PAGE_SIZE);
+  const more = rows.length > REPORT_PAGE_SIZE;
+  const cursor = more ? encodeLedgerCursor(reader.cursorSecret, { kind: 'ledgers', filter, afterId: items[items.length - 1]!.id }) : '';
+  return { cursor, items };
+}
+
+/**
+ * `GET /report/v1/ledgertransactions`: one ledger's transactions, every filter, newest last, 1000 a page, as the
+ * body the report API sends. With a cursor only `ledgerId` is needed; filters sent with it must be the cursor's own.
+ */
+export async function listLedgerTransactions(
+  reader: LedgerReader,
+  params: { ledgerId?: string; cursor?: string; filter: Record<keyof TransactionFilter, string | undefined> },
+): Promise<{ json: string }> {
+  let filter = checkTransactionFilter(params.filter);
+  let afterId: number | undefined;
+  let ledgerId = params.ledgerId;
+  if (params.cursor) {
+    const state = decodeLedgerCursor<TransactionFilter>(reader.cursorSecret, params.cursor, 'transactions');
+    if (ledgerId !== undefined && ledgerId !== state.ledgerId) throw cursorOfAnotherQuery();
+    const given = Object.entries(filter);
+    if (given.some(([key, value]) => state.filter[key as keyof TransactionFilter] !== value)) throw cursorOfAnotherQuery();
+    filter = state.filter;
+    afterId = state.afterId;
+    ledgerId = state.ledgerId;
+  }
+  if (ledgerId === undefined) throw AppError.validation([{ name: 'ledgerId', reason: 'The parameter is required' }]);
+  const ledger = await findCoveredLedger(reader, ledgerId);
+  const page = await readLedgerTransactionsJson(reader.em, ledger.id, filter, { afterId, size: REPORT_PAGE_SIZE });
+  const cursor =
+    page.more && page.lastId !== null
+      ? encodeLedgerCursor(reader.cursorSecret, { kind: 'transactions', ledgerId, filter, afterId: page.lastId })
+      : '';
+  return { json: `{"cursor":${JSON.stringify(cursor)},"items":${page.itemsJson}}` };
+}
+
+/** A ledger the caller covers; another merchant's is refused exactly like one that does not exist. */
+export async function findCoveredLedger(reader: Pick<LedgerReader, 'em' | 'caller'>, ledgerId: string): Promise<LedgerView> {
+  const id = DIGITS.test(ledgerId) ? Number(ledgerId) : undefined;
+  const [ledger] = id === undefined ? [] : await readLedgers(reader.em, reader.caller, { ledgerIds: [id], limit: 1 });
+  if (!ledger) {
+    throw new AppError('LEDGER_NOT_FOUND', 'No ledger with this id is available to the caller', [
+      { name: 'ledgerId', reason: 'Unknown ledger' },
+    ]);
+  }
+  return ledger;
+}
+
+function cursorOfAnotherQuery(): AppError {
+  return AppError.validation([{ name: 'cursor', reason: 'The cursor belongs to another query or ledger' }]);
+}
