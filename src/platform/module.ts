@@ -7,6 +7,7 @@ import type { EventTypeDefinition } from './events/event-types.js';
 import type { NodeFinder } from './graph/node-registry.js';
 import type { Job } from './jobs/scheduler.js';
 import type { PageRoute } from './rest/page-route.js';
+import type { RequestObserver } from './rest/request-observer.js';
 import type { RestInterface } from './rest/rest-interface.js';
 import type { StateMachine } from './state-machine.js';
 
@@ -45,6 +46,8 @@ export interface DomainModule {
    * subscribe to, and the body a webhook of one carries.
    */
   readonly eventTypes?: readonly EventTypeDefinition[];
+  /** Told of every answered request, after it is sent (API quality counts them in memory; no SQL per request). */
+  requestObserver?(services: Services): RequestObserver;
   /** The outbound callbacks the domain sends (through `recordCallback`): timeout and retry policy per kind. */
   readonly callbackKinds?: readonly CallbackKind[];
 }
