@@ -1,4 +1,5 @@
 import { businessRegistryModule } from './business-registry/business-registry.module.js';
+import { managementModule, partnerApiModule } from './management/management.module.js';
 import { merchantsModule } from './merchants/merchants.module.js';
 import { paymentsModule } from './payments/payments.module.js';
 import type { DomainModule } from './platform/module.js';
@@ -18,4 +19,6 @@ export const modules: readonly DomainModule[] = [
   businessRegistryModule,
   pagesModule,
   userProfilesModule,
+  managementModule,
+  partnerApiModule,
 ];

@@ -319,6 +319,8 @@ export type PaymentErrorCode =
   | 'REFUND_INVALID_STATE'
   | 'REFUND_NOT_ENOUGH_REFUNDABLE'
   | 'REFUND_PERIOD_EXPIRED'
+  /** The sales unit is deactivated: it takes no new payments until it is active again. */
+  | 'SALES_UNIT_DEACTIVATED'
   | 'VALIDATION_FAILED';
 
 export type PaymentEvent = Node & {
