@@ -183,6 +183,7 @@ async function createSalesUnitFor(em: Em, order: ProductOrder, now: Date): Promi
   let merchant = await em.findOne(Merchant, { orgNumber: order.orgNumber });
   if (!merchant) {
     merchant = em.create(Merchant, { id: randomUUID(), name: entry.name, orgNumber: order.orgNumber, status: 'ACTIVE', createdAt: now });
+    await em.flush();
   }
   const [row] = await em.execute<{ msn: string }[]>(`select nextval('sales_unit_msn_seq')::text as msn`);
   const msn = row!.msn;
@@ -199,8 +200,9 @@ async function createSalesUnitFor(em: Em, order: ProductOrder, now: Date): Promi
     version: 1,
     createdAt: now,
   });
+  // The entities name no relations, so the unit of work does not order their inserts: each row after the one it references.
+  await em.flush();
   em.create(PartnerSalesUnit, { partnerId: order.partnerId, msn, merchantConsent: false, createdAt: now });
-  // The merchant and unit rows go in before the event that references the unit.
   await em.flush();
   return msn;
 }
