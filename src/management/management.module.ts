@@ -1,4 +1,7 @@
+import { managementResolvers } from '../../resolvers/management.js';
 import type { DomainModule } from '../platform/module.js';
+import { findVisibleSalesUnit } from './management.graph.js';
+import { findPartnerProductOrder } from './product-order.service.js';
 import { apiQualityCounter, flushApiQuality } from './api-quality.counter.js';
 import { Migration20261123161201Management } from './migrations/Migration20261123161201Management.js';
 import { partnerApiRoutes } from './partner-api.routes.js';
@@ -20,6 +23,8 @@ export const managementModule: DomainModule = {
   migrations: [{ name: 'Migration20261123161201Management', class: Migration20261123161201Management }],
   routes: managementRoutes,
   pages: prefillPages,
+  resolvers: [managementResolvers],
+  nodes: { SalesUnit: findVisibleSalesUnit, ProductOrder: findPartnerProductOrder },
   stateMachines: [productOrderMachine],
   requestObserver: (services) => {
     const counter = apiQualityCounter(services);

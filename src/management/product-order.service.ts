@@ -206,3 +206,24 @@ async function createSalesUnitFor(em: Em, order: ProductOrder, now: Date): Promi
   await em.flush();
   return msn;
 }
+
+/** The partner's product orders, newest first, after a keyset position; undone ones are left out. */
+export async function listProductOrders(
+  ctx: RequestContext,
+  partnerId: string,
+  limit: number,
+  before: { createdAt: Date; id: string } | undefined,
+): Promise<ProductOrder[]> {
+  const where: Record<string, unknown> = { partnerId, status: { $ne: 'DELETED' } };
+  if (before) {
+    where.$or = [{ createdAt: { $lt: before.createdAt } }, { createdAt: before.createdAt, id: { $lt: before.id } }];
+  }
+  return ctx.em.find(ProductOrder, where as never, { orderBy: { createdAt: 'desc', id: 'desc' }, limit });
+}
+
+/** A product order of the calling partner, for `node(id:)`. */
+export async function findPartnerProductOrder(ctx: RequestContext, id: string): Promise<ProductOrder | undefined> {
+  if (ctx.principal.kind !== 'partner' || !/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+  const order = await ctx.em.findOne(ProductOrder, { id, partnerId: ctx.principal.partnerId });
+  return order && order.status !== 'DELETED' ? order : undefined;
+}
