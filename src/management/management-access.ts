@@ -10,6 +10,8 @@ import './management.errors.js';
  * partner sees the sales units connected to it, and the merchant's own data (merchant details, contracts) only
  * with that merchant's active consent. A unit or merchant the caller cannot see is 404, like a missing one; a
  * merchant the partner is connected to but has no consent from is 403 (the partner knows the connection exists).
+ * A partner that names the MSN it acts for (`Merchant-Serial-Number`) sees that merchant only, so acting for one
+ * merchant it cannot reach another's units through the path.
  */
 export interface UnitAccess {
   msn: string;
@@ -31,10 +33,13 @@ export async function visibleUnits(ctx: RequestContext, where: { merchantId?: st
     return units.map((u) => ({ msn: u.msn, merchantId: u.merchantId, merchantData: true }));
   }
   if (principal.kind !== 'partner') return [];
+  // A partner naming the MSN it acts for sees that merchant's units only (spec 3: "using the merchant's MSN").
+  const actingFor = ctx.scope.msn !== '';
   const rows = await ctx.em.execute<{ msn: string; merchant_id: string; merchant_consent: boolean }[]>(
     `select su.msn, su.merchant_id, psu.merchant_consent from partner_sales_unit psu join sales_unit su on su.msn = psu.msn
-     where psu.partner_id = ? ${where.merchantId ? 'and su.merchant_id = ?' : ''} order by su.msn`,
-    where.merchantId ? [principal.partnerId, where.merchantId] : [principal.partnerId],
+     where psu.partner_id = ? ${where.merchantId ? 'and su.merchant_id = ?' : ''}
+       ${actingFor ? 'and su.merchant_id = (select merchant_id from sales_unit where msn = ?)' : ''} order by su.msn`,
+    [principal.partnerId, ...(where.merchantId ? [where.merchantId] : []), ...(actingFor ? [ctx.scope.msn] : [])],
   );
   return rows.map((r) => ({ msn: r.msn, merchantId: r.merchant_id, merchantData: r.merchant_consent }));
 }
@@ -45,7 +50,13 @@ export async function requireVisibleUnit(ctx: RequestContext, msn: string): Prom
   const principal = ctx.principal;
   let visible = false;
   if (unit && principal.kind === 'merchant') visible = unit.merchantId === principal.merchantId;
-  if (unit && principal.kind === 'partner') visible = (await ctx.em.count(PartnerSalesUnit, { partnerId: principal.partnerId, msn })) > 0;
+  if (unit && principal.kind === 'partner') {
+    visible = (await ctx.em.count(PartnerSalesUnit, { partnerId: principal.partnerId, msn })) > 0;
+    // Acting for a merchant (the MSN it names), the partner sees that merchant's units only.
+    if (visible && ctx.scope.msn !== '' && ctx.scope.msn !== msn) {
+      visible = (await ctx.em.findOne(SalesUnit, { msn: ctx.scope.msn }))?.merchantId === unit.merchantId;
+    }
+  }
   if (!unit || !visible) throw salesUnitNotFound(msn);
   return unit;
 }
