@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import type { RequestContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { recordEvent } from '../platform/events/record-event.js';
@@ -81,7 +82,7 @@ export function detailsOf(unit: SalesUnit, merchant: Pick<Merchant, 'orgNumber'>
 export async function updateSalesUnit(ctx: RequestContext, msn: string, update: SalesUnitUpdate): Promise<SalesUnitDetails> {
   await requireVisibleUnit(ctx, msn);
   return ctx.em.transactional(async (em) => {
-    const unit = await em.findOneOrFail(SalesUnit, { msn }, { lockMode: 4 /* PESSIMISTIC_WRITE */, populate: ['logo'] });
+    const unit = await em.findOneOrFail(SalesUnit, { msn }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['logo'] });
     const before = unit.status;
     if (update.name !== undefined) unit.name = update.name;
     if (update.salesUnitLogo !== undefined) unit.logo = update.salesUnitLogo;

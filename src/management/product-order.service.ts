@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { requireActiveMainEntity } from '../business-registry/business-registry.service.js';
 import type { RequestContext, Services } from '../platform/context.js';
@@ -86,7 +87,9 @@ async function requirePricePackage(em: Em, command: ProductOrderCommand): Promis
 /** The partner's own order, not undone; otherwise 404 (another partner's order is indistinguishable from none). */
 async function partnerOrder(ctx: RequestContext, id: string, em: Em = ctx.em, lock = false): Promise<ProductOrder> {
   const { partnerId } = requirePartner(ctx);
-  const order = /^[0-9a-f-]{36}$/i.test(id) ? await em.findOne(ProductOrder, { id, partnerId }, lock ? { lockMode: 4 } : {}) : null;
+  const order = /^[0-9a-f-]{36}$/i.test(id)
+    ? await em.findOne(ProductOrder, { id, partnerId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
+    : null;
   if (!order || order.status === 'DELETED') {
     throw new AppError('PRODUCT_ORDER_NOT_FOUND', `No product order ${id}`, [{ name: 'prefilledOrderId', reason: 'Unknown, or undone' }]);
   }
@@ -141,7 +144,11 @@ export async function submitProductOrder(
 ): Promise<{ ok: true; order: ProductOrder } | { ok: false; message: string; order: ProductOrder | null }> {
   const em = forkEm(services.orm);
   return em.transactional(async (tx) => {
-    const order = await tx.findOne(ProductOrder, { pageToken: token }, { lockMode: 4, populate: ['salesUnitLogo'] });
+    const order = await tx.findOne(
+      ProductOrder,
+      { pageToken: token },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['salesUnitLogo'] },
+    );
     if (!order || order.status === 'DELETED') return { ok: false as const, message: 'This order link is not valid.', order: null };
     if (order.status === 'PROCESSING' || order.status === 'COMPLETED') {
       return { ok: false as const, message: 'This order was already submitted.', order };
