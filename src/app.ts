@@ -139,6 +139,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         server.closeAllConnections();
       });
       await apollo.stop();
+      for (const module of modules) {
+        try {
+          await module.onClose?.(services);
+        } catch (error) {
+          logError(`closing module ${module.name} failed`, error);
+        }
+      }
       await events.stop();
       await orm.close(true);
     },

@@ -48,6 +48,8 @@ export interface DomainModule {
   readonly eventTypes?: readonly EventTypeDefinition[];
   /** Told of every answered request, after it is sent (API quality counts them in memory; no SQL per request). */
   requestObserver?(services: Services): RequestObserver;
+  /** Runs when the app closes, after the server and jobs stopped and before the database closes (flush what is held in memory). */
+  onClose?(services: Services): Promise<void>;
   /** The outbound callbacks the domain sends (through `recordCallback`): timeout and retry policy per kind. */
   readonly callbackKinds?: readonly CallbackKind[];
 }
