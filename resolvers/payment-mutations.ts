@@ -35,6 +35,7 @@ const PAYMENT_ERROR_CODES = userErrorCodes<PaymentErrorCode>({
   APPROVE_FAILED: true,
   CUSTOMER_NOT_FOUND: true,
   FORBIDDEN_IN_PRODUCTION: true,
+  SALES_UNIT_DEACTIVATED: true,
 });
 
 const QR_FORMATS: Record<QrImageFormat, NonNullable<CreatePaymentFields['qrFormat']>['format']> = {

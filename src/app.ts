@@ -20,6 +20,7 @@ import { modules as allModules } from './modules.js';
 import type { DomainModule } from './platform/module.js';
 import { readBody } from './platform/rest/body.js';
 import type { HttpRequest, HttpResponse } from './platform/rest/http-types.js';
+import type { RequestObserver } from './platform/rest/request-observer.js';
 import { epaymentProblem } from './platform/rest/error-formats/epayment-problem.js';
 import { asAppError } from './platform/rest/error-formats/error-format.js';
 import { logError, logRequest } from './log.js';
@@ -112,8 +113,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   );
   events.onCommitted(() => webhookJobs.wake());
 
+  const observers = modules.flatMap((m) => (m.requestObserver ? [m.requestObserver(services)] : []));
   const server = createServer((req, res) => {
-    void handle(services, router, apollo, req, res);
+    void handle(services, router, apollo, req, res, observers);
   });
   const subscriptions = attachSubscriptionServer(server, services, schema);
   if (config.runJobs) {
@@ -144,6 +146,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         server.closeAllConnections();
       });
       await apollo.stop();
+      for (const module of modules) {
+        try {
+          await module.onClose?.(services);
+        } catch (error) {
+          logError(`closing module ${module.name} failed`, error);
+        }
+      }
       await events.stop();
       await orm.close(true);
     },
@@ -156,6 +165,7 @@ async function handle(
   apollo: ApolloServer<GraphQLContext>,
   req: IncomingMessage,
   res: ServerResponse,
+  observers: readonly RequestObserver[] = [],
 ): Promise<void> {
   const started = performance.now();
   const url = new URL(req.url ?? '/', 'http://localhost');
@@ -183,6 +193,7 @@ async function handle(
   }
   if (failure && !(failure instanceof AppError)) logError('request failed', failure, { traceId: request.traceId, path: request.path });
   send(res, response, request.traceId);
+  if (observers.length > 0) observe(observers, request, response.status, services.clock.now());
   if (services.config.logRequests) {
     logRequest({
       method: request.method,
@@ -202,7 +213,10 @@ async function route(
   request: HttpRequest,
 ): Promise<HttpResponse> {
   if (request.path === '/healthz') return { status: 200, body: { status: 'ok' } };
-  if (request.path === '/graphql' && !wantsGraphQLIde(request)) return handleGraphQLRequest(services, apollo, request);
+  if (request.path === '/graphql' && !wantsGraphQLIde(request)) {
+    request.routePattern = '/graphql';
+    return handleGraphQLRequest(services, apollo, request);
+  }
   // Every answer under an interface's prefix, errors included, is in that interface's format; outside every
   // prefix, the ePayment problem.
   const errorFormat = router.errorFormatFor(request.path, epaymentProblem);
@@ -218,10 +232,25 @@ async function route(
     }
     if ('document' in match) return { status: 200, body: match.document };
     request.params = match.params;
+    request.routePattern = match.route.pattern;
     return await match.route.run(request);
   } catch (error) {
     if (!(error instanceof AppError)) logError('request failed', error, { traceId: request.traceId, path: request.path });
     return errorFormat.render(asAppError(error), request);
+  }
+}
+
+/** Tells each observer of the answered request; an observer's failure never reaches the client. */
+function observe(observers: readonly RequestObserver[], request: HttpRequest, status: number, at: Date): void {
+  const header = request.headers['merchant-serial-number'];
+  const msn = typeof header === 'string' && header !== '' ? header : request.params.msn;
+  const observed = { method: request.method, pattern: request.routePattern ?? request.path, msn, status, at };
+  for (const observer of observers) {
+    try {
+      observer(observed);
+    } catch (error) {
+      logError('request observer failed', error, { traceId: request.traceId, path: request.path });
+    }
   }
 }
 

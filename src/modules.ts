@@ -1,5 +1,6 @@
-import { ledgersModule } from './ledgers/ledgers.module.js';
 import { businessRegistryModule } from './business-registry/business-registry.module.js';
+import { ledgersModule } from './ledgers/ledgers.module.js';
+import { managementModule, partnerApiModule } from './management/management.module.js';
 import { merchantsModule } from './merchants/merchants.module.js';
 import { paymentsModule } from './payments/payments.module.js';
 import type { DomainModule } from './platform/module.js';
@@ -20,4 +21,6 @@ export const modules: readonly DomainModule[] = [
   pagesModule,
   userProfilesModule,
   ledgersModule,
+  managementModule,
+  partnerApiModule,
 ];

@@ -7,6 +7,10 @@ import type { WebhookDeliveryView, WebhookAttemptView } from '../webhooks/webhoo
 import type { PaymentEventNotificationSource } from '../payments/payment-event.subscription.js';
 import type { UserInfoView } from '../user-profiles/user-info.graph.js';
 import type { LedgerView, LedgerTransactionView } from '../ledgers/ledger.queries.js';
+import type { ViewerParent, MerchantRow, SalesUnitParent, ConnectedSalesUnitParent } from '../management/management.graph.js';
+import type { Partner as PartnerRow } from '../merchants/partner.entity.js';
+import type { ProductOrder as ProductOrderRow } from '../management/product-order.entity.js';
+import type { ApiQualityItem as ApiQualityItemView } from '../management/api-quality.service.js';
 import type { GraphQLContext } from '../platform/graph/graphql-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -47,6 +51,22 @@ export type AirlineDataInput = {
   ticketNumber?: InputMaybe<Scalars['String']['input']>;
 };
 
+export type ApiQualityItem = {
+  __typename?: 'ApiQualityItem';
+  endpoint: Scalars['String']['output'];
+  status200: Scalars['Int']['output'];
+  status400: Scalars['Int']['output'];
+  status401: Scalars['Int']['output'];
+  status403: Scalars['Int']['output'];
+  status404: Scalars['Int']['output'];
+  status429: Scalars['Int']['output'];
+  status500: Scalars['Int']['output'];
+  /** Percentage of 2xx answers, rounded down. */
+  successRate: Scalars['Int']['output'];
+  /** `total Requests` on REST. */
+  totalRequests: Scalars['Int']['output'];
+};
+
 export type ApproveTestPaymentInput = {
   customer?: InputMaybe<CustomerInput>;
   reference: Scalars['String']['input'];
@@ -83,6 +103,30 @@ export type CapturePaymentInput = {
   amount: MoneyInput;
   idempotencyKey: Scalars['String']['input'];
   reference: Scalars['String']['input'];
+};
+
+export type CaptureType =
+  | 'DirectCapture'
+  | 'NotApplicable'
+  | 'ReserveCapture';
+
+export type ConnectedSalesUnit = {
+  __typename?: 'ConnectedSalesUnit';
+  /** Whether the merchant consented to share its own data (merchant details, contracts) with the partner. */
+  merchantConsent: Scalars['Boolean']['output'];
+  salesUnit: SalesUnit;
+};
+
+export type ConnectedSalesUnitConnection = {
+  __typename?: 'ConnectedSalesUnitConnection';
+  edges: Array<ConnectedSalesUnitEdge>;
+  pageInfo: PageInfo;
+};
+
+export type ConnectedSalesUnitEdge = {
+  __typename?: 'ConnectedSalesUnitEdge';
+  cursor: Scalars['String']['output'];
+  node: ConnectedSalesUnit;
 };
 
 export type CreatePaymentInput = {
@@ -246,6 +290,66 @@ export type LedgerTransactionType =
   | 'PAYOUT'
   | 'REFUND';
 
+export type ManagementErrorCode =
+  | 'MERCHANT_NOT_FOUND'
+  | 'PARTNER_NOT_CONNECTED'
+  | 'SALES_UNIT_NOT_FOUND'
+  | 'SALES_UNIT_UPDATE_INVALID'
+  | 'VALIDATION_FAILED';
+
+export type ManagementUserError = {
+  __typename?: 'ManagementUserError';
+  code: ManagementErrorCode;
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
+};
+
+export type Merchant = Node & {
+  __typename?: 'Merchant';
+  id: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  orgno: Scalars['String']['output'];
+  /** The partners connected to this merchant's sales units, with whether the merchant consented to share its data (the merchant only; empty for a partner). */
+  partnerConsents: Array<PartnerConsent>;
+  /** The merchant's sales units the caller sees (a partner: those connected to it), by MSN. */
+  salesUnits: SalesUnitConnection;
+  status: MerchantStatus;
+};
+
+
+export type MerchantSalesUnitsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type MerchantConnection = {
+  __typename?: 'MerchantConnection';
+  edges: Array<MerchantEdge>;
+  pageInfo: PageInfo;
+};
+
+export type MerchantConsentInput = {
+  /** The partner the merchant's sales units are connected to. */
+  partnerId: Scalars['String']['input'];
+};
+
+export type MerchantConsentPayload = {
+  __typename?: 'MerchantConsentPayload';
+  /** The consent state now, or null when refused. */
+  partnerConsent?: Maybe<PartnerConsent>;
+  userErrors: Array<ManagementUserError>;
+};
+
+export type MerchantEdge = {
+  __typename?: 'MerchantEdge';
+  cursor: Scalars['String']['output'];
+  node: Merchant;
+};
+
+export type MerchantStatus =
+  | 'ACTIVE'
+  | 'DEACTIVATED';
+
 export type MetadataEntry = {
   __typename?: 'MetadataEntry';
   key: Scalars['String']['output'];
@@ -280,10 +384,16 @@ export type Mutation = {
   capturePayment: PaymentModificationPayload;
   createPayment: CreatePaymentPayload;
   deleteWebhook: DeleteWebhookPayload;
+  /** The merchant consents to share its own data with a partner its sales units are connected to (merchants only). */
+  giveMerchantConsent: MerchantConsentPayload;
   /** Makes a pending or failed delivery due now (a failed one gets one more try). */
   redeliverWebhookDelivery: RedeliverWebhookDeliveryPayload;
   refundPayment: PaymentModificationPayload;
   registerWebhook: RegisterWebhookPayload;
+  /** Changes a sales unit's name, logo or status (the same rules as PATCH /management/v1/sales-units/{msn}). */
+  updateSalesUnit: UpdateSalesUnitPayload;
+  /** The merchant withdraws that consent; the partner keeps acting for the units but no longer reads the merchant's data. */
+  withdrawMerchantConsent: MerchantConsentPayload;
 };
 
 
@@ -317,6 +427,11 @@ export type MutationDeleteWebhookArgs = {
 };
 
 
+export type MutationGiveMerchantConsentArgs = {
+  input: MerchantConsentInput;
+};
+
+
 export type MutationRedeliverWebhookDeliveryArgs = {
   input: RedeliverWebhookDeliveryInput;
 };
@@ -329,6 +444,16 @@ export type MutationRefundPaymentArgs = {
 
 export type MutationRegisterWebhookArgs = {
   input: RegisterWebhookInput;
+};
+
+
+export type MutationUpdateSalesUnitArgs = {
+  input: UpdateSalesUnitInput;
+};
+
+
+export type MutationWithdrawMerchantConsentArgs = {
+  input: MerchantConsentInput;
 };
 
 /** An object with a globally unique, opaque id. */
@@ -356,6 +481,40 @@ export type PageInfo = {
   hasNextPage: Scalars['Boolean']['output'];
   hasPreviousPage: Scalars['Boolean']['output'];
   startCursor?: Maybe<Scalars['String']['output']>;
+};
+
+export type Partner = Node & {
+  __typename?: 'Partner';
+  /** The sales units connected to the partner, by MSN, with the merchant's consent state. */
+  connectedSalesUnits: ConnectedSalesUnitConnection;
+  id: Scalars['ID']['output'];
+  level: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  partnerId: Scalars['String']['output'];
+  pricePackages: Array<PricePackage>;
+  /** The partner's product orders, newest first (undone ones are left out). */
+  productOrders: ProductOrderConnection;
+  status: Scalars['String']['output'];
+};
+
+
+export type PartnerConnectedSalesUnitsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type PartnerProductOrdersArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type PartnerConsent = {
+  __typename?: 'PartnerConsent';
+  /** Given (true) or not given or withdrawn (false). */
+  merchantConsent: Scalars['Boolean']['output'];
+  partnerId: Scalars['String']['output'];
+  partnerName: Scalars['String']['output'];
 };
 
 /** A payment of the caller's sales unit. */
@@ -447,6 +606,8 @@ export type PaymentErrorCode =
   | 'REFUND_INVALID_STATE'
   | 'REFUND_NOT_ENOUGH_REFUNDABLE'
   | 'REFUND_PERIOD_EXPIRED'
+  /** The sales unit is deactivated: it takes no new payments until it is active again. */
+  | 'SALES_UNIT_DEACTIVATED'
   | 'VALIDATION_FAILED';
 
 export type PaymentEvent = Node & {
@@ -605,6 +766,51 @@ export type PaymentUserError = {
   message: Scalars['String']['output'];
 };
 
+export type PrefillStatus =
+  | 'ACCESSED'
+  | 'COMPLETED'
+  | 'PROCESSING'
+  | 'RECEIVED'
+  | 'WAITING_FOR_MERCHANT';
+
+export type PricePackage = {
+  __typename?: 'PricePackage';
+  description: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  pricePackageId: Scalars['ID']['output'];
+  productType: PricePackageProductType;
+  visibleInSignupForm: Scalars['Boolean']['output'];
+};
+
+export type PricePackageProductType =
+  | 'ePayment'
+  | 'ePaymentCustomerPresent';
+
+export type ProductOrder = Node & {
+  __typename?: 'ProductOrder';
+  createdAt: Scalars['DateTime']['output'];
+  id: Scalars['ID']['output'];
+  /** The sales unit the submitted order created. */
+  msn?: Maybe<Scalars['String']['output']>;
+  orgno: Scalars['String']['output'];
+  prefillStatus: PrefillStatus;
+  prefilledOrderId: Scalars['String']['output'];
+  productType: Scalars['String']['output'];
+  salesUnitName?: Maybe<Scalars['String']['output']>;
+};
+
+export type ProductOrderConnection = {
+  __typename?: 'ProductOrderConnection';
+  edges: Array<ProductOrderEdge>;
+  pageInfo: PageInfo;
+};
+
+export type ProductOrderEdge = {
+  __typename?: 'ProductOrderEdge';
+  cursor: Scalars['String']['output'];
+  node: ProductOrder;
+};
+
 export type QrFormatInput = {
   format: QrImageFormat;
   /** Pixels per side, 100 to 2000; PNG only. */
@@ -637,6 +843,8 @@ export type Query = {
   /** The sales units the caller's credentials may act for. */
   salesUnits: Array<SalesUnit>;
   testClock: TestClock;
+  /** Who the caller is, and what it manages. */
+  viewer: Viewer;
   /** A registration's deliveries, newest first; null when the registration is not the caller's. */
   webhookDeliveries?: Maybe<WebhookDeliveryConnection>;
   /** The caller's webhook registrations, oldest first. */
@@ -731,10 +939,46 @@ export type RegisterWebhookPayload = {
 };
 
 /** A sales unit the caller's credentials may act for: a Merchant-Serial-Number it may send. */
-export type SalesUnit = {
+export type SalesUnit = Node & {
   __typename?: 'SalesUnit';
+  /** Requests made for this unit per endpoint (method and path template), on every interface. */
+  apiQuality: Array<ApiQualityItem>;
+  configuration: SalesUnitConfiguration;
+  id: Scalars['ID']['output'];
   msn: Scalars['String']['output'];
   name: Scalars['String']['output'];
+  /** The organisation number of the merchant that owns the unit. */
+  orgno: Scalars['String']['output'];
+  /** The unit's payments, newest first. */
+  payments: PaymentConnection;
+  status: SalesUnitStatus;
+};
+
+
+/** A sales unit the caller's credentials may act for: a Merchant-Serial-Number it may send. */
+export type SalesUnitPaymentsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type SalesUnitConfiguration = {
+  __typename?: 'SalesUnitConfiguration';
+  captureType: CaptureType;
+  paymentAllowed: Scalars['Boolean']['output'];
+  recurringAllowed: Scalars['Boolean']['output'];
+  skipLandingPageAllowed: Scalars['Boolean']['output'];
+};
+
+export type SalesUnitConnection = {
+  __typename?: 'SalesUnitConnection';
+  edges: Array<SalesUnitEdge>;
+  pageInfo: PageInfo;
+};
+
+export type SalesUnitEdge = {
+  __typename?: 'SalesUnitEdge';
+  cursor: Scalars['String']['output'];
+  node: SalesUnit;
 };
 
 /** A sales unit's price: a percentage of each capture (basis points: 175 = 1.75 %) plus a fixed part per capture. */
@@ -745,6 +989,10 @@ export type SalesUnitPrice = {
   percentageFeeBasisPoints: Scalars['Int']['output'];
   recipientHandle: Scalars['String']['output'];
 };
+
+export type SalesUnitStatus =
+  | 'ACTIVE'
+  | 'DEACTIVATED';
 
 export type ShippingInfoInput = {
   amount: Scalars['MinorUnits']['input'];
@@ -788,6 +1036,20 @@ export type UnitInfoInput = {
   quantity: Scalars['String']['input'];
   quantityUnit?: InputMaybe<Scalars['String']['input']>;
   unitPrice: Scalars['MinorUnits']['input'];
+};
+
+export type UpdateSalesUnitInput = {
+  msn: Scalars['String']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** Base64 PNG, 100 x 100 to 1000 px. */
+  salesUnitLogo?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<SalesUnitStatus>;
+};
+
+export type UpdateSalesUnitPayload = {
+  __typename?: 'UpdateSalesUnitPayload';
+  salesUnit?: Maybe<SalesUnit>;
+  userErrors: Array<ManagementUserError>;
 };
 
 export type UserFlow =
@@ -850,6 +1112,29 @@ export type UserInfoAddress = {
   region: Scalars['String']['output'];
   streetAddress: Scalars['String']['output'];
 };
+
+/** The caller: a merchant (itself) or a partner (the merchants with sales units connected to it). */
+export type Viewer = {
+  __typename?: 'Viewer';
+  kind: ViewerKind;
+  /** The merchant the caller is; null for a partner. */
+  merchant?: Maybe<Merchant>;
+  /** The merchants with sales units the caller sees, by organisation number. */
+  merchants: MerchantConnection;
+  /** The partner the caller is; null for a merchant. */
+  partner?: Maybe<Partner>;
+};
+
+
+/** The caller: a merchant (itself) or a partner (the merchants with sales units connected to it). */
+export type ViewerMerchantsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type ViewerKind =
+  | 'MERCHANT'
+  | 'PARTNER';
 
 /** A webhook registration of the caller's sales unit. `id` is the same uuid the Webhooks REST API uses. */
 export type Webhook = {
@@ -1056,8 +1341,12 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
   Node:
     | ( LedgerView & { __typename: 'Ledger' } )
     | ( LedgerTransactionView & { __typename: 'LedgerTransaction' } )
+    | ( MerchantRow & { __typename: 'Merchant' } )
+    | ( PartnerRow & { __typename: 'Partner' } )
     | ( PaymentView & { __typename: 'Payment' } )
     | ( PaymentEventRow & { __typename: 'PaymentEvent' } )
+    | ( ProductOrderRow & { __typename: 'ProductOrder' } )
+    | ( SalesUnitParent & { __typename: 'SalesUnit' } )
     | ( WebhookDeliveryView & { __typename: 'WebhookDelivery' } )
   ;
 }>;
@@ -1067,12 +1356,17 @@ export type ResolversTypes = ResolversObject<{
   AdvanceTestClockInput: AdvanceTestClockInput;
   AdvanceTestClockPayload: ResolverTypeWrapper<AdvanceTestClockPayload>;
   AirlineDataInput: AirlineDataInput;
+  ApiQualityItem: ResolverTypeWrapper<ApiQualityItemView>;
   ApproveTestPaymentInput: ApproveTestPaymentInput;
   BarcodeInput: BarcodeInput;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   BottomLineInput: BottomLineInput;
   CancelPaymentInput: CancelPaymentInput;
   CapturePaymentInput: CapturePaymentInput;
+  CaptureType: CaptureType;
+  ConnectedSalesUnit: ResolverTypeWrapper<ConnectedSalesUnitParent>;
+  ConnectedSalesUnitConnection: ResolverTypeWrapper<Omit<ConnectedSalesUnitConnection, 'edges'> & { edges: Array<ResolversTypes['ConnectedSalesUnitEdge']> }>;
+  ConnectedSalesUnitEdge: ResolverTypeWrapper<Omit<ConnectedSalesUnitEdge, 'node'> & { node: ResolversTypes['ConnectedSalesUnit'] }>;
   CreatePaymentInput: CreatePaymentInput;
   CreatePaymentPayload: ResolverTypeWrapper<Omit<CreatePaymentPayload, 'payment'> & { payment?: Maybe<ResolversTypes['Payment']> }>;
   Currency: Currency;
@@ -1096,6 +1390,14 @@ export type ResolversTypes = ResolversObject<{
   LedgerTransactionEdge: ResolverTypeWrapper<Omit<LedgerTransactionEdge, 'node'> & { node: ResolversTypes['LedgerTransaction'] }>;
   LedgerTransactionFilter: LedgerTransactionFilter;
   LedgerTransactionType: LedgerTransactionType;
+  ManagementErrorCode: ManagementErrorCode;
+  ManagementUserError: ResolverTypeWrapper<ManagementUserError>;
+  Merchant: ResolverTypeWrapper<MerchantRow>;
+  MerchantConnection: ResolverTypeWrapper<Omit<MerchantConnection, 'edges'> & { edges: Array<ResolversTypes['MerchantEdge']> }>;
+  MerchantConsentInput: MerchantConsentInput;
+  MerchantConsentPayload: ResolverTypeWrapper<MerchantConsentPayload>;
+  MerchantEdge: ResolverTypeWrapper<Omit<MerchantEdge, 'node'> & { node: ResolversTypes['Merchant'] }>;
+  MerchantStatus: MerchantStatus;
   MetadataEntry: ResolverTypeWrapper<MetadataEntry>;
   MetadataEntryInput: MetadataEntryInput;
   MinorUnits: ResolverTypeWrapper<Scalars['MinorUnits']['output']>;
@@ -1105,6 +1407,8 @@ export type ResolversTypes = ResolversObject<{
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   OrderLineInput: OrderLineInput;
   PageInfo: ResolverTypeWrapper<PageInfo>;
+  Partner: ResolverTypeWrapper<PartnerRow>;
+  PartnerConsent: ResolverTypeWrapper<PartnerConsent>;
   Payment: ResolverTypeWrapper<PaymentView>;
   PaymentAggregate: ResolverTypeWrapper<PaymentAggregate>;
   PaymentConnection: ResolverTypeWrapper<Omit<PaymentConnection, 'edges'> & { edges: Array<ResolversTypes['PaymentEdge']> }>;
@@ -1130,6 +1434,12 @@ export type ResolversTypes = ResolversObject<{
   PaymentStateCount: ResolverTypeWrapper<PaymentStateCount>;
   PaymentTotals: ResolverTypeWrapper<PaymentTotals>;
   PaymentUserError: ResolverTypeWrapper<PaymentUserError>;
+  PrefillStatus: PrefillStatus;
+  PricePackage: ResolverTypeWrapper<PricePackage>;
+  PricePackageProductType: PricePackageProductType;
+  ProductOrder: ResolverTypeWrapper<ProductOrderRow>;
+  ProductOrderConnection: ResolverTypeWrapper<Omit<ProductOrderConnection, 'edges'> & { edges: Array<ResolversTypes['ProductOrderEdge']> }>;
+  ProductOrderEdge: ResolverTypeWrapper<Omit<ProductOrderEdge, 'node'> & { node: ResolversTypes['ProductOrder'] }>;
   QrFormatInput: QrFormatInput;
   QrImageFormat: QrImageFormat;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1139,8 +1449,12 @@ export type ResolversTypes = ResolversObject<{
   RefundPaymentInput: RefundPaymentInput;
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: ResolverTypeWrapper<Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
-  SalesUnit: ResolverTypeWrapper<SalesUnit>;
+  SalesUnit: ResolverTypeWrapper<SalesUnitParent>;
+  SalesUnitConfiguration: ResolverTypeWrapper<SalesUnitConfiguration>;
+  SalesUnitConnection: ResolverTypeWrapper<Omit<SalesUnitConnection, 'edges'> & { edges: Array<ResolversTypes['SalesUnitEdge']> }>;
+  SalesUnitEdge: ResolverTypeWrapper<Omit<SalesUnitEdge, 'node'> & { node: ResolversTypes['SalesUnit'] }>;
   SalesUnitPrice: ResolverTypeWrapper<SalesUnitPrice>;
+  SalesUnitStatus: SalesUnitStatus;
   ShippingInfoInput: ShippingInfoInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1148,10 +1462,14 @@ export type ResolversTypes = ResolversObject<{
   TestClockErrorCode: TestClockErrorCode;
   TestClockUserError: ResolverTypeWrapper<TestClockUserError>;
   UnitInfoInput: UnitInfoInput;
+  UpdateSalesUnitInput: UpdateSalesUnitInput;
+  UpdateSalesUnitPayload: ResolverTypeWrapper<Omit<UpdateSalesUnitPayload, 'salesUnit'> & { salesUnit?: Maybe<ResolversTypes['SalesUnit']> }>;
   UserFlow: UserFlow;
   UserInfo: ResolverTypeWrapper<UserInfoView>;
   UserInfoAccount: ResolverTypeWrapper<UserInfoAccount>;
   UserInfoAddress: ResolverTypeWrapper<UserInfoAddress>;
+  Viewer: ResolverTypeWrapper<ViewerParent>;
+  ViewerKind: ViewerKind;
   Webhook: ResolverTypeWrapper<WebhookRow>;
   WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryView>;
   WebhookDeliveryAttempt: ResolverTypeWrapper<WebhookAttemptView>;
@@ -1171,12 +1489,16 @@ export type ResolversParentTypes = ResolversObject<{
   AdvanceTestClockInput: AdvanceTestClockInput;
   AdvanceTestClockPayload: AdvanceTestClockPayload;
   AirlineDataInput: AirlineDataInput;
+  ApiQualityItem: ApiQualityItemView;
   ApproveTestPaymentInput: ApproveTestPaymentInput;
   BarcodeInput: BarcodeInput;
   Boolean: Scalars['Boolean']['output'];
   BottomLineInput: BottomLineInput;
   CancelPaymentInput: CancelPaymentInput;
   CapturePaymentInput: CapturePaymentInput;
+  ConnectedSalesUnit: ConnectedSalesUnitParent;
+  ConnectedSalesUnitConnection: Omit<ConnectedSalesUnitConnection, 'edges'> & { edges: Array<ResolversParentTypes['ConnectedSalesUnitEdge']> };
+  ConnectedSalesUnitEdge: Omit<ConnectedSalesUnitEdge, 'node'> & { node: ResolversParentTypes['ConnectedSalesUnit'] };
   CreatePaymentInput: CreatePaymentInput;
   CreatePaymentPayload: Omit<CreatePaymentPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
   CustomerInput: CustomerInput;
@@ -1197,6 +1519,12 @@ export type ResolversParentTypes = ResolversObject<{
   LedgerTransactionConnection: Omit<LedgerTransactionConnection, 'edges'> & { edges: Array<ResolversParentTypes['LedgerTransactionEdge']> };
   LedgerTransactionEdge: Omit<LedgerTransactionEdge, 'node'> & { node: ResolversParentTypes['LedgerTransaction'] };
   LedgerTransactionFilter: LedgerTransactionFilter;
+  ManagementUserError: ManagementUserError;
+  Merchant: MerchantRow;
+  MerchantConnection: Omit<MerchantConnection, 'edges'> & { edges: Array<ResolversParentTypes['MerchantEdge']> };
+  MerchantConsentInput: MerchantConsentInput;
+  MerchantConsentPayload: MerchantConsentPayload;
+  MerchantEdge: Omit<MerchantEdge, 'node'> & { node: ResolversParentTypes['Merchant'] };
   MetadataEntry: MetadataEntry;
   MetadataEntryInput: MetadataEntryInput;
   MinorUnits: Scalars['MinorUnits']['output'];
@@ -1206,6 +1534,8 @@ export type ResolversParentTypes = ResolversObject<{
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   OrderLineInput: OrderLineInput;
   PageInfo: PageInfo;
+  Partner: PartnerRow;
+  PartnerConsent: PartnerConsent;
   Payment: PaymentView;
   PaymentAggregate: PaymentAggregate;
   PaymentConnection: Omit<PaymentConnection, 'edges'> & { edges: Array<ResolversParentTypes['PaymentEdge']> };
@@ -1227,6 +1557,10 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentStateCount: PaymentStateCount;
   PaymentTotals: PaymentTotals;
   PaymentUserError: PaymentUserError;
+  PricePackage: PricePackage;
+  ProductOrder: ProductOrderRow;
+  ProductOrderConnection: Omit<ProductOrderConnection, 'edges'> & { edges: Array<ResolversParentTypes['ProductOrderEdge']> };
+  ProductOrderEdge: Omit<ProductOrderEdge, 'node'> & { node: ResolversParentTypes['ProductOrder'] };
   QrFormatInput: QrFormatInput;
   Query: Record<PropertyKey, never>;
   ReceiptInput: ReceiptInput;
@@ -1235,7 +1569,10 @@ export type ResolversParentTypes = ResolversObject<{
   RefundPaymentInput: RefundPaymentInput;
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
-  SalesUnit: SalesUnit;
+  SalesUnit: SalesUnitParent;
+  SalesUnitConfiguration: SalesUnitConfiguration;
+  SalesUnitConnection: Omit<SalesUnitConnection, 'edges'> & { edges: Array<ResolversParentTypes['SalesUnitEdge']> };
+  SalesUnitEdge: Omit<SalesUnitEdge, 'node'> & { node: ResolversParentTypes['SalesUnit'] };
   SalesUnitPrice: SalesUnitPrice;
   ShippingInfoInput: ShippingInfoInput;
   String: Scalars['String']['output'];
@@ -1243,9 +1580,12 @@ export type ResolversParentTypes = ResolversObject<{
   TestClock: TestClock;
   TestClockUserError: TestClockUserError;
   UnitInfoInput: UnitInfoInput;
+  UpdateSalesUnitInput: UpdateSalesUnitInput;
+  UpdateSalesUnitPayload: Omit<UpdateSalesUnitPayload, 'salesUnit'> & { salesUnit?: Maybe<ResolversParentTypes['SalesUnit']> };
   UserInfo: UserInfoView;
   UserInfoAccount: UserInfoAccount;
   UserInfoAddress: UserInfoAddress;
+  Viewer: ViewerParent;
   Webhook: WebhookRow;
   WebhookDelivery: WebhookDeliveryView;
   WebhookDeliveryAttempt: WebhookAttemptView;
@@ -1260,6 +1600,34 @@ export type ResolversParentTypes = ResolversObject<{
 export type AdvanceTestClockPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AdvanceTestClockPayload'] = ResolversParentTypes['AdvanceTestClockPayload']> = ResolversObject<{
   testClock?: Resolver<Maybe<ResolversTypes['TestClock']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['TestClockUserError']>, ParentType, ContextType>;
+}>;
+
+export type ApiQualityItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiQualityItem'] = ResolversParentTypes['ApiQualityItem']> = ResolversObject<{
+  endpoint?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status200?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  status400?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  status401?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  status403?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  status404?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  status429?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  status500?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  successRate?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  totalRequests?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type ConnectedSalesUnitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConnectedSalesUnit'] = ResolversParentTypes['ConnectedSalesUnit']> = ResolversObject<{
+  merchantConsent?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  salesUnit?: Resolver<ResolversTypes['SalesUnit'], ParentType, ContextType>;
+}>;
+
+export type ConnectedSalesUnitConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConnectedSalesUnitConnection'] = ResolversParentTypes['ConnectedSalesUnitConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['ConnectedSalesUnitEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type ConnectedSalesUnitEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConnectedSalesUnitEdge'] = ResolversParentTypes['ConnectedSalesUnitEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['ConnectedSalesUnit'], ParentType, ContextType>;
 }>;
 
 export type CreatePaymentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatePaymentPayload'] = ResolversParentTypes['CreatePaymentPayload']> = ResolversObject<{
@@ -1344,6 +1712,37 @@ export type LedgerTransactionEdgeResolvers<ContextType = GraphQLContext, ParentT
   node?: Resolver<ResolversTypes['LedgerTransaction'], ParentType, ContextType>;
 }>;
 
+export type ManagementUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ManagementUserError'] = ResolversParentTypes['ManagementUserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['ManagementErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type MerchantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Merchant'] = ResolversParentTypes['Merchant']> = ResolversObject<{
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  orgno?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  partnerConsents?: Resolver<Array<ResolversTypes['PartnerConsent']>, ParentType, ContextType>;
+  salesUnits?: Resolver<ResolversTypes['SalesUnitConnection'], ParentType, ContextType, RequireFields<MerchantSalesUnitsArgs, 'first'>>;
+  status?: Resolver<ResolversTypes['MerchantStatus'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type MerchantConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MerchantConnection'] = ResolversParentTypes['MerchantConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['MerchantEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type MerchantConsentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MerchantConsentPayload'] = ResolversParentTypes['MerchantConsentPayload']> = ResolversObject<{
+  partnerConsent?: Resolver<Maybe<ResolversTypes['PartnerConsent']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['ManagementUserError']>, ParentType, ContextType>;
+}>;
+
+export type MerchantEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MerchantEdge'] = ResolversParentTypes['MerchantEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['Merchant'], ParentType, ContextType>;
+}>;
+
 export type MetadataEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MetadataEntry'] = ResolversParentTypes['MetadataEntry']> = ResolversObject<{
   key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1366,13 +1765,16 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   capturePayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCapturePaymentArgs, 'input'>>;
   createPayment?: Resolver<ResolversTypes['CreatePaymentPayload'], ParentType, ContextType, RequireFields<MutationCreatePaymentArgs, 'input'>>;
   deleteWebhook?: Resolver<ResolversTypes['DeleteWebhookPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'input'>>;
+  giveMerchantConsent?: Resolver<ResolversTypes['MerchantConsentPayload'], ParentType, ContextType, RequireFields<MutationGiveMerchantConsentArgs, 'input'>>;
   redeliverWebhookDelivery?: Resolver<ResolversTypes['RedeliverWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'input'>>;
   refundPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationRefundPaymentArgs, 'input'>>;
   registerWebhook?: Resolver<ResolversTypes['RegisterWebhookPayload'], ParentType, ContextType, RequireFields<MutationRegisterWebhookArgs, 'input'>>;
+  updateSalesUnit?: Resolver<ResolversTypes['UpdateSalesUnitPayload'], ParentType, ContextType, RequireFields<MutationUpdateSalesUnitArgs, 'input'>>;
+  withdrawMerchantConsent?: Resolver<ResolversTypes['MerchantConsentPayload'], ParentType, ContextType, RequireFields<MutationWithdrawMerchantConsentArgs, 'input'>>;
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'Ledger' | 'LedgerTransaction' | 'Payment' | 'PaymentEvent' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Ledger' | 'LedgerTransaction' | 'Merchant' | 'Partner' | 'Payment' | 'PaymentEvent' | 'ProductOrder' | 'SalesUnit' | 'WebhookDelivery', ParentType, ContextType>;
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -1380,6 +1782,24 @@ export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends R
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   hasPreviousPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type PartnerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Partner'] = ResolversParentTypes['Partner']> = ResolversObject<{
+  connectedSalesUnits?: Resolver<ResolversTypes['ConnectedSalesUnitConnection'], ParentType, ContextType, RequireFields<PartnerConnectedSalesUnitsArgs, 'first'>>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  level?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  partnerId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  pricePackages?: Resolver<Array<ResolversTypes['PricePackage']>, ParentType, ContextType>;
+  productOrders?: Resolver<ResolversTypes['ProductOrderConnection'], ParentType, ContextType, RequireFields<PartnerProductOrdersArgs, 'first'>>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type PartnerConsentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PartnerConsent'] = ResolversParentTypes['PartnerConsent']> = ResolversObject<{
+  merchantConsent?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  partnerId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  partnerName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type PaymentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Payment'] = ResolversParentTypes['Payment']> = ResolversObject<{
@@ -1515,6 +1935,36 @@ export type PaymentUserErrorResolvers<ContextType = GraphQLContext, ParentType e
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type PricePackageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PricePackage'] = ResolversParentTypes['PricePackage']> = ResolversObject<{
+  description?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  pricePackageId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  productType?: Resolver<ResolversTypes['PricePackageProductType'], ParentType, ContextType>;
+  visibleInSignupForm?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
+export type ProductOrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductOrder'] = ResolversParentTypes['ProductOrder']> = ResolversObject<{
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  msn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  orgno?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  prefillStatus?: Resolver<ResolversTypes['PrefillStatus'], ParentType, ContextType>;
+  prefilledOrderId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  productType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  salesUnitName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type ProductOrderConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductOrderConnection'] = ResolversParentTypes['ProductOrderConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['ProductOrderEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type ProductOrderEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductOrderEdge'] = ResolversParentTypes['ProductOrderEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['ProductOrder'], ParentType, ContextType>;
+}>;
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   ledger?: Resolver<Maybe<ResolversTypes['Ledger']>, ParentType, ContextType, RequireFields<QueryLedgerArgs, 'ledgerId'>>;
   ledgers?: Resolver<ResolversTypes['LedgerConnection'], ParentType, ContextType, RequireFields<QueryLedgersArgs, 'first'>>;
@@ -1526,6 +1976,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   recentPaymentEvents?: Resolver<ResolversTypes['PaymentEventNotificationConnection'], ParentType, ContextType, RequireFields<QueryRecentPaymentEventsArgs, 'first'>>;
   salesUnits?: Resolver<Array<ResolversTypes['SalesUnit']>, ParentType, ContextType>;
   testClock?: Resolver<ResolversTypes['TestClock'], ParentType, ContextType>;
+  viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
   webhookDeliveries?: Resolver<Maybe<ResolversTypes['WebhookDeliveryConnection']>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first' | 'webhookId'>>;
   webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
 }>;
@@ -1542,8 +1993,32 @@ export type RegisterWebhookPayloadResolvers<ContextType = GraphQLContext, Parent
 }>;
 
 export type SalesUnitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SalesUnit'] = ResolversParentTypes['SalesUnit']> = ResolversObject<{
+  apiQuality?: Resolver<Array<ResolversTypes['ApiQualityItem']>, ParentType, ContextType>;
+  configuration?: Resolver<ResolversTypes['SalesUnitConfiguration'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   msn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  orgno?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  payments?: Resolver<ResolversTypes['PaymentConnection'], ParentType, ContextType, RequireFields<SalesUnitPaymentsArgs, 'first'>>;
+  status?: Resolver<ResolversTypes['SalesUnitStatus'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type SalesUnitConfigurationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SalesUnitConfiguration'] = ResolversParentTypes['SalesUnitConfiguration']> = ResolversObject<{
+  captureType?: Resolver<ResolversTypes['CaptureType'], ParentType, ContextType>;
+  paymentAllowed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  recurringAllowed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  skipLandingPageAllowed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
+export type SalesUnitConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SalesUnitConnection'] = ResolversParentTypes['SalesUnitConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['SalesUnitEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type SalesUnitEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SalesUnitEdge'] = ResolversParentTypes['SalesUnitEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['SalesUnit'], ParentType, ContextType>;
 }>;
 
 export type SalesUnitPriceResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SalesUnitPrice'] = ResolversParentTypes['SalesUnitPrice']> = ResolversObject<{
@@ -1565,6 +2040,11 @@ export type TestClockUserErrorResolvers<ContextType = GraphQLContext, ParentType
   code?: Resolver<ResolversTypes['TestClockErrorCode'], ParentType, ContextType>;
   field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type UpdateSalesUnitPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateSalesUnitPayload'] = ResolversParentTypes['UpdateSalesUnitPayload']> = ResolversObject<{
+  salesUnit?: Resolver<Maybe<ResolversTypes['SalesUnit']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['ManagementUserError']>, ParentType, ContextType>;
 }>;
 
 export type UserInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserInfo'] = ResolversParentTypes['UserInfo']> = ResolversObject<{
@@ -1598,6 +2078,13 @@ export type UserInfoAddressResolvers<ContextType = GraphQLContext, ParentType ex
   postalCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   region?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   streetAddress?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Viewer'] = ResolversParentTypes['Viewer']> = ResolversObject<{
+  kind?: Resolver<ResolversTypes['ViewerKind'], ParentType, ContextType>;
+  merchant?: Resolver<Maybe<ResolversTypes['Merchant']>, ParentType, ContextType>;
+  merchants?: Resolver<ResolversTypes['MerchantConnection'], ParentType, ContextType, RequireFields<ViewerMerchantsArgs, 'first'>>;
+  partner?: Resolver<Maybe<ResolversTypes['Partner']>, ParentType, ContextType>;
 }>;
 
 export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = ResolversObject<{
@@ -1667,6 +2154,10 @@ export type WebhookUserErrorResolvers<ContextType = GraphQLContext, ParentType e
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   AdvanceTestClockPayload?: AdvanceTestClockPayloadResolvers<ContextType>;
+  ApiQualityItem?: ApiQualityItemResolvers<ContextType>;
+  ConnectedSalesUnit?: ConnectedSalesUnitResolvers<ContextType>;
+  ConnectedSalesUnitConnection?: ConnectedSalesUnitConnectionResolvers<ContextType>;
+  ConnectedSalesUnitEdge?: ConnectedSalesUnitEdgeResolvers<ContextType>;
   CreatePaymentPayload?: CreatePaymentPayloadResolvers<ContextType>;
   Date?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
@@ -1679,12 +2170,19 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   LedgerTransaction?: LedgerTransactionResolvers<ContextType>;
   LedgerTransactionConnection?: LedgerTransactionConnectionResolvers<ContextType>;
   LedgerTransactionEdge?: LedgerTransactionEdgeResolvers<ContextType>;
+  ManagementUserError?: ManagementUserErrorResolvers<ContextType>;
+  Merchant?: MerchantResolvers<ContextType>;
+  MerchantConnection?: MerchantConnectionResolvers<ContextType>;
+  MerchantConsentPayload?: MerchantConsentPayloadResolvers<ContextType>;
+  MerchantEdge?: MerchantEdgeResolvers<ContextType>;
   MetadataEntry?: MetadataEntryResolvers<ContextType>;
   MinorUnits?: GraphQLScalarType;
   Money?: MoneyResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   Node?: NodeResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
+  Partner?: PartnerResolvers<ContextType>;
+  PartnerConsent?: PartnerConsentResolvers<ContextType>;
   Payment?: PaymentResolvers<ContextType>;
   PaymentAggregate?: PaymentAggregateResolvers<ContextType>;
   PaymentConnection?: PaymentConnectionResolvers<ContextType>;
@@ -1704,17 +2202,26 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PaymentStateCount?: PaymentStateCountResolvers<ContextType>;
   PaymentTotals?: PaymentTotalsResolvers<ContextType>;
   PaymentUserError?: PaymentUserErrorResolvers<ContextType>;
+  PricePackage?: PricePackageResolvers<ContextType>;
+  ProductOrder?: ProductOrderResolvers<ContextType>;
+  ProductOrderConnection?: ProductOrderConnectionResolvers<ContextType>;
+  ProductOrderEdge?: ProductOrderEdgeResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RedeliverWebhookDeliveryPayload?: RedeliverWebhookDeliveryPayloadResolvers<ContextType>;
   RegisterWebhookPayload?: RegisterWebhookPayloadResolvers<ContextType>;
   SalesUnit?: SalesUnitResolvers<ContextType>;
+  SalesUnitConfiguration?: SalesUnitConfigurationResolvers<ContextType>;
+  SalesUnitConnection?: SalesUnitConnectionResolvers<ContextType>;
+  SalesUnitEdge?: SalesUnitEdgeResolvers<ContextType>;
   SalesUnitPrice?: SalesUnitPriceResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   TestClock?: TestClockResolvers<ContextType>;
   TestClockUserError?: TestClockUserErrorResolvers<ContextType>;
+  UpdateSalesUnitPayload?: UpdateSalesUnitPayloadResolvers<ContextType>;
   UserInfo?: UserInfoResolvers<ContextType>;
   UserInfoAccount?: UserInfoAccountResolvers<ContextType>;
   UserInfoAddress?: UserInfoAddressResolvers<ContextType>;
+  Viewer?: ViewerResolvers<ContextType>;
   Webhook?: WebhookResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
   WebhookDeliveryAttempt?: WebhookDeliveryAttemptResolvers<ContextType>;

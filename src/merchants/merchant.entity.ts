@@ -7,6 +7,7 @@ export const Merchant = defineEntity({
     id: p.uuid().primary(),
     name: p.string(),
     orgNumber: p.string(),
+    status: p.string().$type<'ACTIVE' | 'DEACTIVATED'>().default('ACTIVE'),
     createdAt: p.datetime(),
   },
 });

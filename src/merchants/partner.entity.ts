@@ -10,6 +10,10 @@ export const Partner = defineEntity({
     id: p.string().primary(),
     name: p.string(),
     status: p.string().$type<PartnerStatus>(),
+    /** `Vipps Partner`, `Vipps Partner Plus` or `Vipps Partner Premium` (FACTS §9). */
+    level: p.string().default('Vipps Partner'),
+    contactName: p.string().nullable(),
+    contactEmail: p.string().nullable(),
     createdAt: p.datetime(),
   },
 });

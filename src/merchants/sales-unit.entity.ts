@@ -1,5 +1,8 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
+export type SalesUnitStatus = 'ACTIVE' | 'DEACTIVATED';
+export type CaptureType = 'ReserveCapture' | 'DirectCapture' | 'NotApplicable';
+
 /** A sales unit of a merchant, identified by its merchant serial number (MSN). */
 export const SalesUnit = defineEntity({
   name: 'SalesUnit',
@@ -10,6 +13,14 @@ export const SalesUnit = defineEntity({
     name: p.string(),
     /** Long-living payments (`expiresAt`) need the sales unit to be approved for them (FACTS §1.2). */
     longLivingPaymentsAllowed: p.boolean(),
+    /** A DEACTIVATED unit refuses new payments until it is ACTIVE again (sales-unit-status.ts). */
+    status: p.string().$type<SalesUnitStatus>().default('ACTIVE'),
+    captureType: p.string().$type<CaptureType>().default('ReserveCapture'),
+    skipLandingPageAllowed: p.boolean().default(false),
+    recurringAllowed: p.boolean().default(false),
+    /** The PNG shown in the app and on the landing page, base64; lazy, so lists never read it. */
+    logo: p.text().nullable().lazy(),
+    version: p.integer().default(1),
     createdAt: p.datetime(),
   },
 });

@@ -162,3 +162,31 @@ export function toPaymentEvent(row: Row): PaymentEvent {
     occurredAt: timestamp(row.occurred_at),
   } as PaymentEvent;
 }
+
+/**
+ * The newest payments of each of several sales units, `limit` per unit, optionally before a keyset position, in one
+ * statement: a graph page of sales units asks for their payments together.
+ */
+export async function readPaymentsOfSalesUnits(
+  em: Em,
+  msns: readonly string[],
+  limit: number,
+  before: { createdAt: Date; id: string } | undefined,
+): Promise<PaymentFields[]> {
+  if (msns.length === 0) return [];
+  const params: unknown[] = [...msns];
+  let after = '';
+  if (before) {
+    after = 'and (created_at, id) < (?, ?)';
+    params.push(before.createdAt, before.id);
+  }
+  params.push(limit);
+  const rows = await em.execute<Row[]>(
+    `select * from (
+       select ${PAYMENT_COLUMNS}, row_number() over (partition by msn order by created_at desc, id desc) as position
+       from payment where msn in (${msns.map(() => '?').join(', ')}) ${after}
+     ) ranked where position <= ? order by msn, created_at desc, id desc`,
+    params,
+  );
+  return rows.map(toPaymentFields);
+}

@@ -3,7 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { RequestContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { runIdempotent } from '../platform/idempotency/idempotency.service.js';
-import { SalesUnit } from '../merchants/sales-unit.entity.js';
+import { requireSalesUnitAcceptsPayments } from '../merchants/sales-unit-status.js';
 import type { CreatePaymentCommand } from './payment.commands.js';
 import { paymentNotFound } from './payment-for-verb.js';
 import type { PaymentEvent } from './payment-event.entity.js';
@@ -19,8 +19,9 @@ export const DEFAULT_PAYMENT_LIFETIME_MS = 10 * 60_000;
 
 export async function createPayment(ctx: RequestContext, command: CreatePaymentCommand, idempotencyKey: string): Promise<PaymentView> {
   return runIdempotent(ctx, { operation: 'payment.create', key: idempotencyKey, request: command }, async (em) => {
+    // One read of the unit serves both rules: a deactivated unit takes no payment, a long-living one needs approval.
+    const unit = await requireSalesUnitAcceptsPayments(em, scoped(ctx).msn);
     if (command.expiresAt) {
-      const unit = await em.findOneOrFail(SalesUnit, { msn: scoped(ctx).msn });
       if (!unit.longLivingPaymentsAllowed) {
         throw new AppError('LONG_LIVING_PAYMENT_NOT_ALLOWED', 'This sales unit is not approved for long-living payments', [
           { name: 'expiresAt', reason: 'The sales unit may not create long-living payments' },

@@ -8,6 +8,7 @@ import type { EventTypeDefinition } from './events/event-types.js';
 import type { NodeFinder } from './graph/node-registry.js';
 import type { Job } from './jobs/scheduler.js';
 import type { PageRoute } from './rest/page-route.js';
+import type { RequestObserver } from './rest/request-observer.js';
 import type { RestInterface } from './rest/rest-interface.js';
 import type { StateMachine } from './state-machine.js';
 
@@ -51,6 +52,10 @@ export interface DomainModule {
   readonly eventTypes?: readonly EventTypeDefinition[];
   /** Rows the domain derives from other domains' events, written in the flush (and transaction) that records them. */
   readonly projectors?: readonly EventProjector[];
+  /** Told of every answered request, after it is sent (API quality counts them in memory; no SQL per request). */
+  requestObserver?(services: Services): RequestObserver;
+  /** Runs when the app closes, after the server and jobs stopped and before the database closes (flush what is held in memory). */
+  onClose?(services: Services): Promise<void>;
   /** The outbound callbacks the domain sends (through `recordCallback`): timeout and retry policy per kind. */
   readonly callbackKinds?: readonly CallbackKind[];
 }

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { MerchantClient, newReference } from '../support/merchant-client.js';
+import { flushApiQuality } from '../../src/management/api-quality.counter.js';
+import { forkEm } from '../../src/platform/db/orm.js';
+import { MerchantClient, newReference, paymentBody } from '../support/merchant-client.js';
+import { PartnerClient } from '../support/partner-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { approveWithConsent } from '../support/user-consent.js';
 
@@ -33,7 +36,7 @@ const PAGE_QUERY = `query Page($first: Int!) {
  * What a modification runs on either face: begin, advisory lock on the idempotency key, idempotency lookup, then
  * its own writes, the idempotency record, commit.
  */
-const CREATE_STATEMENTS = 7; // ... insert event, insert payment ...
+const CREATE_STATEMENTS = 8; // ... the sales unit (a deactivated one takes no payment), insert event, insert payment ...
 // ... locked payment read, update, insert event ...; issue 13: + the sales unit's ledger read, + the ledger row insert.
 const CAPTURE_STATEMENTS = 10;
 
@@ -204,5 +207,65 @@ describe('SQL statements of user profiles', () => {
       counts.push(statements.length);
     }
     expect(counts[0]).toBe(counts[1]);
+  });
+});
+
+// issue 12: management
+describe('SQL statements of the management graph and API quality', () => {
+  const VIEWER_PAGE = `query Page($first: Int!) {
+    viewer { merchants(first: $first) { edges { node { orgno salesUnits(first: 5) { edges { node { msn status configuration { captureType }
+      apiQuality { endpoint totalRequests }
+      payments(first: 3) { edges { node { reference state } } } } } } } } } }
+  }`;
+
+  test('viewer -> merchants -> sales units -> payments costs the same statements for 1, 12 and 50 merchants', async () => {
+    // 50 more merchants, each with a sales unit connected to the partner, and a payment in three of them.
+    const em = forkEm(t.app.services.orm);
+    for (let i = 1; i <= 50; i++) {
+      const msn = String(500000 + i);
+      const id = `0b0e8a5c-1f4e-4c57-9d1a-${String(500000 + i).padStart(12, '0')}`;
+      await em.execute(`insert into merchant (id, name, org_number, created_at) values (?, ?, ?, now())`, [
+        id,
+        `Merchant ${i}`,
+        String(930000000 + i),
+      ]);
+      await em.execute(
+        `insert into sales_unit (msn, merchant_id, name, long_living_payments_allowed, created_at) values (?, ?, ?, false, now())`,
+        [msn, id, `Unit ${i}`],
+      );
+      await em.execute(
+        `insert into partner_sales_unit (partner_id, msn, merchant_consent, created_at) values ('100200', ?, false, now())`,
+        [msn],
+      );
+    }
+    const partner = new PartnerClient(t.baseUrl).forSalesUnit('500001');
+    for (const msn of ['500001', '500002', '500003']) {
+      const res = await partner
+        .forSalesUnit(msn)
+        .request('POST', '/epayment/v1/payments', paymentBody(), { 'Idempotency-Key': randomUUID() });
+      expect(res.status).toBe(201);
+    }
+    await partner.graphql('{ __typename }');
+    const counts: number[] = [];
+    for (const first of [1, 12, 50]) {
+      const statements = await statementsFor(async () => {
+        const res = await partner.graphql(VIEWER_PAGE, { first });
+        expect(res.body.errors).toBeUndefined();
+        expect(res.body.data.viewer.merchants.edges).toHaveLength(first);
+      });
+      counts.push(statements.length);
+    }
+    // The merchants, their units, the units' payments and the units' API quality: one statement each, whatever the
+    // number of merchants and units (the partner's connection to its MSN is read when the context is made).
+    expect(counts).toEqual([5, 5, 5]);
+  });
+
+  test('a request pays no statement for API quality: counts are flushed later, many requests in one statement', async () => {
+    const reference = await merchant.authorizedPayment(1_000);
+    const read = await statementsFor(async () => expect((await merchant.getPayment(reference)).status).toBe(200));
+    expect(read.filter((sql) => /api_quality/.test(sql))).toEqual([]);
+    for (let i = 0; i < 5; i++) await merchant.getPayment(`missing-${i}-reference`);
+    const flush = await statementsFor(() => flushApiQuality(t.app.services));
+    expect(flush.filter((sql) => /api_quality_count/.test(sql))).toHaveLength(1);
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { MERCHANT_A, MERCHANT_B, MerchantClient } from '../support/merchant-client.js';
+import { PartnerClient } from '../support/partner-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { approveWithConsent } from '../support/user-consent.js';
 
@@ -60,8 +61,9 @@ async function expectDocumentedRefusal(route: string, res: Response): Promise<vo
   expect(res.status).toBeGreaterThanOrEqual(400);
   expect(res.status).toBeLessThan(500);
   if (type.startsWith('text/html')) {
-    // Only the wallet's pages answer in HTML: the landing page with its message for the user.
-    expect(route).toMatch(/^\w+ \/wallet\/landing/);
+    // Only the wallet's pages answer in HTML: the landing page with its message for the user (issue 12: and the
+    // merchant's prefill page of a product order).
+    expect(route).toMatch(/^\w+ \/(wallet\/landing|merchant-portal\/prefill)/);
     expect(text).toMatch(/^<!doctype html>/i);
     return;
   }
@@ -464,6 +466,56 @@ describe('malformed requests get only documented 4xx answers', () => {
             'GET /settlement/v1/ledgers',
             await fetch(`${t.baseUrl}/settlement/v1/ledgers?${list}`, { headers }),
           );
+        },
+      ),
+      { numRuns: CASES_PER_ROUTE, seed: SEED },
+    );
+  });
+
+  // issue 12: management. With every system header present and a partner's or merchant's good token, malformed
+  // bodies, path parameters and idempotency keys reach the body and the rules, and get the management problem.
+  test('the management routes refuse malformed bodies, keys and parameters in their documented body', async () => {
+    const partner = new PartnerClient(t.baseUrl);
+    const system = {
+      'Svc-System-Name': 'fuzz',
+      'Svc-System-Version': '1',
+      'Svc-System-Plugin-Name': 'fc',
+      'Svc-System-Plugin-Version': '1',
+    };
+    const orderField = fc.record(
+      {
+        businessIdentifier: fc.oneof(
+          fc.jsonValue(),
+          fc.record({ scheme: fc.constantFrom('business:NO:ORG', 'x'), id: fc.string({ maxLength: 12 }) }),
+        ),
+        productType: fc.oneof(fc.constantFrom('SVC_PA_NETT', 'VIPPS_PA_NETT'), fc.jsonValue()),
+        salesUnitName: fc.oneof(fc.string({ maxLength: 40 }), fc.jsonValue()),
+        salesUnitLogo: fc.oneof(fc.string({ maxLength: 60 }), fc.jsonValue()),
+        settlementAccountNumber: fc.oneof(fc.stringMatching(/^[0-9]{11}$/), fc.jsonValue()),
+        annualTurnover: fc.oneof(fc.integer(), fc.double(), fc.jsonValue()),
+        website: fc.jsonValue(),
+      },
+      { requiredKeys: [] },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          orderField.map((v) => JSON.stringify(v)),
+          badBody,
+        ),
+        fc.oneof(fc.uuid(), headerValue),
+        fc.string({ maxLength: 12 }),
+        async (body, key, param) => {
+          const headers = sanitize({ ...(await partner.headers()), ...system, 'Idempotency-Key': key });
+          const created = await fetch(`${t.baseUrl}/management/v1/product-orders`, { method: 'POST', headers, body });
+          // A drawn body that happens to be a good order is made (201): only the refusals are this test's concern.
+          if (created.status !== 201) await expectDocumentedRefusal('POST /management/v1/product-orders', created);
+          const patched = await fetch(`${t.baseUrl}/management/v1/sales-units/${encodeURIComponent(param) || 'x'}`, {
+            method: 'PATCH',
+            headers: sanitize({ ...(await merchant.headers()), ...system }),
+            body,
+          });
+          await expectDocumentedRefusal('PATCH /management/v1/sales-units/{msn}', patched);
         },
       ),
       { numRuns: CASES_PER_ROUTE, seed: SEED },

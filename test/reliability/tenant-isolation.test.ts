@@ -45,6 +45,9 @@ interface Identifiers {
   ledgerId: string;
   ledgerNodeId: string;
   ledgerTransactionNodeId: string;
+  /** Merchant A's sales unit and organisation number (management). */
+  msn: string;
+  orgno: string;
 }
 
 beforeAll(async () => {
@@ -73,6 +76,8 @@ beforeAll(async () => {
     deliveryId,
     sub: (await approveWithConsent(owner, 'name email')).sub,
     ...(await ledgerIdentifiers()),
+    msn: '123456',
+    orgno: '920000002',
   };
   missing = {
     reference: newReference(),
@@ -84,6 +89,8 @@ beforeAll(async () => {
     ledgerId: '999999999',
     ledgerNodeId: toGlobalId('Ledger', 999999999),
     ledgerTransactionNodeId: toGlobalId('LedgerTransaction', 987654321),
+    msn: '99999',
+    orgno: '920000061',
   };
 });
 const sockets: Subscriber[] = [];
@@ -170,6 +177,44 @@ const restMatrix: Record<string, Entry> = {
   'GET /vipps-userinfo-api/userinfo/': {
     none: "the wallet user's own token names the consent and its sales unit; another merchant's key is refused (test/user-profiles/userinfo.test.ts)",
   },
+  // issue 12: management and the deprecated partner API. Merchant A's unit and organisation number answer another
+  // merchant (and a partner acting for merchant B) exactly like ones that do not exist.
+  'GET /management/v1/merchants': { none: 'lists only the caller’s merchants (test/management/management-api.test.ts)' },
+  'GET /management/v1/merchants/{orgno}': (c, ids) => c.request('GET', `/management/v1/merchants/${ids.orgno}`, undefined, SYSTEM),
+  'GET /management/v1/merchants/{orgno}/contracts': (c, ids) =>
+    c.request('GET', `/management/v1/merchants/${ids.orgno}/contracts`, undefined, SYSTEM),
+  'GET /management/v1/merchants/{orgno}/contracts/agreement.pdf': (c, ids) =>
+    c.request('GET', `/management/v1/merchants/${ids.orgno}/contracts/agreement.pdf`, undefined, SYSTEM),
+  'GET /management/v1/merchants/{orgno}/sales-units': (c, ids) =>
+    c.request('GET', `/management/v1/merchants/${ids.orgno}/sales-units`, undefined, SYSTEM),
+  'GET /management/v1/sales-units': { none: 'lists only the caller’s sales units (test/management/management-api.test.ts)' },
+  'GET /management/v1/sales-units/{msn}': (c, ids) => c.request('GET', `/management/v1/sales-units/${ids.msn}`, undefined, SYSTEM),
+  'PATCH /management/v1/sales-units/{msn}': (c, ids) =>
+    c.request('PATCH', `/management/v1/sales-units/${ids.msn}`, { name: 'Taken over' }, SYSTEM),
+  'GET /management/v1/api-quality/sales-units/{msn}': (c, ids) =>
+    c.request('GET', `/management/v1/api-quality/sales-units/${ids.msn}`, undefined, SYSTEM),
+  'POST /management/v1/product-orders': { none: 'partners only; creates the caller’s own order' },
+  'GET /management/v1/product-orders/{prefilledOrderId}': {
+    none: 'partner-owned: a merchant is refused (403), the partner reads only its own, an unknown id is 404 (test/management/product-orders.test.ts)',
+  },
+  'DELETE /management/v1/product-orders/{prefilledOrderId}': {
+    none: 'partner-owned: a merchant is refused (403), the partner undoes only its own (test/management/product-orders.test.ts)',
+  },
+  'GET /management/v1/partners/whoami': { none: 'the caller itself (partners only)' },
+  'GET /management/v1/partners/price-packages': { none: 'the same for every partner' },
+  'GET /merchant-portal/prefill': { none: 'public: identified by an unguessable token, not by merchant' },
+  'POST /merchant-portal/prefill/submit': { none: 'public: identified by an unguessable token, not by merchant' },
+  'POST /partner-api/v1/products/orders': { none: 'partners only; creates the caller’s own order' },
+  'GET /partner-api/v0/merchants/{orgno}': (c, ids) => c.request('GET', `/partner-api/v0/merchants/${ids.orgno}`),
+  'GET /partner-api/v0/salesunits/{msn}': (c, ids) => c.request('GET', `/partner-api/v0/salesunits/${ids.msn}`),
+};
+
+/** The system headers the management interface requires. */
+const SYSTEM = {
+  'Svc-System-Name': 'tenant-isolation',
+  'Svc-System-Version': '1',
+  'Svc-System-Plugin-Name': 'jest',
+  'Svc-System-Plugin-Version': '1',
 };
 
 const gql =
@@ -225,6 +270,18 @@ const graphMatrix: Record<string, Entry> = {
   'Query.node(ledger transaction)': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.ledgerTransactionNodeId })),
   'Query.testClock': { none: 'the service clock, the same for every caller' },
   'Mutation.advanceTestClock': { none: "moves the test environment's one clock; reads and changes no tenant's objects" },
+  // issue 12: management
+  'Query.viewer': { none: 'lists only what the caller sees (test/management/management-graph.test.ts)' },
+  'Mutation.giveMerchantConsent': {
+    none: 'the merchant’s own units only; a partner is refused (test/management/management-graph.test.ts)',
+  },
+  'Mutation.withdrawMerchantConsent': {
+    none: 'the merchant’s own units only; a partner is refused (test/management/management-graph.test.ts)',
+  },
+  'Mutation.updateSalesUnit': gql(
+    'mutation($msn: String!) { updateSalesUnit(input: { msn: $msn, name: "Taken over" }) { salesUnit { msn } userErrors { code field } } }',
+    (ids) => ({ msn: ids.msn }),
+  ),
   'Subscription.paymentEvents': { socket: 'probed over graphql-ws below: a subscription to another merchant’s reference' },
 };
 

@@ -9,6 +9,8 @@ export interface HttpRequest {
   params: Record<string, string>;
   rawBody: Buffer;
   traceId: string;
+  /** The matched route's path template, set by the router before the route runs (request observers read it). */
+  routePattern?: string;
   /** Aborted when the client goes away (or the server closes its connection) before the response is sent. */
   signal?: AbortSignal;
 }

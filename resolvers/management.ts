@@ -1,0 +1,150 @@
+import type { ManagementErrorCode, Resolvers } from '../src/generated/graphql.js';
+import { AppError } from '../src/platform/errors/app-error.js';
+import { keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
+import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
+import { Partner } from '../src/merchants/partner.entity.js';
+import {
+  apiQualityBySalesUnitLoader,
+  connectedUnits,
+  paymentsBySalesUnitLoader,
+  salesUnitByMsnLoader,
+  salesUnitsByMerchantIdLoader,
+  viewerMerchants,
+  type SalesUnitParent,
+} from '../src/management/management.graph.js';
+import { ensureNotEmptyUpdate, pricePackages, updateSalesUnit } from '../src/management/management.service.js';
+import { partnerConsentsOf, setMerchantConsent } from '../src/management/merchant-consent.service.js';
+import { logoProblem } from '../src/management/product-order.rules.js';
+import { listProductOrders } from '../src/management/product-order.service.js';
+import type { RequestContext } from '../src/platform/context.js';
+import type { PaymentView } from '../src/payments/payment.view.js';
+import type { ProductOrder } from '../src/management/product-order.entity.js';
+
+const MANAGEMENT_ERRORS = userErrorCodes<ManagementErrorCode>({
+  VALIDATION_FAILED: true,
+  SALES_UNIT_NOT_FOUND: true,
+  SALES_UNIT_UPDATE_INVALID: true,
+  PARTNER_NOT_CONNECTED: true,
+  MERCHANT_NOT_FOUND: true,
+});
+
+/** Keyset of rows ordered by one text key (organisation number, MSN). */
+const textKeyset = <T>(keyOf: (row: T) => string, pattern: RegExp): Keyset<T, string> => ({
+  keyOf: (row) => [keyOf(row)],
+  read: ([key, ...rest]) => (typeof key === 'string' && pattern.test(key) && rest.length === 0 ? key : undefined),
+});
+const newestFirst = <T extends { createdAt: Date | string; id: string }>(): Keyset<T, { createdAt: Date; id: string }> => ({
+  keyOf: (row) => [row.createdAt, row.id],
+  read: ([createdAt, id]) => {
+    const date = new Date(String(createdAt));
+    return Number.isNaN(date.getTime()) || typeof id !== 'string' ? undefined : { createdAt: date, id };
+  },
+});
+const byOrgno = textKeyset((m: { orgno: string }) => m.orgno, /^\d{9}$/);
+const byMsn = textKeyset((u: { msn: string }) => u.msn, /^\d{4,6}$/);
+const byConnectedMsn = textKeyset((c: { unit: { msn: string } }) => c.unit.msn, /^\d{4,6}$/);
+
+async function unitRow(parent: SalesUnitParent, request: RequestContext) {
+  const row = parent.row ?? (await request.loaders.get(salesUnitByMsnLoader).load(parent.msn));
+  if (!row) throw new AppError('SALES_UNIT_NOT_FOUND', `No sales unit ${parent.msn}`);
+  return row;
+}
+
+export const managementResolvers: Resolvers = {
+  Query: {
+    viewer: (_, __, { request }) => ({ kind: request.principal.kind === 'partner' ? 'PARTNER' : 'MERCHANT' }),
+  },
+  Viewer: {
+    merchant: async (_, __, { request }) => {
+      if (request.principal.kind !== 'merchant') return null;
+      const [own] = await viewerMerchants(request, 1, undefined);
+      return own ?? null;
+    },
+    partner: async (_, __, { request }) =>
+      request.principal.kind === 'partner' ? await request.em.findOne(Partner, { id: request.principal.partnerId }) : null,
+    merchants: async (_, args, { request }) => {
+      const page = keysetPage(args, byOrgno, 20);
+      return page.connection(await viewerMerchants(request, page.limit, page.after));
+    },
+  },
+  Merchant: {
+    id: (m) => toGlobalId('Merchant', m.orgno),
+    salesUnits: async (m, args, { request }) => {
+      const page = keysetPage(args, byMsn, 20);
+      const rows = await salesUnitsByMerchantIdLoader(request).load({ merchantId: m.id, limit: page.limit, after: page.after });
+      return page.connection(rows.map((row) => ({ msn: row.msn, name: row.name, row })));
+    },
+    partnerConsents: (m, _, { request }) => partnerConsentsOf(request, m.id),
+  },
+  SalesUnit: {
+    id: (u) => toGlobalId('SalesUnit', u.msn),
+    status: async (u, _, { request }) => (await unitRow(u, request)).status,
+    orgno: async (u, _, { request }) => (await unitRow(u, request)).orgno,
+    configuration: async (u, _, { request }) => {
+      const row = await unitRow(u, request);
+      return {
+        paymentAllowed: row.status === 'ACTIVE',
+        captureType: row.captureType,
+        skipLandingPageAllowed: row.skipLandingPageAllowed,
+        recurringAllowed: row.recurringAllowed,
+      };
+    },
+    payments: async (u, args, { request }) => {
+      const page = keysetPage(args, newestFirst<PaymentView>(), 20);
+      return page.connection(await paymentsBySalesUnitLoader(request).load({ msn: u.msn, limit: page.limit, before: page.after }));
+    },
+    apiQuality: (u, _, { request, services }) => apiQualityBySalesUnitLoader(request, services).load(u.msn),
+  },
+  ApiQualityItem: {
+    totalRequests: (item) => item['total Requests'],
+  },
+  Partner: {
+    id: (p) => toGlobalId('Partner', p.id),
+    partnerId: (p) => p.id,
+    connectedSalesUnits: async (p, args, { request }) => {
+      const page = keysetPage(args, byConnectedMsn, 20);
+      return page.connection(await connectedUnits(request, p.id, page.limit, page.after));
+    },
+    productOrders: async (p, args, { request }) => {
+      const page = keysetPage(args, newestFirst<ProductOrder>(), 20);
+      return page.connection(await listProductOrders(request, p.id, page.limit, page.after));
+    },
+    pricePackages: (_, __, { request }) => pricePackages(request),
+  },
+  ConnectedSalesUnit: {
+    salesUnit: (c) => ({ msn: c.unit.msn, name: c.unit.name, row: c.unit }),
+  },
+  ProductOrder: {
+    id: (o) => toGlobalId('ProductOrder', o.id),
+    prefilledOrderId: (o) => o.id,
+    prefillStatus: (o) => (o.status === 'DELETED' ? 'RECEIVED' : o.status),
+    orgno: (o) => o.orgNumber,
+    createdAt: (o) => o.createdAt.toISOString(),
+  },
+  Mutation: {
+    giveMerchantConsent: (_, { input }, { request }) =>
+      withUserErrors(MANAGEMENT_ERRORS, async () => ({ partnerConsent: await setMerchantConsent(request, input.partnerId, true) })),
+    withdrawMerchantConsent: (_, { input }, { request }) =>
+      withUserErrors(MANAGEMENT_ERRORS, async () => ({ partnerConsent: await setMerchantConsent(request, input.partnerId, false) })),
+    updateSalesUnit: (_, { input }, { request }) =>
+      withUserErrors(MANAGEMENT_ERRORS, async () => {
+        const update = {
+          name: input.name ?? undefined,
+          salesUnitLogo: input.salesUnitLogo ?? undefined,
+          status: input.status ?? undefined,
+        };
+        const problems = [
+          ...(update.name !== undefined && (update.name.length < 1 || update.name.length > 50)
+            ? [{ name: 'name', reason: 'Must be 1 to 50 characters' }]
+            : []),
+          ...(update.salesUnitLogo !== undefined
+            ? [logoProblem('salesUnitLogo', update.salesUnitLogo)].filter((p) => p !== undefined)
+            : []),
+        ];
+        if (problems.length > 0) throw AppError.validation(problems);
+        ensureNotEmptyUpdate(update);
+        const details = await updateSalesUnit(request, input.msn, update);
+        return { salesUnit: { msn: details.msn, name: details.name } };
+      }),
+  },
+};

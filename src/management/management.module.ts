@@ -1,0 +1,41 @@
+import { managementResolvers } from '../../resolvers/management.js';
+import type { DomainModule } from '../platform/module.js';
+import { findVisibleSalesUnit } from './management.graph.js';
+import { findPartnerProductOrder } from './product-order.service.js';
+import { apiQualityCounter, flushApiQuality } from './api-quality.counter.js';
+import { Migration20261123161201Management } from './migrations/Migration20261123161201Management.js';
+import { partnerApiRoutes } from './partner-api.routes.js';
+import { prefillPages } from './prefill.page.js';
+import { PricePackage } from './price-package.entity.js';
+import { ProductOrder } from './product-order.entity.js';
+import { productOrderMachine } from './product-order.transitions.js';
+import { managementRoutes } from './management.routes.js';
+import { seedManagement } from './management.seed.js';
+import './management.errors.js';
+
+/**
+ * Merchant and partner management (spec 3): the management API, the deprecated partner API, product orders and
+ * their prefill page, price packages, and API quality (requests counted in memory, flushed by a job).
+ */
+export const managementModule: DomainModule = {
+  name: 'management',
+  entities: [PricePackage, ProductOrder],
+  migrations: [{ name: 'Migration20261123161201Management', class: Migration20261123161201Management }],
+  routes: managementRoutes,
+  pages: prefillPages,
+  resolvers: [managementResolvers],
+  nodes: { SalesUnit: findVisibleSalesUnit, ProductOrder: findPartnerProductOrder },
+  stateMachines: [productOrderMachine],
+  requestObserver: (services) => {
+    const counter = apiQualityCounter(services);
+    return (request) => counter.record(request);
+  },
+  jobs: (services) => [{ name: 'flush-api-quality', run: () => flushApiQuality(services) }],
+  seedTestEnvironment: (em) => seedManagement(em),
+};
+
+/** The deprecated partner API is its own interface (another prefix and error rules), served by the same services. */
+export const partnerApiModule: DomainModule = {
+  name: 'partner-api',
+  routes: partnerApiRoutes,
+};

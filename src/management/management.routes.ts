@@ -1,0 +1,246 @@
+import Type from 'typebox';
+import type { HeaderRules } from '../platform/auth/header-rules.js';
+import type { Services } from '../platform/context.js';
+import { managementProblem } from '../platform/rest/error-formats/management-problem.js';
+import type { ParamRule } from '../platform/rest/path-params.js';
+import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
+import { declareBody, isJsonObject } from '../platform/validation/declare-body.js';
+import { stringEnum } from '../platform/validation/string-enum.js';
+import { apiQuality } from './api-quality.service.js';
+import { checkIdempotencyKeyFormat, managementContext } from './management-context.js';
+import {
+  allSalesUnits,
+  ensureNotEmptyUpdate,
+  getMerchant,
+  listMerchants,
+  merchantContracts,
+  merchantSalesUnits,
+  pricePackages,
+  salesUnitDetails,
+  updateSalesUnit,
+  whoami,
+  type SalesUnitUpdate,
+} from './management.service.js';
+import { createProductOrder, deleteProductOrder, readProductOrder } from './product-order.service.js';
+import { logoProblem } from './product-order.rules.js';
+import { managementProductOrderBody } from './product-order.schemas.js';
+import { contractPdf } from './contract-pdf.js';
+
+/** Spec 3: `Merchant-Serial-Number` optional (a partner acting for a merchant sends it); the four system headers required. */
+export const MANAGEMENT_HEADERS: HeaderRules = { msn: 'optional', systemHeaders: { presence: 'required', maxLength: 30 } };
+
+export const orgnoParam: ParamRule = {
+  accepts: (v) => /^[0-9]{9}$/.test(v),
+  reason: 'Must be a 9-digit organisation number',
+  jsonSchema: { type: 'string', pattern: '^[0-9]{9}$' },
+};
+export const msnParam: ParamRule = {
+  accepts: (v) => /^[0-9]{4,6}$/.test(v),
+  reason: 'Must be 4 to 6 digits',
+  jsonSchema: { type: 'string', pattern: '^[0-9]{4,6}$' },
+};
+const orderIdParam: ParamRule = {
+  accepts: (v) => v.length <= 64,
+  reason: 'Must be the prefilledOrderId create returned',
+  jsonSchema: { type: 'string', format: 'uuid' },
+};
+
+const SalesUnitPatch = Type.Object({
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+  salesUnitLogo: Type.Optional(Type.String({ minLength: 1, maxLength: 2_000_000 })),
+  status: Type.Optional(stringEnum(['ACTIVE', 'DEACTIVATED'] as const)),
+});
+
+const salesUnitPatchBody = declareBody(SalesUnitPatch, {
+  fieldRules: (body) => {
+    const problem =
+      isJsonObject(body) && typeof body.salesUnitLogo === 'string' ? logoProblem('salesUnitLogo', body.salesUnitLogo) : undefined;
+    return problem ? [problem] : [];
+  },
+  toCommand: (body): SalesUnitUpdate => body,
+});
+
+const json = (status: number, body?: unknown) => ({ status, headers: { 'content-type': 'application/json;charset=UTF-8' }, body });
+
+/**
+ * The management API 1.0.0 (FACTS §9, spec 3): all 13 operations, Idea/proposal ones included, for merchants and
+ * partners. The interface is declared public because most operations name no sales unit: each handler builds its
+ * context with `managementContext` (token, key, principal, optional MSN), after the front checked the headers.
+ */
+export function managementRoutes(services: Services): RestInterface {
+  return defineRestInterface(
+    services,
+    { name: 'Management API', prefix: '/management/v1', errorFormat: managementProblem, auth: 'public', headers: MANAGEMENT_HEADERS },
+    (route) => [
+      route({
+        method: 'GET',
+        path: '/merchants',
+        summary: 'The merchants (organisation numbers) with sales units of the caller',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        success: { status: 200, description: '{MerchantList: [Merchant]}' },
+        handler: async (front, { headers }) =>
+          json(200, { MerchantList: await listMerchants(await managementContext(services, front, headers)) }),
+      }),
+      route({
+        method: 'GET',
+        path: '/merchants/{orgno}',
+        summary: 'A merchant by organisation number (a partner needs the merchant’s consent)',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        params: { orgno: orgnoParam },
+        success: { status: 200, description: '{data: Merchant}' },
+        handler: async (front, { headers, params }) => {
+          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+          return json(200, { data: await getMerchant(ctx, params.orgno) });
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/merchants/{orgno}/contracts',
+        summary: 'Links to the merchant’s contracts (PDF served by the service)',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        params: { orgno: orgnoParam },
+        success: { status: 200, description: '{urls: [string]}' },
+        handler: async (front, { headers, params }) => {
+          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+          return json(200, await merchantContracts(ctx, params.orgno));
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/merchants/{orgno}/contracts/agreement.pdf',
+        summary: 'The merchant’s agreement as a PDF (the link the contracts operation returns)',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        params: { orgno: orgnoParam },
+        success: { status: 200, description: 'application/pdf' },
+        handler: async (front, { headers, params }) => {
+          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+          const merchant = await getMerchant(ctx, params.orgno);
+          return { status: 200, headers: { 'content-type': 'application/pdf' }, body: contractPdf(merchant) };
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/merchants/{orgno}/sales-units',
+        summary: 'The MSNs of the merchant’s sales units the caller sees (a partner: those connected to it)',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        params: { orgno: orgnoParam },
+        success: { status: 200, description: '[MSN]' },
+        handler: async (front, { headers, params }) => {
+          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+          return json(200, await merchantSalesUnits(ctx, params.orgno));
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/sales-units',
+        summary: 'The MSNs of every sales unit the caller has access to',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        success: { status: 200, description: '[MSN]' },
+        handler: async (front, { headers }) => json(200, await allSalesUnits(await managementContext(services, front, headers))),
+      }),
+      route({
+        method: 'GET',
+        path: '/sales-units/{msn}',
+        summary: 'A sales unit’s details',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        params: { msn: msnParam },
+        success: { status: 200, description: 'SalesUnit' },
+        handler: async (front, { headers, params }) => {
+          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+          return json(200, await salesUnitDetails(ctx, params.msn));
+        },
+      }),
+      route({
+        method: 'PATCH',
+        path: '/sales-units/{msn}',
+        summary: 'Changes a sales unit’s name, logo or status (DEACTIVATED refuses new payments)',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        params: { msn: msnParam },
+        body: salesUnitPatchBody,
+        success: { status: 200, description: 'No body' },
+        handler: async (front, { headers, params, body }) => {
+          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+          ensureNotEmptyUpdate(body);
+          await updateSalesUnit(ctx, params.msn, body);
+          return { status: 200 };
+        },
+      }),
+      route({
+        method: 'POST',
+        path: '/product-orders',
+        summary: 'Pre-fills a product order for a merchant (partners)',
+        idempotent: true,
+        documentedAuth: 'bearer',
+        body: managementProductOrderBody,
+        success: { status: 201, description: '{prefilledOrderId, prefillUrl, prefillStatus}' },
+        handler: async (front, { headers, body, idempotencyKey }) => {
+          const ctx = await managementContext(services, front, headers);
+          return json(201, await createProductOrder(ctx, body, checkIdempotencyKeyFormat(idempotencyKey)));
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/product-orders/{prefilledOrderId}',
+        summary: 'A product order’s prefill status',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        params: { prefilledOrderId: orderIdParam },
+        success: { status: 200, description: '{prefilledOrderId, prefillStatus}' },
+        handler: async (front, { headers, params }) =>
+          json(200, await readProductOrder(await managementContext(services, front, headers), params.prefilledOrderId)),
+      }),
+      route({
+        method: 'DELETE',
+        path: '/product-orders/{prefilledOrderId}',
+        summary: 'Undoes a product order the merchant has not submitted',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        params: { prefilledOrderId: orderIdParam },
+        success: { status: 200, description: 'No body' },
+        handler: async (front, { headers, params }) => {
+          await deleteProductOrder(await managementContext(services, front, headers), params.prefilledOrderId);
+          return { status: 200 };
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/partners/whoami',
+        summary: 'The calling partner',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        success: { status: 200, description: 'Partner' },
+        handler: async (front, { headers }) => json(200, await whoami(await managementContext(services, front, headers))),
+      }),
+      route({
+        method: 'GET',
+        path: '/partners/price-packages',
+        summary: 'The price packages a product order may name',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        success: { status: 200, description: '[PricePackage]' },
+        handler: async (front, { headers }) => json(200, await pricePackages(await managementContext(services, front, headers))),
+      }),
+      route({
+        method: 'GET',
+        path: '/api-quality/sales-units/{msn}',
+        summary: 'Requests made for the sales unit per endpoint and status',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        params: { msn: msnParam },
+        success: { status: 200, description: '{ApiQualityItems: [...]}' },
+        handler: async (front, { headers, params }) => {
+          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+          return json(200, { ApiQualityItems: await apiQuality(ctx, services, params.msn) });
+        },
+      }),
+    ],
+  );
+}

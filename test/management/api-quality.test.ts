@@ -1,0 +1,51 @@
+import { flushApiQuality } from '../../src/management/api-quality.counter.js';
+import { forkEm } from '../../src/platform/db/orm.js';
+import { useTestApp } from '../support/app-fixture.js';
+import { mgmt } from './management-support.js';
+
+const t = useTestApp({ runJobs: false });
+
+type Item = Record<string, number | string>;
+const itemFor = (items: Item[], endpoint: string) => items.find((i) => i.endpoint === endpoint);
+
+test('per endpoint template and status, counted on every interface, flushed as totals per day', async () => {
+  const reference = await t.otherMerchant.authorizedPayment(1_000);
+  await t.otherMerchant.getPayment(reference);
+  await t.otherMerchant.getPayment('no-such-reference-1');
+  await t.otherMerchant.raw('GET', `/epayment/v1/payments/${reference}`, undefined, { 'Merchant-Serial-Number': '654321' });
+  await mgmt(t.otherMerchant, 'GET', '/sales-units/654321');
+
+  const before = (await mgmt(t.otherMerchant, 'GET', '/api-quality/sales-units/654321')).body.ApiQualityItems as Item[];
+  expect(itemFor(before, 'GET /epayment/v1/payments/{reference}')).toEqual({
+    endpoint: 'GET /epayment/v1/payments/{reference}',
+    'total Requests': 3,
+    successRate: 33,
+    status200: 1,
+    status400: 0,
+    status401: 1,
+    status403: 0,
+    status404: 1,
+    status429: 0,
+    status500: 0,
+  });
+  expect(itemFor(before, 'POST /epayment/v1/payments')).toEqual(expect.objectContaining({ 'total Requests': 1, successRate: 100 }));
+  expect(itemFor(before, 'GET /management/v1/sales-units/{msn}')).toEqual(expect.objectContaining({ status200: 1 }));
+
+  // Flushed: the stored totals say the same, and new requests add to them.
+  await flushApiQuality(t.app.app.services);
+  const [stored] = await forkEm(t.app.app.services.orm).execute<{ n: string | number }[]>(
+    `select sum(count) as n from api_quality_count where msn = '654321' and endpoint = 'GET /epayment/v1/payments/{reference}'`,
+  );
+  expect(Number(stored!.n)).toBe(3);
+  await t.otherMerchant.getPayment(reference);
+  const after = (await mgmt(t.otherMerchant, 'GET', '/api-quality/sales-units/654321')).body.ApiQualityItems as Item[];
+  expect(itemFor(after, 'GET /epayment/v1/payments/{reference}')).toEqual(
+    expect.objectContaining({ 'total Requests': 4, status200: 2, successRate: 50 }),
+  );
+});
+
+test('only for a unit the caller sees: another merchant’s is 404, the partner’s connected one is readable', async () => {
+  expect((await mgmt(t.merchant, 'GET', '/api-quality/sales-units/654321')).status).toBe(404);
+  expect((await mgmt(t.partner.forSalesUnit('654321'), 'GET', '/api-quality/sales-units/654321')).status).toBe(200);
+  expect((await mgmt(t.partner.forSalesUnit('123456'), 'GET', '/api-quality/sales-units/112233')).status).toBe(404);
+});
