@@ -24,6 +24,7 @@ const config: CodegenConfig = {
           PaymentEventNotification: '../payments/payment-event.subscription.js#PaymentEventNotificationSource',
           PaymentProfile: '../payments/payment.view.js#PaymentProfileView',
           UserInfo: '../user-profiles/user-info.graph.js#UserInfoView',
+          CheckoutSession: '../checkout/checkout-session.entity.js#CheckoutSession as CheckoutSessionRow',
         },
         resolversNonOptionalTypename: { interfaceImplementingType: true },
       },

@@ -1,3 +1,4 @@
+import { checkoutModule } from './checkout/checkout.module.js';
 import { businessRegistryModule } from './business-registry/business-registry.module.js';
 import { merchantsModule } from './merchants/merchants.module.js';
 import { paymentsModule } from './payments/payments.module.js';
@@ -18,4 +19,5 @@ export const modules: readonly DomainModule[] = [
   businessRegistryModule,
   pagesModule,
   userProfilesModule,
+  checkoutModule,
 ];

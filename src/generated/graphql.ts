@@ -6,6 +6,7 @@ import type { Webhook as WebhookRow } from '../webhooks/webhook.entity.js';
 import type { WebhookDeliveryView, WebhookAttemptView } from '../webhooks/webhook-delivery.service.js';
 import type { PaymentEventNotificationSource } from '../payments/payment-event.subscription.js';
 import type { UserInfoView } from '../user-profiles/user-info.graph.js';
+import type { CheckoutSession as CheckoutSessionRow } from '../checkout/checkout-session.entity.js';
 import type { GraphQLContext } from '../platform/graph/graphql-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -70,6 +71,215 @@ export type CapturePaymentInput = {
   reference: Scalars['String']['input'];
 };
 
+export type CheckoutConfigurationInput = {
+  countries?: InputMaybe<CheckoutCountriesInput>;
+  customConsent?: InputMaybe<CheckoutCustomConsentInput>;
+  customerInteraction?: InputMaybe<CustomerInteraction>;
+  elements?: InputMaybe<CheckoutElements>;
+  requireUserInfo?: InputMaybe<Scalars['Boolean']['input']>;
+  showOrderSummary?: InputMaybe<Scalars['Boolean']['input']>;
+  userFlow?: InputMaybe<CheckoutUserFlow>;
+};
+
+export type CheckoutContactDetails = {
+  __typename?: 'CheckoutContactDetails';
+  city?: Maybe<Scalars['String']['output']>;
+  country?: Maybe<Scalars['String']['output']>;
+  email?: Maybe<Scalars['String']['output']>;
+  firstName?: Maybe<Scalars['String']['output']>;
+  lastName?: Maybe<Scalars['String']['output']>;
+  phoneNumber?: Maybe<Scalars['String']['output']>;
+  postalCode?: Maybe<Scalars['String']['output']>;
+  streetAddress?: Maybe<Scalars['String']['output']>;
+};
+
+export type CheckoutCountriesInput = {
+  supported: Array<Scalars['String']['input']>;
+};
+
+export type CheckoutCustomConsentInput = {
+  required: Scalars['Boolean']['input'];
+  text: Scalars['String']['input'];
+};
+
+export type CheckoutElements =
+  | 'Full'
+  | 'PaymentAndContactInfo'
+  | 'PaymentOnly';
+
+export type CheckoutErrorCode =
+  | 'CHECKOUT_REFERENCE_ALREADY_USED'
+  | 'CHECKOUT_SALES_UNIT_NOT_ALLOWED'
+  | 'VALIDATION_FAILED';
+
+export type CheckoutLogisticsInput = {
+  dynamicOptionsCallback?: InputMaybe<Scalars['String']['input']>;
+  fixedOptions?: InputMaybe<Array<LogisticsOptionInput>>;
+};
+
+export type CheckoutMerchantInfoInput = {
+  callbackAuthorizationToken: Scalars['String']['input'];
+  callbackUrl: Scalars['String']['input'];
+  returnUrl: Scalars['String']['input'];
+  termsAndConditionsUrl?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type CheckoutOrderBottomLineInput = {
+  currency: Scalars['String']['input'];
+  giftCardAmount?: InputMaybe<Scalars['MinorUnits']['input']>;
+  receiptNumber?: InputMaybe<Scalars['String']['input']>;
+  terminalId?: InputMaybe<Scalars['String']['input']>;
+  tipAmount?: InputMaybe<Scalars['MinorUnits']['input']>;
+};
+
+export type CheckoutOrderLineInput = {
+  discount?: InputMaybe<Scalars['MinorUnits']['input']>;
+  id: Scalars['String']['input'];
+  isReturn?: InputMaybe<Scalars['Boolean']['input']>;
+  isShipping?: InputMaybe<Scalars['Boolean']['input']>;
+  name: Scalars['String']['input'];
+  productUrl?: InputMaybe<Scalars['String']['input']>;
+  taxPercentage: Scalars['Int']['input'];
+  totalAmount: Scalars['MinorUnits']['input'];
+  totalAmountExcludingTax: Scalars['MinorUnits']['input'];
+  totalTaxAmount: Scalars['MinorUnits']['input'];
+};
+
+export type CheckoutOrderSummaryInput = {
+  orderBottomLine: CheckoutOrderBottomLineInput;
+  orderLines: Array<CheckoutOrderLineInput>;
+};
+
+export type CheckoutPaymentDetails = {
+  __typename?: 'CheckoutPaymentDetails';
+  aggregate: PaymentAggregate;
+  amount: Money;
+  state: CheckoutPaymentState;
+};
+
+/** The session payment's state as checkout shows it: an aborted, expired or terminated payment is TERMINATED. */
+export type CheckoutPaymentState =
+  | 'AUTHORIZED'
+  | 'CREATED'
+  | 'TERMINATED';
+
+export type CheckoutPrefillCustomerInput = {
+  city?: InputMaybe<Scalars['String']['input']>;
+  /** Two-letter country code. */
+  country?: InputMaybe<Scalars['String']['input']>;
+  email?: InputMaybe<Scalars['String']['input']>;
+  firstName?: InputMaybe<Scalars['String']['input']>;
+  lastName?: InputMaybe<Scalars['String']['input']>;
+  /** International format (MSISDN), e.g. 4791234567. */
+  phoneNumber?: InputMaybe<Scalars['String']['input']>;
+  postalCode?: InputMaybe<Scalars['String']['input']>;
+  streetAddress?: InputMaybe<Scalars['String']['input']>;
+};
+
+/**
+ * A checkout session of the caller's sales unit: a page where a buyer gives contact, address and shipping and pays
+ * with an ePayment payment that carries the session's reference.
+ */
+export type CheckoutSession = Node & {
+  __typename?: 'CheckoutSession';
+  amount: Money;
+  billingDetails?: Maybe<CheckoutContactDetails>;
+  /** Where the buyer pays (the create response's `checkoutFrontendUrl`). */
+  checkoutFrontendUrl: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  customConsentProvided?: Maybe<Scalars['Boolean']['output']>;
+  expiresAt: Scalars['DateTime']['output'];
+  id: Scalars['ID']['output'];
+  merchantSerialNumber: Scalars['String']['output'];
+  /** The ePayment payment that pays the session; null before PaymentInitiated. */
+  payment?: Maybe<Payment>;
+  paymentDescription: Scalars['String']['output'];
+  /** The payment state and aggregate, live; null before PaymentInitiated. */
+  paymentDetails?: Maybe<CheckoutPaymentDetails>;
+  reference: Scalars['String']['output'];
+  sessionId: Scalars['String']['output'];
+  sessionState: CheckoutSessionState;
+  shippingDetails?: Maybe<CheckoutShippingDetails>;
+  userInfo?: Maybe<CheckoutUserInfo>;
+};
+
+export type CheckoutSessionConnection = {
+  __typename?: 'CheckoutSessionConnection';
+  edges: Array<CheckoutSessionEdge>;
+  pageInfo: PageInfo;
+};
+
+export type CheckoutSessionEdge = {
+  __typename?: 'CheckoutSessionEdge';
+  cursor: Scalars['String']['output'];
+  node: CheckoutSession;
+};
+
+/** The state of a checkout session (FACTS §8: `ExternalSessionState`). */
+export type CheckoutSessionState =
+  | 'PaymentInitiated'
+  | 'PaymentSuccessful'
+  | 'PaymentTerminated'
+  | 'SessionCreated'
+  | 'SessionExpired';
+
+export type CheckoutShippingDetails = {
+  __typename?: 'CheckoutShippingDetails';
+  amount?: Maybe<Money>;
+  city?: Maybe<Scalars['String']['output']>;
+  country?: Maybe<Scalars['String']['output']>;
+  email?: Maybe<Scalars['String']['output']>;
+  firstName?: Maybe<Scalars['String']['output']>;
+  lastName?: Maybe<Scalars['String']['output']>;
+  phoneNumber?: Maybe<Scalars['String']['output']>;
+  postalCode?: Maybe<Scalars['String']['output']>;
+  shippingMethodId?: Maybe<Scalars['String']['output']>;
+  streetAddress?: Maybe<Scalars['String']['output']>;
+};
+
+export type CheckoutTransactionInput = {
+  amount: MoneyInput;
+  orderSummary?: InputMaybe<CheckoutOrderSummaryInput>;
+  paymentDescription: Scalars['String']['input'];
+  reference: Scalars['String']['input'];
+};
+
+/** Why a checkout mutation did not happen. `field` names the input field at fault, as REST names it. */
+export type CheckoutUserError = {
+  __typename?: 'CheckoutUserError';
+  code: CheckoutErrorCode;
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
+};
+
+export type CheckoutUserFlow =
+  | 'NATIVE_REDIRECT'
+  | 'WEB_REDIRECT';
+
+export type CheckoutUserInfo = {
+  __typename?: 'CheckoutUserInfo';
+  email?: Maybe<Scalars['String']['output']>;
+  sub: Scalars['String']['output'];
+};
+
+/** The REST create request's fields, with the same names and rules (carrier integrations are REST only). */
+export type CreateCheckoutSessionInput = {
+  configuration?: InputMaybe<CheckoutConfigurationInput>;
+  logistics?: InputMaybe<CheckoutLogisticsInput>;
+  merchantInfo: CheckoutMerchantInfoInput;
+  prefillCustomer?: InputMaybe<CheckoutPrefillCustomerInput>;
+  transaction: CheckoutTransactionInput;
+};
+
+export type CreateCheckoutSessionPayload = {
+  __typename?: 'CreateCheckoutSessionPayload';
+  checkoutFrontendUrl?: Maybe<Scalars['String']['output']>;
+  pollingUrl?: Maybe<Scalars['String']['output']>;
+  session?: Maybe<CheckoutSession>;
+  token?: Maybe<Scalars['String']['output']>;
+  userErrors: Array<CheckoutUserError>;
+};
+
 export type CreatePaymentInput = {
   amount: MoneyInput;
   customer?: InputMaybe<CustomerInput>;
@@ -127,6 +337,33 @@ export type IndustryDataInput = {
   airlineData?: InputMaybe<AirlineDataInput>;
 };
 
+export type LogisticsBrand =
+  | 'HELTHJEM'
+  | 'INSTABOX'
+  | 'OTHER'
+  | 'PORTERBUDDY'
+  | 'POSTEN'
+  | 'POSTNORD';
+
+export type LogisticsOptionInput = {
+  /** Required for every brand but PORTERBUDDY. */
+  amount?: InputMaybe<MoneyInput>;
+  brand: LogisticsBrand;
+  customType?: InputMaybe<Scalars['String']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  id: Scalars['String']['input'];
+  isDefault: Scalars['Boolean']['input'];
+  priority: Scalars['Int']['input'];
+  /** Required for brand OTHER. */
+  title?: InputMaybe<Scalars['String']['input']>;
+  type?: InputMaybe<LogisticsType>;
+};
+
+export type LogisticsType =
+  | 'HOME_DELIVERY'
+  | 'MAILBOX'
+  | 'PICKUP_POINT';
+
 export type MetadataEntry = {
   __typename?: 'MetadataEntry';
   key: Scalars['String']['output'];
@@ -157,6 +394,8 @@ export type Mutation = {
   approveTestPayment: PaymentModificationPayload;
   cancelPayment: PaymentModificationPayload;
   capturePayment: PaymentModificationPayload;
+  /** Opens a checkout session for the caller's sales unit (REST: POST /checkout/v3/session). */
+  createCheckoutSession: CreateCheckoutSessionPayload;
   createPayment: CreatePaymentPayload;
   deleteWebhook: DeleteWebhookPayload;
   /** Makes a pending or failed delivery due now (a failed one gets one more try). */
@@ -178,6 +417,11 @@ export type MutationCancelPaymentArgs = {
 
 export type MutationCapturePaymentArgs = {
   input: CapturePaymentInput;
+};
+
+
+export type MutationCreateCheckoutSessionArgs = {
+  input: CreateCheckoutSessionInput;
 };
 
 
@@ -490,6 +734,10 @@ export type QrImageFormat =
 
 export type Query = {
   __typename?: 'Query';
+  /** A checkout session of the caller's sales unit by its reference; null when there is none. */
+  checkoutSession?: Maybe<CheckoutSession>;
+  /** The checkout sessions of the caller's sales unit, newest first. */
+  checkoutSessions: CheckoutSessionConnection;
   /** Any object by its global id; null when it does not exist or belongs to someone else. */
   node?: Maybe<Node>;
   /** A payment of the caller's sales unit by its reference. */
@@ -508,6 +756,17 @@ export type Query = {
   webhookDeliveries?: Maybe<WebhookDeliveryConnection>;
   /** The caller's webhook registrations, oldest first. */
   webhooks: Array<Webhook>;
+};
+
+
+export type QueryCheckoutSessionArgs = {
+  reference: Scalars['String']['input'];
+};
+
+
+export type QueryCheckoutSessionsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -883,6 +1142,7 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
   Node:
+    | ( CheckoutSessionRow & { __typename: 'CheckoutSession' } )
     | ( PaymentView & { __typename: 'Payment' } )
     | ( PaymentEventRow & { __typename: 'PaymentEvent' } )
     | ( WebhookDeliveryView & { __typename: 'WebhookDelivery' } )
@@ -898,6 +1158,31 @@ export type ResolversTypes = ResolversObject<{
   BottomLineInput: BottomLineInput;
   CancelPaymentInput: CancelPaymentInput;
   CapturePaymentInput: CapturePaymentInput;
+  CheckoutConfigurationInput: CheckoutConfigurationInput;
+  CheckoutContactDetails: ResolverTypeWrapper<CheckoutContactDetails>;
+  CheckoutCountriesInput: CheckoutCountriesInput;
+  CheckoutCustomConsentInput: CheckoutCustomConsentInput;
+  CheckoutElements: CheckoutElements;
+  CheckoutErrorCode: CheckoutErrorCode;
+  CheckoutLogisticsInput: CheckoutLogisticsInput;
+  CheckoutMerchantInfoInput: CheckoutMerchantInfoInput;
+  CheckoutOrderBottomLineInput: CheckoutOrderBottomLineInput;
+  CheckoutOrderLineInput: CheckoutOrderLineInput;
+  CheckoutOrderSummaryInput: CheckoutOrderSummaryInput;
+  CheckoutPaymentDetails: ResolverTypeWrapper<CheckoutPaymentDetails>;
+  CheckoutPaymentState: CheckoutPaymentState;
+  CheckoutPrefillCustomerInput: CheckoutPrefillCustomerInput;
+  CheckoutSession: ResolverTypeWrapper<CheckoutSessionRow>;
+  CheckoutSessionConnection: ResolverTypeWrapper<Omit<CheckoutSessionConnection, 'edges'> & { edges: Array<ResolversTypes['CheckoutSessionEdge']> }>;
+  CheckoutSessionEdge: ResolverTypeWrapper<Omit<CheckoutSessionEdge, 'node'> & { node: ResolversTypes['CheckoutSession'] }>;
+  CheckoutSessionState: CheckoutSessionState;
+  CheckoutShippingDetails: ResolverTypeWrapper<CheckoutShippingDetails>;
+  CheckoutTransactionInput: CheckoutTransactionInput;
+  CheckoutUserError: ResolverTypeWrapper<CheckoutUserError>;
+  CheckoutUserFlow: CheckoutUserFlow;
+  CheckoutUserInfo: ResolverTypeWrapper<CheckoutUserInfo>;
+  CreateCheckoutSessionInput: CreateCheckoutSessionInput;
+  CreateCheckoutSessionPayload: ResolverTypeWrapper<Omit<CreateCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversTypes['CheckoutSession']> }>;
   CreatePaymentInput: CreatePaymentInput;
   CreatePaymentPayload: ResolverTypeWrapper<Omit<CreatePaymentPayload, 'payment'> & { payment?: Maybe<ResolversTypes['Payment']> }>;
   Currency: Currency;
@@ -910,6 +1195,9 @@ export type ResolversTypes = ResolversObject<{
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   IndustryDataInput: IndustryDataInput;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  LogisticsBrand: LogisticsBrand;
+  LogisticsOptionInput: LogisticsOptionInput;
+  LogisticsType: LogisticsType;
   MetadataEntry: ResolverTypeWrapper<MetadataEntry>;
   MetadataEntryInput: MetadataEntryInput;
   MinorUnits: ResolverTypeWrapper<Scalars['MinorUnits']['output']>;
@@ -985,6 +1273,26 @@ export type ResolversParentTypes = ResolversObject<{
   BottomLineInput: BottomLineInput;
   CancelPaymentInput: CancelPaymentInput;
   CapturePaymentInput: CapturePaymentInput;
+  CheckoutConfigurationInput: CheckoutConfigurationInput;
+  CheckoutContactDetails: CheckoutContactDetails;
+  CheckoutCountriesInput: CheckoutCountriesInput;
+  CheckoutCustomConsentInput: CheckoutCustomConsentInput;
+  CheckoutLogisticsInput: CheckoutLogisticsInput;
+  CheckoutMerchantInfoInput: CheckoutMerchantInfoInput;
+  CheckoutOrderBottomLineInput: CheckoutOrderBottomLineInput;
+  CheckoutOrderLineInput: CheckoutOrderLineInput;
+  CheckoutOrderSummaryInput: CheckoutOrderSummaryInput;
+  CheckoutPaymentDetails: CheckoutPaymentDetails;
+  CheckoutPrefillCustomerInput: CheckoutPrefillCustomerInput;
+  CheckoutSession: CheckoutSessionRow;
+  CheckoutSessionConnection: Omit<CheckoutSessionConnection, 'edges'> & { edges: Array<ResolversParentTypes['CheckoutSessionEdge']> };
+  CheckoutSessionEdge: Omit<CheckoutSessionEdge, 'node'> & { node: ResolversParentTypes['CheckoutSession'] };
+  CheckoutShippingDetails: CheckoutShippingDetails;
+  CheckoutTransactionInput: CheckoutTransactionInput;
+  CheckoutUserError: CheckoutUserError;
+  CheckoutUserInfo: CheckoutUserInfo;
+  CreateCheckoutSessionInput: CreateCheckoutSessionInput;
+  CreateCheckoutSessionPayload: Omit<CreateCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversParentTypes['CheckoutSession']> };
   CreatePaymentInput: CreatePaymentInput;
   CreatePaymentPayload: Omit<CreatePaymentPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
   CustomerInput: CustomerInput;
@@ -995,6 +1303,7 @@ export type ResolversParentTypes = ResolversObject<{
   ID: Scalars['ID']['output'];
   IndustryDataInput: IndustryDataInput;
   Int: Scalars['Int']['output'];
+  LogisticsOptionInput: LogisticsOptionInput;
   MetadataEntry: MetadataEntry;
   MetadataEntryInput: MetadataEntryInput;
   MinorUnits: Scalars['MinorUnits']['output'];
@@ -1052,6 +1361,85 @@ export type ResolversParentTypes = ResolversObject<{
   WebhookUserError: WebhookUserError;
 }>;
 
+export type CheckoutContactDetailsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutContactDetails'] = ResolversParentTypes['CheckoutContactDetails']> = ResolversObject<{
+  city?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  country?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  firstName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  phoneNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  postalCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  streetAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type CheckoutPaymentDetailsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutPaymentDetails'] = ResolversParentTypes['CheckoutPaymentDetails']> = ResolversObject<{
+  aggregate?: Resolver<ResolversTypes['PaymentAggregate'], ParentType, ContextType>;
+  amount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['CheckoutPaymentState'], ParentType, ContextType>;
+}>;
+
+export type CheckoutSessionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSession'] = ResolversParentTypes['CheckoutSession']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  billingDetails?: Resolver<Maybe<ResolversTypes['CheckoutContactDetails']>, ParentType, ContextType>;
+  checkoutFrontendUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  customConsentProvided?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  merchantSerialNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType>;
+  paymentDescription?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  paymentDetails?: Resolver<Maybe<ResolversTypes['CheckoutPaymentDetails']>, ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sessionId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sessionState?: Resolver<ResolversTypes['CheckoutSessionState'], ParentType, ContextType>;
+  shippingDetails?: Resolver<Maybe<ResolversTypes['CheckoutShippingDetails']>, ParentType, ContextType>;
+  userInfo?: Resolver<Maybe<ResolversTypes['CheckoutUserInfo']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type CheckoutSessionConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSessionConnection'] = ResolversParentTypes['CheckoutSessionConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['CheckoutSessionEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type CheckoutSessionEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSessionEdge'] = ResolversParentTypes['CheckoutSessionEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['CheckoutSession'], ParentType, ContextType>;
+}>;
+
+export type CheckoutShippingDetailsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutShippingDetails'] = ResolversParentTypes['CheckoutShippingDetails']> = ResolversObject<{
+  amount?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  city?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  country?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  firstName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  phoneNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  postalCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  shippingMethodId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  streetAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type CheckoutUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutUserError'] = ResolversParentTypes['CheckoutUserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['CheckoutErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type CheckoutUserInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutUserInfo'] = ResolversParentTypes['CheckoutUserInfo']> = ResolversObject<{
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sub?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type CreateCheckoutSessionPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateCheckoutSessionPayload'] = ResolversParentTypes['CreateCheckoutSessionPayload']> = ResolversObject<{
+  checkoutFrontendUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  pollingUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  session?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType>;
+  token?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['CheckoutUserError']>, ParentType, ContextType>;
+}>;
+
 export type CreatePaymentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatePaymentPayload'] = ResolversParentTypes['CreatePaymentPayload']> = ResolversObject<{
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType>;
   redirectUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1086,6 +1474,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   approveTestPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationApproveTestPaymentArgs, 'input'>>;
   cancelPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCancelPaymentArgs, 'input'>>;
   capturePayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCapturePaymentArgs, 'input'>>;
+  createCheckoutSession?: Resolver<ResolversTypes['CreateCheckoutSessionPayload'], ParentType, ContextType, RequireFields<MutationCreateCheckoutSessionArgs, 'input'>>;
   createPayment?: Resolver<ResolversTypes['CreatePaymentPayload'], ParentType, ContextType, RequireFields<MutationCreatePaymentArgs, 'input'>>;
   deleteWebhook?: Resolver<ResolversTypes['DeleteWebhookPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'input'>>;
   redeliverWebhookDelivery?: Resolver<ResolversTypes['RedeliverWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'input'>>;
@@ -1094,7 +1483,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'Payment' | 'PaymentEvent' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'CheckoutSession' | 'Payment' | 'PaymentEvent' | 'WebhookDelivery', ParentType, ContextType>;
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -1237,6 +1626,8 @@ export type PaymentUserErrorResolvers<ContextType = GraphQLContext, ParentType e
 }>;
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
+  checkoutSession?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType, RequireFields<QueryCheckoutSessionArgs, 'reference'>>;
+  checkoutSessions?: Resolver<ResolversTypes['CheckoutSessionConnection'], ParentType, ContextType, RequireFields<QueryCheckoutSessionsArgs, 'first'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType, RequireFields<QueryPaymentArgs, 'reference'>>;
   paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, ContextType, RequireFields<QueryPaymentEventsPerMinuteArgs, 'since'>>;
@@ -1367,6 +1758,15 @@ export type WebhookUserErrorResolvers<ContextType = GraphQLContext, ParentType e
 }>;
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
+  CheckoutContactDetails?: CheckoutContactDetailsResolvers<ContextType>;
+  CheckoutPaymentDetails?: CheckoutPaymentDetailsResolvers<ContextType>;
+  CheckoutSession?: CheckoutSessionResolvers<ContextType>;
+  CheckoutSessionConnection?: CheckoutSessionConnectionResolvers<ContextType>;
+  CheckoutSessionEdge?: CheckoutSessionEdgeResolvers<ContextType>;
+  CheckoutShippingDetails?: CheckoutShippingDetailsResolvers<ContextType>;
+  CheckoutUserError?: CheckoutUserErrorResolvers<ContextType>;
+  CheckoutUserInfo?: CheckoutUserInfoResolvers<ContextType>;
+  CreateCheckoutSessionPayload?: CreateCheckoutSessionPayloadResolvers<ContextType>;
   CreatePaymentPayload?: CreatePaymentPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   DeleteWebhookPayload?: DeleteWebhookPayloadResolvers<ContextType>;

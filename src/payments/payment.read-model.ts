@@ -24,6 +24,16 @@ export async function readPaymentById(em: Em, msn: string, id: string): Promise<
   return row ? toPaymentFields(row) : undefined;
 }
 
+/** Payments of one sales unit by id, in one statement (a page of things that link to their payment). */
+export async function readPaymentsByIds(em: Em, msn: string, ids: readonly string[]): Promise<PaymentFields[]> {
+  if (ids.length === 0) return [];
+  const rows = await em.execute<Row[]>(
+    `select ${PAYMENT_COLUMNS} from payment where msn = ? and id in (${ids.map(() => '?').join(', ')})`,
+    [msn, ...ids],
+  );
+  return rows.map(toPaymentFields);
+}
+
 export interface PaymentPageQuery {
   msn: string;
   /** Rows to fetch (page size plus one, to learn whether there is a next page). */

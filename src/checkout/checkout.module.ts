@@ -1,0 +1,21 @@
+import { checkoutResolvers } from '../../resolvers/checkout.js';
+import type { DomainModule } from '../platform/module.js';
+import { CheckoutSession } from './checkout-session.entity.js';
+import { findSessionNode } from './checkout-session.service.js';
+import { checkoutCallbackKind } from './checkout-session.recorder.js';
+import { checkoutSessionStateMachine } from './checkout-session.transitions.js';
+import { checkoutRoutes } from './checkout.routes.js';
+import { Migration20261123161100CheckoutSessions } from './migrations/Migration20261123161100CheckoutSessions.js';
+import './checkout.errors.js';
+
+/** Checkout sessions (FACTS §8): a layer over ePayment with its own page, callbacks and dynamic shipping. */
+export const checkoutModule: DomainModule = {
+  name: 'checkout',
+  entities: [CheckoutSession],
+  migrations: [{ name: 'Migration20261123161100CheckoutSessions', class: Migration20261123161100CheckoutSessions }],
+  routes: checkoutRoutes,
+  resolvers: [checkoutResolvers],
+  nodes: { CheckoutSession: findSessionNode },
+  stateMachines: [checkoutSessionStateMachine],
+  callbackKinds: [checkoutCallbackKind],
+};

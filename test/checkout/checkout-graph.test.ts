@@ -1,0 +1,91 @@
+import { useTestApp } from '../support/app-fixture.js';
+import { CheckoutClient, newSessionReference, sessionBody } from './support/checkout-client.js';
+
+const t = useTestApp();
+
+const CREATE = `mutation($input: CreateCheckoutSessionInput!) {
+  createCheckoutSession(input: $input) {
+    session { id sessionId reference sessionState amount { value currency } paymentDetails { state } payment { reference } }
+    token checkoutFrontendUrl pollingUrl
+    userErrors { code field message }
+  }
+}`;
+
+const SESSION = `query($reference: String!) {
+  checkoutSession(reference: $reference) { sessionId reference sessionState merchantSerialNumber checkoutFrontendUrl paymentDescription }
+}`;
+
+function graphInput(overrides: Record<string, unknown> = {}) {
+  const body = sessionBody(overrides) as Record<string, any>;
+  return body;
+}
+
+describe('the graph face of checkout sessions', () => {
+  it('creates a session the REST face then reads, and reads a session REST created', async () => {
+    const reference = newSessionReference();
+    const res = await t.merchant.graphql(CREATE, { input: graphInput({ transaction: { reference } }) });
+    expect(res.body.errors).toBeUndefined();
+    const payload = res.body.data.createCheckoutSession;
+    expect(payload.userErrors).toEqual([]);
+    expect(payload.session).toMatchObject({
+      reference,
+      sessionState: 'SessionCreated',
+      amount: { value: 2000, currency: 'NOK' },
+      paymentDetails: null,
+      payment: null,
+    });
+    expect(payload.pollingUrl).toBe(`${t.baseUrl}/checkout/v3/session/${reference}`);
+    const rest = await new CheckoutClient(t.baseUrl).getSession(reference);
+    expect(rest.status).toBe(200);
+    expect(rest.body.sessionId).toBe(payload.session.sessionId);
+
+    const other = newSessionReference();
+    expect((await new CheckoutClient(t.baseUrl).createSession({ transaction: { reference: other } })).status).toBe(200);
+    const read = await t.merchant.graphql(SESSION, { reference: other });
+    expect(read.body.data.checkoutSession).toMatchObject({
+      reference: other,
+      sessionState: 'SessionCreated',
+      merchantSerialNumber: '123456',
+    });
+    expect(read.body.data.checkoutSession.checkoutFrontendUrl).toMatch(/\/checkout\/page\?token=/);
+  });
+
+  it('refuses with the same rules and field names as REST, as userErrors', async () => {
+    const res = await t.merchant.graphql(CREATE, {
+      input: graphInput({
+        transaction: { reference: 'short', paymentDescription: 'x' },
+        logistics: { fixedOptions: [{ brand: 'OTHER', amount: { value: 1, currency: 'NOK' }, id: 'x', priority: 0, isDefault: false }] },
+      }),
+    });
+    const errors = res.body.data.createCheckoutSession.userErrors;
+    expect(errors.map((e: { field: string }) => e.field)).toEqual(
+      expect.arrayContaining(['transaction.reference', 'transaction.paymentDescription', 'logistics.fixedOptions[0].title']),
+    );
+    expect(errors.every((e: { code: string }) => e.code === 'VALIDATION_FAILED')).toBe(true);
+    const reference = newSessionReference();
+    await t.merchant.graphql(CREATE, { input: graphInput({ transaction: { reference } }) });
+    const again = await t.merchant.graphql(CREATE, { input: graphInput({ transaction: { reference } }) });
+    expect(again.body.data.createCheckoutSession.userErrors[0]).toMatchObject({
+      code: 'CHECKOUT_REFERENCE_ALREADY_USED',
+      field: 'transaction.reference',
+    });
+  });
+
+  it("lists the merchant's sessions newest first by keyset; another merchant sees none of them", async () => {
+    for (let i = 0; i < 3; i++) await t.merchant.graphql(CREATE, { input: graphInput() });
+    const LIST = `query($after: String) { checkoutSessions(first: 2, after: $after) { edges { cursor node { id sessionId } } pageInfo { hasNextPage endCursor } } }`;
+    const first = await t.merchant.graphql(LIST);
+    expect(first.body.data.checkoutSessions.edges).toHaveLength(2);
+    expect(first.body.data.checkoutSessions.pageInfo.hasNextPage).toBe(true);
+    const second = await t.merchant.graphql(LIST, { after: first.body.data.checkoutSessions.pageInfo.endCursor });
+    const ids = [...first.body.data.checkoutSessions.edges, ...second.body.data.checkoutSessions.edges].map((e: any) => e.node.sessionId);
+    expect(new Set(ids).size).toBe(ids.length);
+    const nodeId = first.body.data.checkoutSessions.edges[0].node.id;
+    const node = await t.merchant.graphql(`query($id: ID!) { node(id: $id) { ... on CheckoutSession { sessionId } } }`, { id: nodeId });
+    expect(node.body.data.node.sessionId).toBe(ids[0]);
+    const foreign = await t.otherMerchant.graphql(`query($id: ID!) { node(id: $id) { id } }`, { id: nodeId });
+    expect(foreign.body.data.node).toBeNull();
+    const theirs = await t.otherMerchant.graphql(LIST);
+    expect(theirs.body.data.checkoutSessions.edges).toEqual([]);
+  });
+});
