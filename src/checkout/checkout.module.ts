@@ -4,6 +4,7 @@ import { CheckoutSession } from './checkout-session.entity.js';
 import { findSessionNode } from './checkout-session.service.js';
 import { checkoutCallbackKind } from './checkout-session.recorder.js';
 import { checkoutSessionStateMachine } from './checkout-session.transitions.js';
+import { checkoutPages } from './checkout.pages.js';
 import { checkoutRoutes } from './checkout.routes.js';
 import { Migration20261123161100CheckoutSessions } from './migrations/Migration20261123161100CheckoutSessions.js';
 import './checkout.errors.js';
@@ -14,6 +15,7 @@ export const checkoutModule: DomainModule = {
   entities: [CheckoutSession],
   migrations: [{ name: 'Migration20261123161100CheckoutSessions', class: Migration20261123161100CheckoutSessions }],
   routes: checkoutRoutes,
+  pages: (services) => checkoutPages(services),
   resolvers: [checkoutResolvers],
   nodes: { CheckoutSession: findSessionNode },
   stateMachines: [checkoutSessionStateMachine],
