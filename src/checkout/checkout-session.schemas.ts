@@ -178,9 +178,10 @@ export function withoutNulls(value: unknown): unknown {
 /** One option's rules the schema cannot say: the brand's types, OTHER's title, an amount for every brand but PORTERBUDDY. */
 export function logisticsOptionProblems(option: Partial<LogisticsOption>, at: string): ErrorDetail[] {
   const details: ErrorDetail[] = [];
-  if (!option.brand) return details;
+  // A brand outside the list is the schema's to refuse; the rules below read only a known one.
+  if (typeof option.brand !== 'string' || !Object.hasOwn(BRAND_TYPES, option.brand)) return details;
   const types = BRAND_TYPES[option.brand];
-  if (option.type !== undefined && !types.includes(option.type)) {
+  if (typeof option.type === 'string' && !types.includes(option.type)) {
     details.push({
       name: `${at}.type`,
       reason: types.length ? `Brand ${option.brand} allows type ${types.join(', ')}` : `Brand ${option.brand} takes no type`,

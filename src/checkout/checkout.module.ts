@@ -1,6 +1,7 @@
 import { checkoutResolvers } from '../../resolvers/checkout.js';
 import type { DomainModule } from '../platform/module.js';
 import { CheckoutSession } from './checkout-session.entity.js';
+import { expireDueSessions, settleSessionsFromPayments } from './checkout-session-expiry.job.js';
 import { findSessionNode } from './checkout-session.service.js';
 import { checkoutCallbackKind } from './checkout-session.recorder.js';
 import { checkoutSessionStateMachine } from './checkout-session.transitions.js';
@@ -18,6 +19,10 @@ export const checkoutModule: DomainModule = {
   pages: (services) => checkoutPages(services),
   resolvers: [checkoutResolvers],
   nodes: { CheckoutSession: findSessionNode },
+  jobs: (services) => [
+    { name: 'expire-checkout-sessions', run: () => expireDueSessions(services) },
+    { name: 'settle-checkout-sessions', run: () => settleSessionsFromPayments(services) },
+  ],
   stateMachines: [checkoutSessionStateMachine],
   callbackKinds: [checkoutCallbackKind],
 };
