@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { approveWithConsent } from '../support/user-consent.js';
+import { CheckoutClient } from '../checkout/support/checkout-client.js';
 
 let t: TestApp;
 let merchant: MerchantClient;
@@ -151,5 +152,42 @@ describe('SQL statements of user profiles', () => {
     });
     // The client holding the subscription key, then the consent and the profile.
     expect(byUserToken).toHaveLength(3);
+  });
+});
+
+// issue 11: checkout sessions
+describe('SQL statements of checkout sessions', () => {
+  const SESSION_PAGE = `query Page($first: Int!) {
+    checkoutSessions(first: $first) {
+      edges { node { reference sessionState paymentDetails { state aggregate { capturedAmount { value } } } payment { reference state } } }
+    }
+  }`;
+
+  test('a page of sessions with their live payment costs the same statements for 1, 6 and 12 sessions', async () => {
+    const checkout = new CheckoutClient(t.baseUrl);
+    for (let i = 0; i < 12; i++) {
+      t.clock.advance(1_000);
+      const created = await checkout.createSession({ logistics: null, configuration: { elements: 'PaymentOnly' } });
+      const paid = await fetch(`${t.baseUrl}/checkout/page/pay?token=${encodeURIComponent(created.body.token)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'walletPhone=91234567',
+      });
+      expect(paid.status).toBe(200);
+    }
+    const counts: number[] = [];
+    for (const first of [1, 6, 12]) {
+      const statements = await statementsFor(async () => {
+        const res = await merchant.graphql(SESSION_PAGE, { first });
+        expect(res.body.errors).toBeUndefined();
+        const nodes = res.body.data.checkoutSessions.edges.map((e: { node: any }) => e.node);
+        expect(nodes).toHaveLength(first);
+        for (const node of nodes)
+          expect(node).toMatchObject({ sessionState: 'PaymentSuccessful', paymentDetails: { state: 'AUTHORIZED' } });
+      });
+      counts.push(statements.length);
+    }
+    // The page, then one batch of payments (shared by paymentDetails and payment).
+    expect(counts).toEqual([2, 2, 2]);
   });
 });
