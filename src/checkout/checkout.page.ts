@@ -114,7 +114,8 @@ ${fieldError('customConsent', errors)}</div>`);
   const walletPhone = value('walletPhone', form ? undefined : (prefill.phoneNumber ?? ''));
   parts.push(`<fieldset class="group"><legend>Pay with the test wallet</legend>
 ${field('walletPhone', 'Your wallet phone number (test user)', 'tel', walletPhone, errors, 'tel', 'Test users: 91234567 or 98765432.')}
-<button type="submit" data-testid="pay">Pay ${escapeHtml(formatAmount(totalToPay(page, value('shippingOptionId')), session.currency))}</button>
+<p class="hint" id="pay-total">${escapeHtml(payTotalText(page))}</p>
+<button type="submit" data-testid="pay" aria-describedby="pay-total">Pay</button>
 </fieldset>`);
   return `<form method="post" action="/checkout/page/pay?token=${t}" class="checkout" novalidate>
 ${parts.join('\n')}
@@ -124,10 +125,13 @@ ${parts.join('\n')}
 </form>`;
 }
 
-function totalToPay(page: CheckoutPage, chosenId: string): number {
-  const options = page.offer?.options ?? [];
-  const chosen = options.find((o) => o.id === chosenId) ?? options.find((o) => o.isDefault) ?? options[0];
-  return page.session.amount + (page.asksForShipping ? (chosen?.amount?.value ?? 0) : 0);
+/** What the buyer pays: the order, plus the shipping option it chooses (its price is shown beside each option). */
+function payTotalText(page: CheckoutPage): string {
+  const order = formatAmount(page.session.amount, page.session.currency);
+  if (page.session.state === 'PaymentInitiated' && page.session.shippingDetails?.amount) {
+    return `Order ${order} plus shipping ${formatAmount(page.session.shippingDetails.amount.value, page.session.currency)}.`;
+  }
+  return page.asksForShipping ? `Order ${order}, plus the shipping you choose.` : `Order ${order}.`;
 }
 
 function shippingChoices(page: CheckoutPage, chosenId: string, errors: FieldErrors): string {
