@@ -25,6 +25,7 @@ const config: CodegenConfig = {
           PaymentProfile: '../payments/payment.view.js#PaymentProfileView',
           UserInfo: '../user-profiles/user-info.graph.js#UserInfoView',
           CheckoutSession: '../checkout/checkout-session.entity.js#CheckoutSession as CheckoutSessionRow',
+          CheckoutSessionNotification: '../platform/events/outbox-event.js#OutboxEvent',
         },
         resolversNonOptionalTypename: { interfaceImplementingType: true },
       },

@@ -5,7 +5,9 @@ import { paymentFieldsByIdLoader } from '../src/payments/payment.loaders.js';
 import { toPaymentViewAt } from '../src/payments/payment.view.js';
 import type { CheckoutSession } from '../src/checkout/checkout-session.entity.js';
 import { createSessionBody } from '../src/checkout/checkout-session.schemas.js';
-import { createCheckoutSession, findSession, listCheckoutSessions } from '../src/checkout/checkout-session.service.js';
+import { createCheckoutSession, findSession, findSessionNode, listCheckoutSessions } from '../src/checkout/checkout-session.service.js';
+import { subscribeToSessionEvents } from '../src/checkout/checkout-session.subscription.js';
+import type { OutboxEvent } from '../src/platform/events/outbox-event.js';
 import { checkoutPageUrl, paymentDetailsState } from '../src/checkout/checkout-session.view.js';
 import type { GraphQLContext } from '../src/platform/graph/graphql-context.js';
 import { scoped } from '../src/platform/auth/tenancy.js';
@@ -43,6 +45,23 @@ export const checkoutResolvers: Resolvers = {
           pollingUrl: created.pollingUrl,
         };
       }),
+  },
+  Subscription: {
+    checkoutSessionEvents: {
+      subscribe: (_, args, context) => subscribeToSessionEvents(context, args),
+      resolve: (event: OutboxEvent) => event,
+    },
+  },
+  CheckoutSessionNotification: {
+    reference: (e) => String(e.payload.reference),
+    sessionState: (e) => e.payload.sessionState as CheckoutSession['state'],
+    occurredAt: (e) => e.occurredAt.toISOString(),
+    session: async (e, _, { request }) => {
+      const session = await findSessionNode(request, e.streamId);
+      // The stream is bound to the event's sales unit and sessions are never deleted: a broken invariant otherwise.
+      if (!session) throw new Error(`Checkout session ${e.streamId} of event ${e.id} not found`);
+      return session;
+    },
   },
   CheckoutSession: {
     id: (s) => toGlobalId('CheckoutSession', s.id),

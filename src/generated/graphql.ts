@@ -7,6 +7,7 @@ import type { WebhookDeliveryView, WebhookAttemptView } from '../webhooks/webhoo
 import type { PaymentEventNotificationSource } from '../payments/payment-event.subscription.js';
 import type { UserInfoView } from '../user-profiles/user-info.graph.js';
 import type { CheckoutSession as CheckoutSessionRow } from '../checkout/checkout-session.entity.js';
+import type { OutboxEvent } from '../platform/events/outbox-event.js';
 import type { GraphQLContext } from '../platform/graph/graphql-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -213,6 +214,19 @@ export type CheckoutSessionEdge = {
   __typename?: 'CheckoutSessionEdge';
   cursor: Scalars['String']['output'];
   node: CheckoutSession;
+};
+
+/** A committed change of a checkout session, as it happens (the outbox event `checkout.session.<state>.v1`). */
+export type CheckoutSessionNotification = {
+  __typename?: 'CheckoutSessionNotification';
+  /** The event's name, e.g. `checkout.session.PaymentSuccessful.v1`. */
+  name: Scalars['String']['output'];
+  occurredAt: Scalars['DateTime']['output'];
+  reference: Scalars['String']['output'];
+  /** The session as it is when the notification is sent (a later change may already have moved it on). */
+  session: CheckoutSession;
+  /** The state the session entered. */
+  sessionState: CheckoutSessionState;
 };
 
 /** The state of a checkout session (FACTS §8: `ExternalSessionState`). */
@@ -861,8 +875,16 @@ export type ShippingInfoInput = {
 /** Live events over graphql-ws on /graphql. Authenticate in the connection_init payload with the HTTP header names. */
 export type Subscription = {
   __typename?: 'Subscription';
+  /** Committed changes of the caller's sales unit's checkout sessions, optionally narrowed to one reference. */
+  checkoutSessionEvents: CheckoutSessionNotification;
   /** Committed events of the caller's sales unit, optionally narrowed to one payment reference and to some event names. */
   paymentEvents: PaymentEventNotification;
+};
+
+
+/** Live events over graphql-ws on /graphql. Authenticate in the connection_init payload with the HTTP header names. */
+export type SubscriptionCheckoutSessionEventsArgs = {
+  reference?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -1175,6 +1197,7 @@ export type ResolversTypes = ResolversObject<{
   CheckoutSession: ResolverTypeWrapper<CheckoutSessionRow>;
   CheckoutSessionConnection: ResolverTypeWrapper<Omit<CheckoutSessionConnection, 'edges'> & { edges: Array<ResolversTypes['CheckoutSessionEdge']> }>;
   CheckoutSessionEdge: ResolverTypeWrapper<Omit<CheckoutSessionEdge, 'node'> & { node: ResolversTypes['CheckoutSession'] }>;
+  CheckoutSessionNotification: ResolverTypeWrapper<OutboxEvent>;
   CheckoutSessionState: CheckoutSessionState;
   CheckoutShippingDetails: ResolverTypeWrapper<CheckoutShippingDetails>;
   CheckoutTransactionInput: CheckoutTransactionInput;
@@ -1287,6 +1310,7 @@ export type ResolversParentTypes = ResolversObject<{
   CheckoutSession: CheckoutSessionRow;
   CheckoutSessionConnection: Omit<CheckoutSessionConnection, 'edges'> & { edges: Array<ResolversParentTypes['CheckoutSessionEdge']> };
   CheckoutSessionEdge: Omit<CheckoutSessionEdge, 'node'> & { node: ResolversParentTypes['CheckoutSession'] };
+  CheckoutSessionNotification: OutboxEvent;
   CheckoutShippingDetails: CheckoutShippingDetails;
   CheckoutTransactionInput: CheckoutTransactionInput;
   CheckoutUserError: CheckoutUserError;
@@ -1406,6 +1430,14 @@ export type CheckoutSessionConnectionResolvers<ContextType = GraphQLContext, Par
 export type CheckoutSessionEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSessionEdge'] = ResolversParentTypes['CheckoutSessionEdge']> = ResolversObject<{
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   node?: Resolver<ResolversTypes['CheckoutSession'], ParentType, ContextType>;
+}>;
+
+export type CheckoutSessionNotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSessionNotification'] = ResolversParentTypes['CheckoutSessionNotification']> = ResolversObject<{
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  session?: Resolver<ResolversTypes['CheckoutSession'], ParentType, ContextType>;
+  sessionState?: Resolver<ResolversTypes['CheckoutSessionState'], ParentType, ContextType>;
 }>;
 
 export type CheckoutShippingDetailsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutShippingDetails'] = ResolversParentTypes['CheckoutShippingDetails']> = ResolversObject<{
@@ -1656,6 +1688,7 @@ export type SalesUnitResolvers<ContextType = GraphQLContext, ParentType extends 
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  checkoutSessionEvents?: SubscriptionResolver<ResolversTypes['CheckoutSessionNotification'], "checkoutSessionEvents", ParentType, ContextType, Partial<SubscriptionCheckoutSessionEventsArgs>>;
   paymentEvents?: SubscriptionResolver<ResolversTypes['PaymentEventNotification'], "paymentEvents", ParentType, ContextType, Partial<SubscriptionPaymentEventsArgs>>;
 }>;
 
@@ -1763,6 +1796,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   CheckoutSession?: CheckoutSessionResolvers<ContextType>;
   CheckoutSessionConnection?: CheckoutSessionConnectionResolvers<ContextType>;
   CheckoutSessionEdge?: CheckoutSessionEdgeResolvers<ContextType>;
+  CheckoutSessionNotification?: CheckoutSessionNotificationResolvers<ContextType>;
   CheckoutShippingDetails?: CheckoutShippingDetailsResolvers<ContextType>;
   CheckoutUserError?: CheckoutUserErrorResolvers<ContextType>;
   CheckoutUserInfo?: CheckoutUserInfoResolvers<ContextType>;

@@ -1,5 +1,6 @@
 import { useTestApp } from '../support/app-fixture.js';
 import { CheckoutClient, newSessionReference, sessionBody } from './support/checkout-client.js';
+import { connectionParamsOf, eventually, Subscriber } from '../support/subscriber.js';
 
 const t = useTestApp();
 
@@ -87,5 +88,32 @@ describe('the graph face of checkout sessions', () => {
     expect(foreign.body.data.node).toBeNull();
     const theirs = await t.otherMerchant.graphql(LIST);
     expect(theirs.body.data.checkoutSessions.edges).toEqual([]);
+  });
+});
+
+describe('session events over graphql-ws', () => {
+  it("a merchant sees its session's changes live; another merchant subscribed to the same reference sees nothing", async () => {
+    const reference = newSessionReference();
+    const query = `subscription($r: String) { checkoutSessionEvents(reference: $r) { name reference sessionState session { sessionState paymentDetails { state } } } }`;
+    const own = new Subscriber<any>(t.baseUrl, await connectionParamsOf(t.merchant)).subscribe(query, { r: reference });
+    const foreign = new Subscriber<any>(t.baseUrl, await connectionParamsOf(t.otherMerchant)).subscribe(query, { r: reference });
+    try {
+      await eventually(() => t.app.app.services.events.subscriberCount >= 2, 'both subscriptions to register');
+      const created = await new CheckoutClient(t.baseUrl).createSession({
+        transaction: { reference },
+        logistics: null,
+        configuration: { elements: 'PaymentOnly' },
+      });
+      await fetch(`${t.baseUrl}/checkout/page/cancel?token=${encodeURIComponent(created.body.token)}`, { method: 'POST' });
+      const results = await own.waitFor(2);
+      expect(results.map((r) => r.data.checkoutSessionEvents.sessionState)).toEqual(['SessionCreated', 'PaymentTerminated']);
+      expect(results[0]!.data.checkoutSessionEvents).toMatchObject({ name: 'checkout.session.SessionCreated.v1', reference });
+      expect(results[1]!.data.checkoutSessionEvents.session.sessionState).toBe('PaymentTerminated');
+      expect(foreign.results).toEqual([]);
+      expect(foreign.failure).toBeUndefined();
+    } finally {
+      await own.close();
+      await foreign.close();
+    }
   });
 });

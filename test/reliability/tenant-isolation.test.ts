@@ -220,6 +220,10 @@ const graphMatrix: Record<string, Entry> = {
   'Query.node(checkout session)': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.checkoutSessionId })),
   'Query.checkoutSessions': { none: 'lists only the caller’s sales unit (checked in the issue 11 block below)' },
   'Mutation.createCheckoutSession': { none: 'creates in the caller’s sales unit' },
+  'Subscription.checkoutSessionEvents': {
+    socket:
+      'probed over graphql-ws in test/checkout/checkout-graph.test.ts: another merchant subscribed to the same reference gets nothing',
+  },
   'Subscription.paymentEvents': { socket: 'probed over graphql-ws below: a subscription to another merchant’s reference' },
 };
 
