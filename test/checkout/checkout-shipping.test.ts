@@ -5,7 +5,7 @@ import { MerchantEndpoints } from './support/merchant-endpoints.js';
 
 const t = useTestApp();
 const endpoints = new MerchantEndpoints();
-const SHORTENED_TIMEOUT_MS = 400;
+const SHORTENED_TIMEOUT_MS = 1_500;
 beforeAll(async () => {
   await endpoints.start();
   // The 8 seconds of the public definition, shortened so a receiver that hangs does not hold the suite up.
@@ -90,7 +90,7 @@ describe('dynamic shipping', () => {
       body: [{ brand: 'POSTEN', type: 'TELEPORT', id: 'x', priority: 0, isDefault: true }],
     }));
     endpoints.on('/dyn-null', () => ({ status: 200, body: null }));
-    endpoints.on('/dyn-slow', () => ({ hang: SHORTENED_TIMEOUT_MS * 4 }));
+    endpoints.on('/dyn-slow', () => ({ hang: SHORTENED_TIMEOUT_MS * 3 }));
     for (const path of ['/dyn-empty', '/dyn-500', '/dyn-invalid', '/dyn-null', '/dyn-slow']) {
       const { token } = await sessionWith(path);
       const offered = await submit('/checkout/page/shipping', token, { ...contact, ...address });
