@@ -5,6 +5,7 @@ import { contextFor } from '../platform/auth/request-context.js';
 import type { Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
 import { MAX_AMOUNT } from '../payments/payment.rules.js';
+import { readPayment } from '../payments/payment.read-model.js';
 import { createPayment } from '../payments/payment.service.js';
 import { awaitsUser } from '../payments/payment-expiry.js';
 import { lockPaymentForVerb } from '../payments/payment-for-verb.js';
@@ -187,6 +188,12 @@ async function initiatePayment(services: Services, token: string, form: BuyerFor
     const shippingAmount = option?.amount?.value ?? 0;
     const total = session.amount + shippingAmount;
     if (total > MAX_AMOUNT) return refused(services, em, session, 'The order with shipping is more than can be paid at once.');
+    // The merchant used the reference for an ePayment payment after opening the session: it can never be paid.
+    if (await readPayment(em, session.msn, session.reference)) {
+      moveSession(em, session, 'PaymentTerminated', undefined, now);
+      await em.flush();
+      return refused(services, em, session, 'This order can no longer be paid.');
+    }
     const merchantId = await services.salesUnits.ownerOf(em, session.msn);
     const principal: CheckoutClientPrincipal = { kind: 'checkoutClient', clientId: session.clientId, merchantId: merchantId ?? '' };
     const ctx = contextFor(services, em, principal, { msn: session.msn, readsMerchantData: true }, randomUUID());

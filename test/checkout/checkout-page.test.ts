@@ -181,3 +181,25 @@ describe('the checkout page and its payment', () => {
     expect(res.status).toBe(403);
   });
 });
+
+describe('a reference taken by an ePayment payment after the session opened', () => {
+  it('ends the session PaymentTerminated instead of paying a second payment', async () => {
+    const reference = newSessionReference();
+    const created = await checkout().createSession({
+      transaction: { reference },
+      logistics: null,
+      configuration: { elements: 'PaymentOnly' },
+    });
+    expect((await t.merchant.createPayment({ reference })).status).toBe(201);
+    const res = await submit('/checkout/page/pay', created.body.token, { walletPhone: '91234567' });
+    expect(res.status).toBe(400);
+    expect(res.html).toContain('This order can no longer be paid.');
+    expect((await checkout().getSession(reference)).body).toEqual({
+      sessionId: expect.any(String),
+      merchantSerialNumber: '123456',
+      reference,
+      sessionState: 'PaymentTerminated',
+    });
+    expect((await t.merchant.getPayment(reference)).body.state).toBe('CREATED');
+  });
+});
