@@ -190,4 +190,30 @@ describe('SQL statements of checkout sessions', () => {
     // The page, then one batch of payments (shared by paymentDetails and payment).
     expect(counts).toEqual([2, 2, 2]);
   });
+
+  test('the checkout API: create and poll run a fixed number of statements', async () => {
+    const checkout = new CheckoutClient(t.baseUrl);
+    await checkout.createSession(); // warm the client and sales unit caches, as the graph tests do
+    const reference = newReference('co-count');
+    const create = await statementsFor(async () => expect((await checkout.createSession({ transaction: { reference } })).status).toBe(200));
+    const poll = await statementsFor(async () => expect((await checkout.getSession(reference)).status).toBe(200));
+    // The client lookup, then begin, the sales unit rule, the payment-reference check, the event, the session, commit.
+    expect(create).toHaveLength(7);
+    // The client lookup and the session; a paid session adds its payment.
+    expect(poll).toHaveLength(2);
+    t.clock.advance(1_000); // so the paid session is the newest
+    const token = (await checkout.createSession({ logistics: null, configuration: { elements: 'PaymentOnly' } })).body.token as string;
+    const paid = await fetch(`${t.baseUrl}/checkout/page/pay?token=${encodeURIComponent(token)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'walletPhone=91234567',
+    });
+    expect(paid.status).toBe(200);
+    const sessions = await merchant.graphql('{ checkoutSessions(first: 1) { edges { node { reference sessionState } } } }');
+    const paidReference = sessions.body.data.checkoutSessions.edges[0].node.reference as string;
+    const pollPaid = await statementsFor(async () =>
+      expect((await checkout.getSession(paidReference)).body.sessionState).toBe('PaymentSuccessful'),
+    );
+    expect(pollPaid).toHaveLength(3);
+  });
 });
