@@ -72,6 +72,13 @@ export type CapturePaymentInput = {
   reference: Scalars['String']['input'];
 };
 
+export type CheckoutCarrierAddressInput = {
+  city: Scalars['String']['input'];
+  country: Scalars['String']['input'];
+  postalCode: Scalars['String']['input'];
+  streetAddress: Scalars['String']['input'];
+};
+
 export type CheckoutConfigurationInput = {
   countries?: InputMaybe<CheckoutCountriesInput>;
   customConsent?: InputMaybe<CheckoutCustomConsentInput>;
@@ -113,9 +120,17 @@ export type CheckoutErrorCode =
   | 'CHECKOUT_SALES_UNIT_NOT_ALLOWED'
   | 'VALIDATION_FAILED';
 
+/** One entry per carrier integration (FACTS §8). */
+export type CheckoutIntegrationsInput = {
+  helthjem?: InputMaybe<HelthjemIntegrationInput>;
+  instabox?: InputMaybe<InstaboxIntegrationInput>;
+  porterbuddy?: InputMaybe<PorterbuddyIntegrationInput>;
+};
+
 export type CheckoutLogisticsInput = {
   dynamicOptionsCallback?: InputMaybe<Scalars['String']['input']>;
   fixedOptions?: InputMaybe<Array<LogisticsOptionInput>>;
+  integrations?: InputMaybe<CheckoutIntegrationsInput>;
 };
 
 export type CheckoutMerchantInfoInput = {
@@ -144,6 +159,7 @@ export type CheckoutOrderLineInput = {
   totalAmount: Scalars['MinorUnits']['input'];
   totalAmountExcludingTax: Scalars['MinorUnits']['input'];
   totalTaxAmount: Scalars['MinorUnits']['input'];
+  unitInfo?: InputMaybe<CheckoutUnitInfoInput>;
 };
 
 export type CheckoutOrderSummaryInput = {
@@ -258,6 +274,13 @@ export type CheckoutTransactionInput = {
   reference: Scalars['String']['input'];
 };
 
+export type CheckoutUnitInfoInput = {
+  quantity: Scalars['String']['input'];
+  /** PCS, KG, KM, MINUTE or LITRE. */
+  quantityUnit: Scalars['String']['input'];
+  unitPrice: Scalars['MinorUnits']['input'];
+};
+
 /** Why a checkout mutation did not happen. `field` names the input field at fault, as REST names it. */
 export type CheckoutUserError = {
   __typename?: 'CheckoutUserError';
@@ -276,7 +299,7 @@ export type CheckoutUserInfo = {
   sub: Scalars['String']['output'];
 };
 
-/** The REST create request's fields, with the same names and rules (carrier integrations are REST only). */
+/** The REST create request's fields, with the same names and rules. */
 export type CreateCheckoutSessionInput = {
   configuration?: InputMaybe<CheckoutConfigurationInput>;
   logistics?: InputMaybe<CheckoutLogisticsInput>;
@@ -347,8 +370,19 @@ export type DeleteWebhookPayload = {
   userErrors: Array<WebhookUserError>;
 };
 
+export type HelthjemIntegrationInput = {
+  password: Scalars['String']['input'];
+  shopId: Scalars['Int']['input'];
+  username: Scalars['String']['input'];
+};
+
 export type IndustryDataInput = {
   airlineData?: InputMaybe<AirlineDataInput>;
+};
+
+export type InstaboxIntegrationInput = {
+  clientId: Scalars['String']['input'];
+  clientSecret: Scalars['String']['input'];
 };
 
 export type LogisticsBrand =
@@ -733,6 +767,20 @@ export type PaymentUserError = {
   code: PaymentErrorCode;
   field?: Maybe<Scalars['String']['output']>;
   message: Scalars['String']['output'];
+};
+
+export type PorterbuddyIntegrationInput = {
+  apiKey: Scalars['String']['input'];
+  origin: PorterbuddyOriginInput;
+  publicToken: Scalars['String']['input'];
+};
+
+export type PorterbuddyOriginInput = {
+  address: CheckoutCarrierAddressInput;
+  email: Scalars['String']['input'];
+  name: Scalars['String']['input'];
+  /** International format (MSISDN). */
+  phoneNumber: Scalars['String']['input'];
 };
 
 export type QrFormatInput = {
@@ -1180,12 +1228,14 @@ export type ResolversTypes = ResolversObject<{
   BottomLineInput: BottomLineInput;
   CancelPaymentInput: CancelPaymentInput;
   CapturePaymentInput: CapturePaymentInput;
+  CheckoutCarrierAddressInput: CheckoutCarrierAddressInput;
   CheckoutConfigurationInput: CheckoutConfigurationInput;
   CheckoutContactDetails: ResolverTypeWrapper<CheckoutContactDetails>;
   CheckoutCountriesInput: CheckoutCountriesInput;
   CheckoutCustomConsentInput: CheckoutCustomConsentInput;
   CheckoutElements: CheckoutElements;
   CheckoutErrorCode: CheckoutErrorCode;
+  CheckoutIntegrationsInput: CheckoutIntegrationsInput;
   CheckoutLogisticsInput: CheckoutLogisticsInput;
   CheckoutMerchantInfoInput: CheckoutMerchantInfoInput;
   CheckoutOrderBottomLineInput: CheckoutOrderBottomLineInput;
@@ -1201,6 +1251,7 @@ export type ResolversTypes = ResolversObject<{
   CheckoutSessionState: CheckoutSessionState;
   CheckoutShippingDetails: ResolverTypeWrapper<CheckoutShippingDetails>;
   CheckoutTransactionInput: CheckoutTransactionInput;
+  CheckoutUnitInfoInput: CheckoutUnitInfoInput;
   CheckoutUserError: ResolverTypeWrapper<CheckoutUserError>;
   CheckoutUserFlow: CheckoutUserFlow;
   CheckoutUserInfo: ResolverTypeWrapper<CheckoutUserInfo>;
@@ -1215,8 +1266,10 @@ export type ResolversTypes = ResolversObject<{
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: ResolverTypeWrapper<DeleteWebhookPayload>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  HelthjemIntegrationInput: HelthjemIntegrationInput;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   IndustryDataInput: IndustryDataInput;
+  InstaboxIntegrationInput: InstaboxIntegrationInput;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   LogisticsBrand: LogisticsBrand;
   LogisticsOptionInput: LogisticsOptionInput;
@@ -1255,6 +1308,8 @@ export type ResolversTypes = ResolversObject<{
   PaymentStateCount: ResolverTypeWrapper<PaymentStateCount>;
   PaymentTotals: ResolverTypeWrapper<PaymentTotals>;
   PaymentUserError: ResolverTypeWrapper<PaymentUserError>;
+  PorterbuddyIntegrationInput: PorterbuddyIntegrationInput;
+  PorterbuddyOriginInput: PorterbuddyOriginInput;
   QrFormatInput: QrFormatInput;
   QrImageFormat: QrImageFormat;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1296,10 +1351,12 @@ export type ResolversParentTypes = ResolversObject<{
   BottomLineInput: BottomLineInput;
   CancelPaymentInput: CancelPaymentInput;
   CapturePaymentInput: CapturePaymentInput;
+  CheckoutCarrierAddressInput: CheckoutCarrierAddressInput;
   CheckoutConfigurationInput: CheckoutConfigurationInput;
   CheckoutContactDetails: CheckoutContactDetails;
   CheckoutCountriesInput: CheckoutCountriesInput;
   CheckoutCustomConsentInput: CheckoutCustomConsentInput;
+  CheckoutIntegrationsInput: CheckoutIntegrationsInput;
   CheckoutLogisticsInput: CheckoutLogisticsInput;
   CheckoutMerchantInfoInput: CheckoutMerchantInfoInput;
   CheckoutOrderBottomLineInput: CheckoutOrderBottomLineInput;
@@ -1313,6 +1370,7 @@ export type ResolversParentTypes = ResolversObject<{
   CheckoutSessionNotification: OutboxEvent;
   CheckoutShippingDetails: CheckoutShippingDetails;
   CheckoutTransactionInput: CheckoutTransactionInput;
+  CheckoutUnitInfoInput: CheckoutUnitInfoInput;
   CheckoutUserError: CheckoutUserError;
   CheckoutUserInfo: CheckoutUserInfo;
   CreateCheckoutSessionInput: CreateCheckoutSessionInput;
@@ -1324,8 +1382,10 @@ export type ResolversParentTypes = ResolversObject<{
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: DeleteWebhookPayload;
   Float: Scalars['Float']['output'];
+  HelthjemIntegrationInput: HelthjemIntegrationInput;
   ID: Scalars['ID']['output'];
   IndustryDataInput: IndustryDataInput;
+  InstaboxIntegrationInput: InstaboxIntegrationInput;
   Int: Scalars['Int']['output'];
   LogisticsOptionInput: LogisticsOptionInput;
   MetadataEntry: MetadataEntry;
@@ -1358,6 +1418,8 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentStateCount: PaymentStateCount;
   PaymentTotals: PaymentTotals;
   PaymentUserError: PaymentUserError;
+  PorterbuddyIntegrationInput: PorterbuddyIntegrationInput;
+  PorterbuddyOriginInput: PorterbuddyOriginInput;
   QrFormatInput: QrFormatInput;
   Query: Record<PropertyKey, never>;
   ReceiptInput: ReceiptInput;

@@ -72,6 +72,56 @@ describe('the graph face of checkout sessions', () => {
     });
   });
 
+  it('takes carrier integrations and order lines as REST does, and refuses a bad integration the same way', async () => {
+    const integrations = {
+      porterbuddy: {
+        publicToken: 'pt',
+        apiKey: 'key',
+        origin: {
+          name: 'Shop',
+          email: 'shop@example.com',
+          phoneNumber: '4791234567',
+          address: { streetAddress: 'Gate 1', postalCode: '0150', city: 'Oslo', country: 'NO' },
+        },
+      },
+      helthjem: { username: 'u', password: 'p', shopId: 7 },
+    };
+    const transaction = {
+      reference: newSessionReference(),
+      orderSummary: {
+        orderLines: [
+          {
+            name: 'Socks',
+            id: 's1',
+            totalAmount: 2000,
+            totalAmountExcludingTax: 1600,
+            totalTaxAmount: 400,
+            taxPercentage: 25,
+            unitInfo: { unitPrice: 1000, quantity: '2', quantityUnit: 'PCS' },
+          },
+        ],
+        orderBottomLine: { currency: 'NOK' },
+      },
+    };
+    const ok = await t.merchant.graphql(CREATE, { input: graphInput({ transaction, logistics: { integrations } }) });
+    expect(ok.body.errors).toBeUndefined();
+    expect(ok.body.data.createCheckoutSession.userErrors).toEqual([]);
+    const bad = await t.merchant.graphql(CREATE, {
+      input: graphInput({
+        logistics: {
+          integrations: {
+            ...integrations,
+            porterbuddy: { ...integrations.porterbuddy, origin: { ...integrations.porterbuddy.origin, phoneNumber: 'x' } },
+          },
+        },
+      }),
+    });
+    expect(bad.body.data.createCheckoutSession.userErrors[0]).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      field: 'logistics.integrations.porterbuddy.origin.phoneNumber',
+    });
+  });
+
   it("lists the merchant's sessions newest first by keyset; another merchant sees none of them", async () => {
     for (let i = 0; i < 3; i++) await t.merchant.graphql(CREATE, { input: graphInput() });
     const LIST = `query($after: String) { checkoutSessions(first: 2, after: $after) { edges { cursor node { id sessionId } } pageInfo { hasNextPage endCursor } } }`;
