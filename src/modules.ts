@@ -1,4 +1,5 @@
 import { businessRegistryModule } from './business-registry/business-registry.module.js';
+import { checkoutModule } from './checkout/checkout.module.js';
 import { ledgersModule } from './ledgers/ledgers.module.js';
 import { managementModule, partnerApiModule } from './management/management.module.js';
 import { merchantsModule } from './merchants/merchants.module.js';
@@ -23,4 +24,5 @@ export const modules: readonly DomainModule[] = [
   ledgersModule,
   managementModule,
   partnerApiModule,
+  checkoutModule,
 ];

@@ -11,6 +11,8 @@ import type { ViewerParent, MerchantRow, SalesUnitParent, ConnectedSalesUnitPare
 import type { Partner as PartnerRow } from '../merchants/partner.entity.js';
 import type { ProductOrder as ProductOrderRow } from '../management/product-order.entity.js';
 import type { ApiQualityItem as ApiQualityItemView } from '../management/api-quality.service.js';
+import type { CheckoutSession as CheckoutSessionRow } from '../checkout/checkout-session.entity.js';
+import type { OutboxEvent } from '../platform/events/outbox-event.js';
 import type { GraphQLContext } from '../platform/graph/graphql-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -110,6 +112,233 @@ export type CaptureType =
   | 'NotApplicable'
   | 'ReserveCapture';
 
+export type CheckoutCarrierAddressInput = {
+  city: Scalars['String']['input'];
+  country: Scalars['String']['input'];
+  postalCode: Scalars['String']['input'];
+  streetAddress: Scalars['String']['input'];
+};
+
+export type CheckoutConfigurationInput = {
+  countries?: InputMaybe<CheckoutCountriesInput>;
+  customConsent?: InputMaybe<CheckoutCustomConsentInput>;
+  customerInteraction?: InputMaybe<CustomerInteraction>;
+  elements?: InputMaybe<CheckoutElements>;
+  requireUserInfo?: InputMaybe<Scalars['Boolean']['input']>;
+  showOrderSummary?: InputMaybe<Scalars['Boolean']['input']>;
+  userFlow?: InputMaybe<CheckoutUserFlow>;
+};
+
+export type CheckoutContactDetails = {
+  __typename?: 'CheckoutContactDetails';
+  city?: Maybe<Scalars['String']['output']>;
+  country?: Maybe<Scalars['String']['output']>;
+  email?: Maybe<Scalars['String']['output']>;
+  firstName?: Maybe<Scalars['String']['output']>;
+  lastName?: Maybe<Scalars['String']['output']>;
+  phoneNumber?: Maybe<Scalars['String']['output']>;
+  postalCode?: Maybe<Scalars['String']['output']>;
+  streetAddress?: Maybe<Scalars['String']['output']>;
+};
+
+export type CheckoutCountriesInput = {
+  supported: Array<Scalars['String']['input']>;
+};
+
+export type CheckoutCustomConsentInput = {
+  required: Scalars['Boolean']['input'];
+  text: Scalars['String']['input'];
+};
+
+export type CheckoutElements =
+  | 'Full'
+  | 'PaymentAndContactInfo'
+  | 'PaymentOnly';
+
+export type CheckoutErrorCode =
+  | 'CHECKOUT_REFERENCE_ALREADY_USED'
+  | 'CHECKOUT_SALES_UNIT_NOT_ALLOWED'
+  | 'VALIDATION_FAILED';
+
+/** One entry per carrier integration (FACTS §8). */
+export type CheckoutIntegrationsInput = {
+  helthjem?: InputMaybe<HelthjemIntegrationInput>;
+  instabox?: InputMaybe<InstaboxIntegrationInput>;
+  porterbuddy?: InputMaybe<PorterbuddyIntegrationInput>;
+};
+
+export type CheckoutLogisticsInput = {
+  dynamicOptionsCallback?: InputMaybe<Scalars['String']['input']>;
+  fixedOptions?: InputMaybe<Array<LogisticsOptionInput>>;
+  integrations?: InputMaybe<CheckoutIntegrationsInput>;
+};
+
+export type CheckoutMerchantInfoInput = {
+  callbackAuthorizationToken: Scalars['String']['input'];
+  callbackUrl: Scalars['String']['input'];
+  returnUrl: Scalars['String']['input'];
+  termsAndConditionsUrl?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type CheckoutOrderBottomLineInput = {
+  currency: Scalars['String']['input'];
+  giftCardAmount?: InputMaybe<Scalars['MinorUnits']['input']>;
+  receiptNumber?: InputMaybe<Scalars['String']['input']>;
+  terminalId?: InputMaybe<Scalars['String']['input']>;
+  tipAmount?: InputMaybe<Scalars['MinorUnits']['input']>;
+};
+
+export type CheckoutOrderLineInput = {
+  discount?: InputMaybe<Scalars['MinorUnits']['input']>;
+  id: Scalars['String']['input'];
+  isReturn?: InputMaybe<Scalars['Boolean']['input']>;
+  isShipping?: InputMaybe<Scalars['Boolean']['input']>;
+  name: Scalars['String']['input'];
+  productUrl?: InputMaybe<Scalars['String']['input']>;
+  taxPercentage: Scalars['Int']['input'];
+  totalAmount: Scalars['MinorUnits']['input'];
+  totalAmountExcludingTax: Scalars['MinorUnits']['input'];
+  totalTaxAmount: Scalars['MinorUnits']['input'];
+  unitInfo?: InputMaybe<CheckoutUnitInfoInput>;
+};
+
+export type CheckoutOrderSummaryInput = {
+  orderBottomLine: CheckoutOrderBottomLineInput;
+  orderLines: Array<CheckoutOrderLineInput>;
+};
+
+export type CheckoutPaymentDetails = {
+  __typename?: 'CheckoutPaymentDetails';
+  aggregate: PaymentAggregate;
+  amount: Money;
+  state: CheckoutPaymentState;
+};
+
+/** The session payment's state as checkout shows it: an aborted, expired or terminated payment is TERMINATED. */
+export type CheckoutPaymentState =
+  | 'AUTHORIZED'
+  | 'CREATED'
+  | 'TERMINATED';
+
+export type CheckoutPrefillCustomerInput = {
+  city?: InputMaybe<Scalars['String']['input']>;
+  /** Two-letter country code. */
+  country?: InputMaybe<Scalars['String']['input']>;
+  email?: InputMaybe<Scalars['String']['input']>;
+  firstName?: InputMaybe<Scalars['String']['input']>;
+  lastName?: InputMaybe<Scalars['String']['input']>;
+  /** International format (MSISDN), e.g. 4791234567. */
+  phoneNumber?: InputMaybe<Scalars['String']['input']>;
+  postalCode?: InputMaybe<Scalars['String']['input']>;
+  streetAddress?: InputMaybe<Scalars['String']['input']>;
+};
+
+/**
+ * A checkout session of the caller's sales unit: a page where a buyer gives contact, address and shipping and pays
+ * with an ePayment payment that carries the session's reference.
+ */
+export type CheckoutSession = Node & {
+  __typename?: 'CheckoutSession';
+  amount: Money;
+  billingDetails?: Maybe<CheckoutContactDetails>;
+  /** Where the buyer pays (the create response's `checkoutFrontendUrl`). */
+  checkoutFrontendUrl: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  customConsentProvided?: Maybe<Scalars['Boolean']['output']>;
+  expiresAt: Scalars['DateTime']['output'];
+  id: Scalars['ID']['output'];
+  merchantSerialNumber: Scalars['String']['output'];
+  /** The ePayment payment that pays the session; null before PaymentInitiated. */
+  payment?: Maybe<Payment>;
+  paymentDescription: Scalars['String']['output'];
+  /** The payment state and aggregate, live; null before PaymentInitiated. */
+  paymentDetails?: Maybe<CheckoutPaymentDetails>;
+  reference: Scalars['String']['output'];
+  sessionId: Scalars['String']['output'];
+  sessionState: CheckoutSessionState;
+  shippingDetails?: Maybe<CheckoutShippingDetails>;
+  userInfo?: Maybe<CheckoutUserInfo>;
+};
+
+export type CheckoutSessionConnection = {
+  __typename?: 'CheckoutSessionConnection';
+  edges: Array<CheckoutSessionEdge>;
+  pageInfo: PageInfo;
+};
+
+export type CheckoutSessionEdge = {
+  __typename?: 'CheckoutSessionEdge';
+  cursor: Scalars['String']['output'];
+  node: CheckoutSession;
+};
+
+/** A committed change of a checkout session, as it happens (the outbox event `checkout.session.<state>.v1`). */
+export type CheckoutSessionNotification = {
+  __typename?: 'CheckoutSessionNotification';
+  /** The event's name, e.g. `checkout.session.PaymentSuccessful.v1`. */
+  name: Scalars['String']['output'];
+  occurredAt: Scalars['DateTime']['output'];
+  reference: Scalars['String']['output'];
+  /** The session as it is when the notification is sent (a later change may already have moved it on). */
+  session: CheckoutSession;
+  /** The state the session entered. */
+  sessionState: CheckoutSessionState;
+};
+
+/** The state of a checkout session (FACTS §8: `ExternalSessionState`). */
+export type CheckoutSessionState =
+  | 'PaymentInitiated'
+  | 'PaymentSuccessful'
+  | 'PaymentTerminated'
+  | 'SessionCreated'
+  | 'SessionExpired';
+
+export type CheckoutShippingDetails = {
+  __typename?: 'CheckoutShippingDetails';
+  amount?: Maybe<Money>;
+  city?: Maybe<Scalars['String']['output']>;
+  country?: Maybe<Scalars['String']['output']>;
+  email?: Maybe<Scalars['String']['output']>;
+  firstName?: Maybe<Scalars['String']['output']>;
+  lastName?: Maybe<Scalars['String']['output']>;
+  phoneNumber?: Maybe<Scalars['String']['output']>;
+  postalCode?: Maybe<Scalars['String']['output']>;
+  shippingMethodId?: Maybe<Scalars['String']['output']>;
+  streetAddress?: Maybe<Scalars['String']['output']>;
+};
+
+export type CheckoutTransactionInput = {
+  amount: MoneyInput;
+  orderSummary?: InputMaybe<CheckoutOrderSummaryInput>;
+  paymentDescription: Scalars['String']['input'];
+  reference: Scalars['String']['input'];
+};
+
+export type CheckoutUnitInfoInput = {
+  quantity: Scalars['String']['input'];
+  /** PCS, KG, KM, MINUTE or LITRE. */
+  quantityUnit: Scalars['String']['input'];
+  unitPrice: Scalars['MinorUnits']['input'];
+};
+
+/** Why a checkout mutation did not happen. `field` names the input field at fault, as REST names it. */
+export type CheckoutUserError = {
+  __typename?: 'CheckoutUserError';
+  code: CheckoutErrorCode;
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
+};
+
+export type CheckoutUserFlow =
+  | 'NATIVE_REDIRECT'
+  | 'WEB_REDIRECT';
+
+export type CheckoutUserInfo = {
+  __typename?: 'CheckoutUserInfo';
+  email?: Maybe<Scalars['String']['output']>;
+  sub: Scalars['String']['output'];
+};
+
 export type ConnectedSalesUnit = {
   __typename?: 'ConnectedSalesUnit';
   /** Whether the merchant consented to share its own data (merchant details, contracts) with the partner. */
@@ -127,6 +356,24 @@ export type ConnectedSalesUnitEdge = {
   __typename?: 'ConnectedSalesUnitEdge';
   cursor: Scalars['String']['output'];
   node: ConnectedSalesUnit;
+};
+
+/** The REST create request's fields, with the same names and rules. */
+export type CreateCheckoutSessionInput = {
+  configuration?: InputMaybe<CheckoutConfigurationInput>;
+  logistics?: InputMaybe<CheckoutLogisticsInput>;
+  merchantInfo: CheckoutMerchantInfoInput;
+  prefillCustomer?: InputMaybe<CheckoutPrefillCustomerInput>;
+  transaction: CheckoutTransactionInput;
+};
+
+export type CreateCheckoutSessionPayload = {
+  __typename?: 'CreateCheckoutSessionPayload';
+  checkoutFrontendUrl?: Maybe<Scalars['String']['output']>;
+  pollingUrl?: Maybe<Scalars['String']['output']>;
+  session?: Maybe<CheckoutSession>;
+  token?: Maybe<Scalars['String']['output']>;
+  userErrors: Array<CheckoutUserError>;
 };
 
 export type CreatePaymentInput = {
@@ -182,8 +429,19 @@ export type DeleteWebhookPayload = {
   userErrors: Array<WebhookUserError>;
 };
 
+export type HelthjemIntegrationInput = {
+  password: Scalars['String']['input'];
+  shopId: Scalars['Int']['input'];
+  username: Scalars['String']['input'];
+};
+
 export type IndustryDataInput = {
   airlineData?: InputMaybe<AirlineDataInput>;
+};
+
+export type InstaboxIntegrationInput = {
+  clientId: Scalars['String']['input'];
+  clientSecret: Scalars['String']['input'];
 };
 
 /** A merchant's settlement ledger: what its captures, refunds, fees and payouts add up to. */
@@ -290,6 +548,33 @@ export type LedgerTransactionType =
   | 'PAYOUT'
   | 'REFUND';
 
+export type LogisticsBrand =
+  | 'HELTHJEM'
+  | 'INSTABOX'
+  | 'OTHER'
+  | 'PORTERBUDDY'
+  | 'POSTEN'
+  | 'POSTNORD';
+
+export type LogisticsOptionInput = {
+  /** Required for every brand but PORTERBUDDY. */
+  amount?: InputMaybe<MoneyInput>;
+  brand: LogisticsBrand;
+  customType?: InputMaybe<Scalars['String']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  id: Scalars['String']['input'];
+  isDefault: Scalars['Boolean']['input'];
+  priority: Scalars['Int']['input'];
+  /** Required for brand OTHER. */
+  title?: InputMaybe<Scalars['String']['input']>;
+  type?: InputMaybe<LogisticsType>;
+};
+
+export type LogisticsType =
+  | 'HOME_DELIVERY'
+  | 'MAILBOX'
+  | 'PICKUP_POINT';
+
 export type ManagementErrorCode =
   | 'MERCHANT_NOT_FOUND'
   | 'PARTNER_NOT_CONNECTED'
@@ -382,6 +667,8 @@ export type Mutation = {
   approveTestPayment: PaymentModificationPayload;
   cancelPayment: PaymentModificationPayload;
   capturePayment: PaymentModificationPayload;
+  /** Opens a checkout session for the caller's sales unit (REST: POST /checkout/v3/session). */
+  createCheckoutSession: CreateCheckoutSessionPayload;
   createPayment: CreatePaymentPayload;
   deleteWebhook: DeleteWebhookPayload;
   /** The merchant consents to share its own data with a partner its sales units are connected to (merchants only). */
@@ -414,6 +701,11 @@ export type MutationCancelPaymentArgs = {
 
 export type MutationCapturePaymentArgs = {
   input: CapturePaymentInput;
+};
+
+
+export type MutationCreateCheckoutSessionArgs = {
+  input: CreateCheckoutSessionInput;
 };
 
 
@@ -766,6 +1058,20 @@ export type PaymentUserError = {
   message: Scalars['String']['output'];
 };
 
+export type PorterbuddyIntegrationInput = {
+  apiKey: Scalars['String']['input'];
+  origin: PorterbuddyOriginInput;
+  publicToken: Scalars['String']['input'];
+};
+
+export type PorterbuddyOriginInput = {
+  address: CheckoutCarrierAddressInput;
+  email: Scalars['String']['input'];
+  name: Scalars['String']['input'];
+  /** International format (MSISDN). */
+  phoneNumber: Scalars['String']['input'];
+};
+
 export type PrefillStatus =
   | 'ACCESSED'
   | 'COMPLETED'
@@ -824,6 +1130,10 @@ export type QrImageFormat =
 
 export type Query = {
   __typename?: 'Query';
+  /** A checkout session of the caller's sales unit by its reference; null when there is none. */
+  checkoutSession?: Maybe<CheckoutSession>;
+  /** The checkout sessions of the caller's sales unit, newest first. */
+  checkoutSessions: CheckoutSessionConnection;
   /** A ledger by its report API id; null when it does not exist or is not the caller's. */
   ledger?: Maybe<Ledger>;
   /** The ledgers the caller's keys cover (a merchant its own; a partner those of connected merchants that consented). */
@@ -849,6 +1159,17 @@ export type Query = {
   webhookDeliveries?: Maybe<WebhookDeliveryConnection>;
   /** The caller's webhook registrations, oldest first. */
   webhooks: Array<Webhook>;
+};
+
+
+export type QueryCheckoutSessionArgs = {
+  reference: Scalars['String']['input'];
+};
+
+
+export type QueryCheckoutSessionsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1004,8 +1325,16 @@ export type ShippingInfoInput = {
 /** Live events over graphql-ws on /graphql. Authenticate in the connection_init payload with the HTTP header names. */
 export type Subscription = {
   __typename?: 'Subscription';
+  /** Committed changes of the caller's sales unit's checkout sessions, optionally narrowed to one reference. */
+  checkoutSessionEvents: CheckoutSessionNotification;
   /** Committed events of the caller's sales unit, optionally narrowed to one payment reference and to some event names. */
   paymentEvents: PaymentEventNotification;
+};
+
+
+/** Live events over graphql-ws on /graphql. Authenticate in the connection_init payload with the HTTP header names. */
+export type SubscriptionCheckoutSessionEventsArgs = {
+  reference?: InputMaybe<Scalars['String']['input']>;
 };
 
 
@@ -1339,6 +1668,7 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = ResolversObject<{
   Node:
+    | ( CheckoutSessionRow & { __typename: 'CheckoutSession' } )
     | ( LedgerView & { __typename: 'Ledger' } )
     | ( LedgerTransactionView & { __typename: 'LedgerTransaction' } )
     | ( MerchantRow & { __typename: 'Merchant' } )
@@ -1364,9 +1694,38 @@ export type ResolversTypes = ResolversObject<{
   CancelPaymentInput: CancelPaymentInput;
   CapturePaymentInput: CapturePaymentInput;
   CaptureType: CaptureType;
+  CheckoutCarrierAddressInput: CheckoutCarrierAddressInput;
+  CheckoutConfigurationInput: CheckoutConfigurationInput;
+  CheckoutContactDetails: ResolverTypeWrapper<CheckoutContactDetails>;
+  CheckoutCountriesInput: CheckoutCountriesInput;
+  CheckoutCustomConsentInput: CheckoutCustomConsentInput;
+  CheckoutElements: CheckoutElements;
+  CheckoutErrorCode: CheckoutErrorCode;
+  CheckoutIntegrationsInput: CheckoutIntegrationsInput;
+  CheckoutLogisticsInput: CheckoutLogisticsInput;
+  CheckoutMerchantInfoInput: CheckoutMerchantInfoInput;
+  CheckoutOrderBottomLineInput: CheckoutOrderBottomLineInput;
+  CheckoutOrderLineInput: CheckoutOrderLineInput;
+  CheckoutOrderSummaryInput: CheckoutOrderSummaryInput;
+  CheckoutPaymentDetails: ResolverTypeWrapper<CheckoutPaymentDetails>;
+  CheckoutPaymentState: CheckoutPaymentState;
+  CheckoutPrefillCustomerInput: CheckoutPrefillCustomerInput;
+  CheckoutSession: ResolverTypeWrapper<CheckoutSessionRow>;
+  CheckoutSessionConnection: ResolverTypeWrapper<Omit<CheckoutSessionConnection, 'edges'> & { edges: Array<ResolversTypes['CheckoutSessionEdge']> }>;
+  CheckoutSessionEdge: ResolverTypeWrapper<Omit<CheckoutSessionEdge, 'node'> & { node: ResolversTypes['CheckoutSession'] }>;
+  CheckoutSessionNotification: ResolverTypeWrapper<OutboxEvent>;
+  CheckoutSessionState: CheckoutSessionState;
+  CheckoutShippingDetails: ResolverTypeWrapper<CheckoutShippingDetails>;
+  CheckoutTransactionInput: CheckoutTransactionInput;
+  CheckoutUnitInfoInput: CheckoutUnitInfoInput;
+  CheckoutUserError: ResolverTypeWrapper<CheckoutUserError>;
+  CheckoutUserFlow: CheckoutUserFlow;
+  CheckoutUserInfo: ResolverTypeWrapper<CheckoutUserInfo>;
   ConnectedSalesUnit: ResolverTypeWrapper<ConnectedSalesUnitParent>;
   ConnectedSalesUnitConnection: ResolverTypeWrapper<Omit<ConnectedSalesUnitConnection, 'edges'> & { edges: Array<ResolversTypes['ConnectedSalesUnitEdge']> }>;
   ConnectedSalesUnitEdge: ResolverTypeWrapper<Omit<ConnectedSalesUnitEdge, 'node'> & { node: ResolversTypes['ConnectedSalesUnit'] }>;
+  CreateCheckoutSessionInput: CreateCheckoutSessionInput;
+  CreateCheckoutSessionPayload: ResolverTypeWrapper<Omit<CreateCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversTypes['CheckoutSession']> }>;
   CreatePaymentInput: CreatePaymentInput;
   CreatePaymentPayload: ResolverTypeWrapper<Omit<CreatePaymentPayload, 'payment'> & { payment?: Maybe<ResolversTypes['Payment']> }>;
   Currency: Currency;
@@ -1377,8 +1736,10 @@ export type ResolversTypes = ResolversObject<{
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: ResolverTypeWrapper<DeleteWebhookPayload>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  HelthjemIntegrationInput: HelthjemIntegrationInput;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   IndustryDataInput: IndustryDataInput;
+  InstaboxIntegrationInput: InstaboxIntegrationInput;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Ledger: ResolverTypeWrapper<LedgerView>;
   LedgerBankAccount: ResolverTypeWrapper<LedgerBankAccount>;
@@ -1390,6 +1751,9 @@ export type ResolversTypes = ResolversObject<{
   LedgerTransactionEdge: ResolverTypeWrapper<Omit<LedgerTransactionEdge, 'node'> & { node: ResolversTypes['LedgerTransaction'] }>;
   LedgerTransactionFilter: LedgerTransactionFilter;
   LedgerTransactionType: LedgerTransactionType;
+  LogisticsBrand: LogisticsBrand;
+  LogisticsOptionInput: LogisticsOptionInput;
+  LogisticsType: LogisticsType;
   ManagementErrorCode: ManagementErrorCode;
   ManagementUserError: ResolverTypeWrapper<ManagementUserError>;
   Merchant: ResolverTypeWrapper<MerchantRow>;
@@ -1434,6 +1798,8 @@ export type ResolversTypes = ResolversObject<{
   PaymentStateCount: ResolverTypeWrapper<PaymentStateCount>;
   PaymentTotals: ResolverTypeWrapper<PaymentTotals>;
   PaymentUserError: ResolverTypeWrapper<PaymentUserError>;
+  PorterbuddyIntegrationInput: PorterbuddyIntegrationInput;
+  PorterbuddyOriginInput: PorterbuddyOriginInput;
   PrefillStatus: PrefillStatus;
   PricePackage: ResolverTypeWrapper<PricePackage>;
   PricePackageProductType: PricePackageProductType;
@@ -1496,9 +1862,33 @@ export type ResolversParentTypes = ResolversObject<{
   BottomLineInput: BottomLineInput;
   CancelPaymentInput: CancelPaymentInput;
   CapturePaymentInput: CapturePaymentInput;
+  CheckoutCarrierAddressInput: CheckoutCarrierAddressInput;
+  CheckoutConfigurationInput: CheckoutConfigurationInput;
+  CheckoutContactDetails: CheckoutContactDetails;
+  CheckoutCountriesInput: CheckoutCountriesInput;
+  CheckoutCustomConsentInput: CheckoutCustomConsentInput;
+  CheckoutIntegrationsInput: CheckoutIntegrationsInput;
+  CheckoutLogisticsInput: CheckoutLogisticsInput;
+  CheckoutMerchantInfoInput: CheckoutMerchantInfoInput;
+  CheckoutOrderBottomLineInput: CheckoutOrderBottomLineInput;
+  CheckoutOrderLineInput: CheckoutOrderLineInput;
+  CheckoutOrderSummaryInput: CheckoutOrderSummaryInput;
+  CheckoutPaymentDetails: CheckoutPaymentDetails;
+  CheckoutPrefillCustomerInput: CheckoutPrefillCustomerInput;
+  CheckoutSession: CheckoutSessionRow;
+  CheckoutSessionConnection: Omit<CheckoutSessionConnection, 'edges'> & { edges: Array<ResolversParentTypes['CheckoutSessionEdge']> };
+  CheckoutSessionEdge: Omit<CheckoutSessionEdge, 'node'> & { node: ResolversParentTypes['CheckoutSession'] };
+  CheckoutSessionNotification: OutboxEvent;
+  CheckoutShippingDetails: CheckoutShippingDetails;
+  CheckoutTransactionInput: CheckoutTransactionInput;
+  CheckoutUnitInfoInput: CheckoutUnitInfoInput;
+  CheckoutUserError: CheckoutUserError;
+  CheckoutUserInfo: CheckoutUserInfo;
   ConnectedSalesUnit: ConnectedSalesUnitParent;
   ConnectedSalesUnitConnection: Omit<ConnectedSalesUnitConnection, 'edges'> & { edges: Array<ResolversParentTypes['ConnectedSalesUnitEdge']> };
   ConnectedSalesUnitEdge: Omit<ConnectedSalesUnitEdge, 'node'> & { node: ResolversParentTypes['ConnectedSalesUnit'] };
+  CreateCheckoutSessionInput: CreateCheckoutSessionInput;
+  CreateCheckoutSessionPayload: Omit<CreateCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversParentTypes['CheckoutSession']> };
   CreatePaymentInput: CreatePaymentInput;
   CreatePaymentPayload: Omit<CreatePaymentPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
   CustomerInput: CustomerInput;
@@ -1507,8 +1897,10 @@ export type ResolversParentTypes = ResolversObject<{
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: DeleteWebhookPayload;
   Float: Scalars['Float']['output'];
+  HelthjemIntegrationInput: HelthjemIntegrationInput;
   ID: Scalars['ID']['output'];
   IndustryDataInput: IndustryDataInput;
+  InstaboxIntegrationInput: InstaboxIntegrationInput;
   Int: Scalars['Int']['output'];
   Ledger: LedgerView;
   LedgerBankAccount: LedgerBankAccount;
@@ -1519,6 +1911,7 @@ export type ResolversParentTypes = ResolversObject<{
   LedgerTransactionConnection: Omit<LedgerTransactionConnection, 'edges'> & { edges: Array<ResolversParentTypes['LedgerTransactionEdge']> };
   LedgerTransactionEdge: Omit<LedgerTransactionEdge, 'node'> & { node: ResolversParentTypes['LedgerTransaction'] };
   LedgerTransactionFilter: LedgerTransactionFilter;
+  LogisticsOptionInput: LogisticsOptionInput;
   ManagementUserError: ManagementUserError;
   Merchant: MerchantRow;
   MerchantConnection: Omit<MerchantConnection, 'edges'> & { edges: Array<ResolversParentTypes['MerchantEdge']> };
@@ -1557,6 +1950,8 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentStateCount: PaymentStateCount;
   PaymentTotals: PaymentTotals;
   PaymentUserError: PaymentUserError;
+  PorterbuddyIntegrationInput: PorterbuddyIntegrationInput;
+  PorterbuddyOriginInput: PorterbuddyOriginInput;
   PricePackage: PricePackage;
   ProductOrder: ProductOrderRow;
   ProductOrderConnection: Omit<ProductOrderConnection, 'edges'> & { edges: Array<ResolversParentTypes['ProductOrderEdge']> };
@@ -1615,6 +2010,85 @@ export type ApiQualityItemResolvers<ContextType = GraphQLContext, ParentType ext
   totalRequests?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
 }>;
 
+export type CheckoutContactDetailsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutContactDetails'] = ResolversParentTypes['CheckoutContactDetails']> = ResolversObject<{
+  city?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  country?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  firstName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  phoneNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  postalCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  streetAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type CheckoutPaymentDetailsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutPaymentDetails'] = ResolversParentTypes['CheckoutPaymentDetails']> = ResolversObject<{
+  aggregate?: Resolver<ResolversTypes['PaymentAggregate'], ParentType, ContextType>;
+  amount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['CheckoutPaymentState'], ParentType, ContextType>;
+}>;
+
+export type CheckoutSessionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSession'] = ResolversParentTypes['CheckoutSession']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  billingDetails?: Resolver<Maybe<ResolversTypes['CheckoutContactDetails']>, ParentType, ContextType>;
+  checkoutFrontendUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  customConsentProvided?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  merchantSerialNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType>;
+  paymentDescription?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  paymentDetails?: Resolver<Maybe<ResolversTypes['CheckoutPaymentDetails']>, ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sessionId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sessionState?: Resolver<ResolversTypes['CheckoutSessionState'], ParentType, ContextType>;
+  shippingDetails?: Resolver<Maybe<ResolversTypes['CheckoutShippingDetails']>, ParentType, ContextType>;
+  userInfo?: Resolver<Maybe<ResolversTypes['CheckoutUserInfo']>, ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type CheckoutSessionConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSessionConnection'] = ResolversParentTypes['CheckoutSessionConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['CheckoutSessionEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type CheckoutSessionEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSessionEdge'] = ResolversParentTypes['CheckoutSessionEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['CheckoutSession'], ParentType, ContextType>;
+}>;
+
+export type CheckoutSessionNotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSessionNotification'] = ResolversParentTypes['CheckoutSessionNotification']> = ResolversObject<{
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  session?: Resolver<ResolversTypes['CheckoutSession'], ParentType, ContextType>;
+  sessionState?: Resolver<ResolversTypes['CheckoutSessionState'], ParentType, ContextType>;
+}>;
+
+export type CheckoutShippingDetailsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutShippingDetails'] = ResolversParentTypes['CheckoutShippingDetails']> = ResolversObject<{
+  amount?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+  city?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  country?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  firstName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  phoneNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  postalCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  shippingMethodId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  streetAddress?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type CheckoutUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutUserError'] = ResolversParentTypes['CheckoutUserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['CheckoutErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type CheckoutUserInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutUserInfo'] = ResolversParentTypes['CheckoutUserInfo']> = ResolversObject<{
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  sub?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type ConnectedSalesUnitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConnectedSalesUnit'] = ResolversParentTypes['ConnectedSalesUnit']> = ResolversObject<{
   merchantConsent?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   salesUnit?: Resolver<ResolversTypes['SalesUnit'], ParentType, ContextType>;
@@ -1628,6 +2102,14 @@ export type ConnectedSalesUnitConnectionResolvers<ContextType = GraphQLContext, 
 export type ConnectedSalesUnitEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConnectedSalesUnitEdge'] = ResolversParentTypes['ConnectedSalesUnitEdge']> = ResolversObject<{
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   node?: Resolver<ResolversTypes['ConnectedSalesUnit'], ParentType, ContextType>;
+}>;
+
+export type CreateCheckoutSessionPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateCheckoutSessionPayload'] = ResolversParentTypes['CreateCheckoutSessionPayload']> = ResolversObject<{
+  checkoutFrontendUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  pollingUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  session?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType>;
+  token?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['CheckoutUserError']>, ParentType, ContextType>;
 }>;
 
 export type CreatePaymentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatePaymentPayload'] = ResolversParentTypes['CreatePaymentPayload']> = ResolversObject<{
@@ -1763,6 +2245,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   approveTestPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationApproveTestPaymentArgs, 'input'>>;
   cancelPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCancelPaymentArgs, 'input'>>;
   capturePayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCapturePaymentArgs, 'input'>>;
+  createCheckoutSession?: Resolver<ResolversTypes['CreateCheckoutSessionPayload'], ParentType, ContextType, RequireFields<MutationCreateCheckoutSessionArgs, 'input'>>;
   createPayment?: Resolver<ResolversTypes['CreatePaymentPayload'], ParentType, ContextType, RequireFields<MutationCreatePaymentArgs, 'input'>>;
   deleteWebhook?: Resolver<ResolversTypes['DeleteWebhookPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'input'>>;
   giveMerchantConsent?: Resolver<ResolversTypes['MerchantConsentPayload'], ParentType, ContextType, RequireFields<MutationGiveMerchantConsentArgs, 'input'>>;
@@ -1774,7 +2257,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'Ledger' | 'LedgerTransaction' | 'Merchant' | 'Partner' | 'Payment' | 'PaymentEvent' | 'ProductOrder' | 'SalesUnit' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'CheckoutSession' | 'Ledger' | 'LedgerTransaction' | 'Merchant' | 'Partner' | 'Payment' | 'PaymentEvent' | 'ProductOrder' | 'SalesUnit' | 'WebhookDelivery', ParentType, ContextType>;
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -1966,6 +2449,8 @@ export type ProductOrderEdgeResolvers<ContextType = GraphQLContext, ParentType e
 }>;
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
+  checkoutSession?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType, RequireFields<QueryCheckoutSessionArgs, 'reference'>>;
+  checkoutSessions?: Resolver<ResolversTypes['CheckoutSessionConnection'], ParentType, ContextType, RequireFields<QueryCheckoutSessionsArgs, 'first'>>;
   ledger?: Resolver<Maybe<ResolversTypes['Ledger']>, ParentType, ContextType, RequireFields<QueryLedgerArgs, 'ledgerId'>>;
   ledgers?: Resolver<ResolversTypes['LedgerConnection'], ParentType, ContextType, RequireFields<QueryLedgersArgs, 'first'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
@@ -2029,6 +2514,7 @@ export type SalesUnitPriceResolvers<ContextType = GraphQLContext, ParentType ext
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  checkoutSessionEvents?: SubscriptionResolver<ResolversTypes['CheckoutSessionNotification'], "checkoutSessionEvents", ParentType, ContextType, Partial<SubscriptionCheckoutSessionEventsArgs>>;
   paymentEvents?: SubscriptionResolver<ResolversTypes['PaymentEventNotification'], "paymentEvents", ParentType, ContextType, Partial<SubscriptionPaymentEventsArgs>>;
 }>;
 
@@ -2155,9 +2641,19 @@ export type WebhookUserErrorResolvers<ContextType = GraphQLContext, ParentType e
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   AdvanceTestClockPayload?: AdvanceTestClockPayloadResolvers<ContextType>;
   ApiQualityItem?: ApiQualityItemResolvers<ContextType>;
+  CheckoutContactDetails?: CheckoutContactDetailsResolvers<ContextType>;
+  CheckoutPaymentDetails?: CheckoutPaymentDetailsResolvers<ContextType>;
+  CheckoutSession?: CheckoutSessionResolvers<ContextType>;
+  CheckoutSessionConnection?: CheckoutSessionConnectionResolvers<ContextType>;
+  CheckoutSessionEdge?: CheckoutSessionEdgeResolvers<ContextType>;
+  CheckoutSessionNotification?: CheckoutSessionNotificationResolvers<ContextType>;
+  CheckoutShippingDetails?: CheckoutShippingDetailsResolvers<ContextType>;
+  CheckoutUserError?: CheckoutUserErrorResolvers<ContextType>;
+  CheckoutUserInfo?: CheckoutUserInfoResolvers<ContextType>;
   ConnectedSalesUnit?: ConnectedSalesUnitResolvers<ContextType>;
   ConnectedSalesUnitConnection?: ConnectedSalesUnitConnectionResolvers<ContextType>;
   ConnectedSalesUnitEdge?: ConnectedSalesUnitEdgeResolvers<ContextType>;
+  CreateCheckoutSessionPayload?: CreateCheckoutSessionPayloadResolvers<ContextType>;
   CreatePaymentPayload?: CreatePaymentPayloadResolvers<ContextType>;
   Date?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;

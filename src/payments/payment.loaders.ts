@@ -1,7 +1,8 @@
 import DataLoader from 'dataloader';
 import { defineLoader } from '../platform/graph/loader-registry.js';
 import type { PaymentEvent } from './payment-event.entity.js';
-import { readFirstPaymentEvents } from './payment.read-model.js';
+import { readFirstPaymentEvents, readPaymentsByIds } from './payment.read-model.js';
+import type { PaymentFields } from './payment.view.js';
 
 export interface FirstEventsKey {
   paymentId: string;
@@ -30,5 +31,22 @@ export const firstPaymentEventsByPaymentIdLoader = defineLoader(
         return keys.map((k) => byPaymentAndLimit.get(keyOf(k))!);
       },
       { cacheKeyFn: keyOf },
+    ),
+);
+
+/** A payment of a sales unit by id (`msn|id`), for a page of things that link to their payment: one statement per page. */
+export const paymentFieldsByIdLoader = defineLoader(
+  'paymentFieldsByIdLoader',
+  (em) =>
+    new DataLoader<{ msn: string; id: string }, PaymentFields | null, string>(
+      async (keys) => {
+        const found = new Map<string, PaymentFields>();
+        for (const msn of new Set(keys.map((k) => k.msn))) {
+          const ids = keys.filter((k) => k.msn === msn).map((k) => k.id);
+          for (const payment of await readPaymentsByIds(em, msn, ids)) found.set(`${msn}|${payment.id}`, payment);
+        }
+        return keys.map((k) => found.get(`${k.msn}|${k.id}`) ?? null);
+      },
+      { cacheKeyFn: (k) => `${k.msn}|${k.id}` },
     ),
 );

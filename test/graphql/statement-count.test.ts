@@ -5,6 +5,7 @@ import { MerchantClient, newReference, paymentBody } from '../support/merchant-c
 import { PartnerClient } from '../support/partner-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { approveWithConsent } from '../support/user-consent.js';
+import { CheckoutClient } from '../checkout/support/checkout-client.js';
 
 let t: TestApp;
 let merchant: MerchantClient;
@@ -267,5 +268,68 @@ describe('SQL statements of the management graph and API quality', () => {
     for (let i = 0; i < 5; i++) await merchant.getPayment(`missing-${i}-reference`);
     const flush = await statementsFor(() => flushApiQuality(t.app.services));
     expect(flush.filter((sql) => /api_quality_count/.test(sql))).toHaveLength(1);
+  });
+});
+
+// issue 11: checkout sessions
+describe('SQL statements of checkout sessions', () => {
+  const SESSION_PAGE = `query Page($first: Int!) {
+    checkoutSessions(first: $first) {
+      edges { node { reference sessionState paymentDetails { state aggregate { capturedAmount { value } } } payment { reference state } } }
+    }
+  }`;
+
+  test('a page of sessions with their live payment costs the same statements for 1, 6 and 12 sessions', async () => {
+    const checkout = new CheckoutClient(t.baseUrl);
+    for (let i = 0; i < 12; i++) {
+      t.clock.advance(1_000);
+      const created = await checkout.createSession({ logistics: null, configuration: { elements: 'PaymentOnly' } });
+      const paid = await fetch(`${t.baseUrl}/checkout/page/pay?token=${encodeURIComponent(created.body.token)}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'walletPhone=91234567',
+      });
+      expect(paid.status).toBe(200);
+    }
+    const counts: number[] = [];
+    for (const first of [1, 6, 12]) {
+      const statements = await statementsFor(async () => {
+        const res = await merchant.graphql(SESSION_PAGE, { first });
+        expect(res.body.errors).toBeUndefined();
+        const nodes = res.body.data.checkoutSessions.edges.map((e: { node: any }) => e.node);
+        expect(nodes).toHaveLength(first);
+        for (const node of nodes)
+          expect(node).toMatchObject({ sessionState: 'PaymentSuccessful', paymentDetails: { state: 'AUTHORIZED' } });
+      });
+      counts.push(statements.length);
+    }
+    // The page, then one batch of payments (shared by paymentDetails and payment).
+    expect(counts).toEqual([2, 2, 2]);
+  });
+
+  test('the checkout API: create and poll run a fixed number of statements', async () => {
+    const checkout = new CheckoutClient(t.baseUrl);
+    await checkout.createSession(); // warm the client and sales unit caches, as the graph tests do
+    const reference = newReference('co-count');
+    const create = await statementsFor(async () => expect((await checkout.createSession({ transaction: { reference } })).status).toBe(200));
+    const poll = await statementsFor(async () => expect((await checkout.getSession(reference)).status).toBe(200));
+    // The client lookup, then begin, the sales unit rule, the payment-reference check, the event, the session, commit.
+    expect(create).toHaveLength(7);
+    // The client lookup and the session; a paid session adds its payment.
+    expect(poll).toHaveLength(2);
+    t.clock.advance(1_000); // so the paid session is the newest
+    const token = (await checkout.createSession({ logistics: null, configuration: { elements: 'PaymentOnly' } })).body.token as string;
+    const paid = await fetch(`${t.baseUrl}/checkout/page/pay?token=${encodeURIComponent(token)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'walletPhone=91234567',
+    });
+    expect(paid.status).toBe(200);
+    const sessions = await merchant.graphql('{ checkoutSessions(first: 1) { edges { node { reference sessionState } } } }');
+    const paidReference = sessions.body.data.checkoutSessions.edges[0].node.reference as string;
+    const pollPaid = await statementsFor(async () =>
+      expect((await checkout.getSession(paidReference)).body.sessionState).toBe('PaymentSuccessful'),
+    );
+    expect(pollPaid).toHaveLength(3);
   });
 });

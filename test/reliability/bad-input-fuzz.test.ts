@@ -61,10 +61,18 @@ async function expectDocumentedRefusal(route: string, res: Response): Promise<vo
   expect(res.status).toBeGreaterThanOrEqual(400);
   expect(res.status).toBeLessThan(500);
   if (type.startsWith('text/html')) {
-    // Only the wallet's pages answer in HTML: the landing page with its message for the user (issue 12: and the
-    // merchant's prefill page of a product order).
-    expect(route).toMatch(/^\w+ \/(wallet\/landing|merchant-portal\/prefill)/);
+    // Only the pages answer in HTML: the wallet's landing page with its message for the user (issue 12: the
+    // merchant's prefill page of a product order; issue 11: the checkout page with its message for the buyer).
+    expect(route).toMatch(/^\w+ \/(wallet\/landing|merchant-portal\/prefill|checkout\/page)/);
     expect(text).toMatch(/^<!doctype html>/i);
+    return;
+  }
+  if (/^\w+ \/checkout\/v3\//.test(route)) {
+    // issue 11: the checkout API's documented error (FACTS §8, CheckoutProblemDetails).
+    expect(type).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(text)).toEqual(
+      expect.objectContaining({ title: expect.any(String), status: res.status, errorCode: expect.any(String), errors: expect.any(Object) }),
+    );
     return;
   }
   if (route.startsWith('GET /vipps-userinfo-api/')) {
@@ -516,6 +524,65 @@ describe('malformed requests get only documented 4xx answers', () => {
             body,
           });
           await expectDocumentedRefusal('PATCH /management/v1/sales-units/{msn}', patched);
+        },
+      ),
+      { numRuns: CASES_PER_ROUTE, seed: SEED },
+    );
+  });
+
+  // issue 11: checkout sessions, with a merchant's valid client credentials, so the bodies and references are what is
+  // refused (the route table above sends bearer tokens, which checkout refuses as 401 before reading anything).
+  test('the checkout routes refuse malformed session requests and unknown references in the checkout body', async () => {
+    const headers = {
+      'Content-Type': 'application/json',
+      client_id: MERCHANT_A.clientId,
+      client_secret: MERCHANT_A.clientSecret,
+      'Ocp-Apim-Subscription-Key': MERCHANT_A.subscriptionKey,
+      'Merchant-Serial-Number': MERCHANT_A.msn,
+    };
+    const sessionish = fc
+      .record({
+        merchantInfo: fc.oneof(
+          fc.jsonValue(),
+          fc.record({ callbackUrl: fc.string(), returnUrl: fc.string(), callbackAuthorizationToken: fc.jsonValue() }),
+        ),
+        transaction: fc.oneof(
+          fc.jsonValue(),
+          fc.record({
+            amount: fc.record({ value: fc.oneof(fc.integer(), fc.double(), fc.string()), currency: fc.string() }),
+            reference: fc.string(),
+            paymentDescription: fc.jsonValue(),
+          }),
+        ),
+        logistics: fc.oneof(
+          fc.jsonValue(),
+          fc.record({
+            fixedOptions: fc.array(
+              fc.record({ brand: fc.string(), type: fc.jsonValue(), id: fc.string(), priority: fc.jsonValue(), isDefault: fc.jsonValue() }),
+            ),
+          }),
+        ),
+        prefillCustomer: fc.jsonValue(),
+        configuration: fc.oneof(fc.jsonValue(), fc.record({ elements: fc.string(), countries: fc.jsonValue() })),
+      })
+      .map((v) => JSON.stringify(v));
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(badBody, sessionish), async (body) => {
+        const res = await fetch(`${t.baseUrl}/checkout/v3/session`, { method: 'POST', headers, body });
+        await expectDocumentedRefusal('POST /checkout/v3/session', res);
+      }),
+      { numRuns: CASES_PER_ROUTE, seed: SEED },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          unicode,
+          huge.map((h) => h.slice(0, 1_000)),
+          fc.string({ maxLength: 60 }),
+        ),
+        async (reference) => {
+          const res = await fetch(`${t.baseUrl}/checkout/v3/session/${encodeURIComponent(reference) || 'x'}`, { headers });
+          await expectDocumentedRefusal('GET /checkout/v3/session/{reference}', res);
         },
       ),
       { numRuns: CASES_PER_ROUTE, seed: SEED },

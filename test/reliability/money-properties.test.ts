@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { MerchantClient, newReference, paymentBody, type HttpResult } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { onPostgres } from '../support/test-database.js';
+import { CheckoutClient } from '../checkout/support/checkout-client.js';
 
 let t: TestApp;
 let merchant: MerchantClient;
@@ -229,4 +230,71 @@ test('the ledger always adds up: captures - refunds - fees - payouts', async () 
   expect(after.sum).toBe(money.captured - money.refunded - after.fees - after.payouts);
   expect(after.payouts).toBeGreaterThan(0);
   expect(after.sum).toBeLessThanOrEqual(0);
+}, 60_000);
+
+// issue 11: checkout sessions. The buyer pays an order plus the shipping option it picks (twice at once, as a double
+// click); the merchant then captures and refunds over ePayment. One payment, of the order plus shipping, authorized
+// once, and the session's paymentDetails always the payment's own aggregate.
+test('checkout: order plus shipping is paid once, and the session shows the payment’s aggregate', async () => {
+  const checkout = new CheckoutClient(t.baseUrl);
+  const pay = (token: string, shippingOptionId: string) =>
+    fetch(`${t.baseUrl}/checkout/page/pay?token=${encodeURIComponent(token)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        firstName: 'Kari',
+        lastName: 'Nordmann',
+        email: 'kari@example.com',
+        phoneNumber: '4791234567',
+        streetAddress: 'Storgata 1',
+        postalCode: '0155',
+        city: 'Oslo',
+        country: 'NO',
+        shippingOptionId,
+        walletPhone: '91234567',
+      }).toString(),
+    });
+  await fc.assert(
+    fc.asyncProperty(
+      fc.integer({ min: 100, max: 1_000_000 }),
+      fc.array(fc.integer({ min: 0, max: 50_000 }), { minLength: 1, maxLength: 4 }),
+      fc.nat(),
+      fc.array(fc.record({ kind: fc.constantFrom('capture' as const, 'refund' as const), amount: fc.integer({ min: 1, max: 600_000 }) }), {
+        maxLength: 5,
+      }),
+      async (orderAmount, shippingAmounts, pick, modifications) => {
+        const reference = newReference('co-prop');
+        const fixedOptions = shippingAmounts.map((value, i) => ({
+          brand: 'POSTEN',
+          amount: { value, currency: 'NOK' },
+          id: `opt-${i}`,
+          priority: i,
+          isDefault: i === 0,
+        }));
+        const created = await checkout.createSession({
+          transaction: { reference, amount: { value: orderAmount, currency: 'NOK' } },
+          logistics: { fixedOptions },
+        });
+        expect(created.status).toBe(200);
+        const chosen = pick % shippingAmounts.length;
+        const answers = await Promise.all([pay(created.body.token, `opt-${chosen}`), pay(created.body.token, `opt-${chosen}`)]);
+        expect(answers.some((a) => a.status === 200)).toBe(true);
+        for (const m of modifications) await merchant.modify(reference, m.kind, m.amount);
+
+        const payment = (await merchant.getPayment(reference)).body;
+        expect(payment.amount.value).toBe(orderAmount + shippingAmounts[chosen]!);
+        const session = (await checkout.getSession(reference)).body;
+        expect(session.sessionState).toBe('PaymentSuccessful');
+        expect(session.shippingDetails.amount.value).toBe(shippingAmounts[chosen]);
+        expect(session.paymentDetails.amount.value).toBe(payment.amount.value);
+        for (const name of ['authorizedAmount', 'capturedAmount', 'refundedAmount', 'cancelledAmount'] as const) {
+          expect(session.paymentDetails.aggregate[name].value).toBe(payment.aggregate[name].value);
+        }
+        const events = (await merchant.events(reference)).body as { name: string }[];
+        expect(events.filter((e) => e.name === 'CREATED')).toHaveLength(1);
+        expect(events.filter((e) => e.name === 'AUTHORIZED')).toHaveLength(1);
+      },
+    ),
+    { numRuns: onPostgres ? 15 : 8, interruptAfterTimeLimit: 40_000 },
+  );
 }, 60_000);

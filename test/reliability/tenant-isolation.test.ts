@@ -7,6 +7,7 @@ import { buildSchema } from '../../src/platform/graph/schema.js';
 import { modules } from '../../src/modules.js';
 import { toGlobalId } from '../../src/platform/graph/relay.js';
 import { approveWithConsent } from '../support/user-consent.js';
+import { CheckoutClient } from '../checkout/support/checkout-client.js';
 
 /** The partner's client (TEST-ENVIRONMENT.md), naming a sales unit per request. */
 const partnerFor = (msn: string): TestMerchant => ({
@@ -48,6 +49,9 @@ interface Identifiers {
   /** Merchant A's sales unit and organisation number (management). */
   msn: string;
   orgno: string;
+  /** issue 11: a checkout session of merchant A (its reference, and its global id). */
+  checkoutReference: string;
+  checkoutSessionId: string;
 }
 
 beforeAll(async () => {
@@ -78,6 +82,7 @@ beforeAll(async () => {
     ...(await ledgerIdentifiers()),
     msn: '123456',
     orgno: '920000002',
+    ...(await ownedCheckoutSession()),
   };
   missing = {
     reference: newReference(),
@@ -91,8 +96,19 @@ beforeAll(async () => {
     ledgerTransactionNodeId: toGlobalId('LedgerTransaction', 987654321),
     msn: '99999',
     orgno: '920000061',
+    checkoutReference: newReference('co'),
+    checkoutSessionId: toGlobalId('CheckoutSession', 'no-such-session-id'),
   };
 });
+
+// issue 11: a checkout session of merchant A, opened over the checkout API with A's client credentials.
+async function ownedCheckoutSession(): Promise<{ checkoutReference: string; checkoutSessionId: string }> {
+  const checkoutReference = newReference('co');
+  const created = await new CheckoutClient(t.baseUrl).createSession({ transaction: { reference: checkoutReference } });
+  if (created.status !== 200) throw new Error(`checkout session: ${created.text}`);
+  const res = await owner.graphql('query($r: String!) { checkoutSession(reference: $r) { id } }', { r: checkoutReference });
+  return { checkoutReference, checkoutSessionId: res.body.data.checkoutSession.id };
+}
 const sockets: Subscriber[] = [];
 afterAll(async () => {
   await Promise.all(sockets.map((s) => s.close()));
@@ -174,6 +190,15 @@ const restMatrix: Record<string, Entry> = {
   'GET /settlement/v1/ledgers': { none: "lists only the ledgers the caller's keys cover (test/ledgers/ledger-api.test.ts)" },
   'GET /report/v1/ledgertransactions': (c, ids) => ledgerProbe(c, `/report/v1/ledgertransactions?ledgerId=${ids.ledgerId}`),
   'GET /report/v1/ledgertransactions/{ledgerId}': (c, ids) => ledgerProbe(c, `/report/v1/ledgertransactions/${ids.ledgerId}`),
+  // issue 11: checkout sessions
+  'POST /checkout/v3/session': { none: 'creates in the caller’s sales unit; a reference is scoped per sales unit (checkout-api tests)' },
+  'GET /checkout/v3/session/{reference}': {
+    none: 'authenticates with a merchant’s client_id/client_secret only (no partner, no token): probed with merchant B’s checkout credentials in the issue 11 block below',
+  },
+  'GET /checkout/page': { none: 'public: identified by an unguessable session token, not by merchant' },
+  'POST /checkout/page/shipping': { none: 'public: identified by an unguessable session token, not by merchant' },
+  'POST /checkout/page/pay': { none: 'public: identified by an unguessable session token, not by merchant' },
+  'POST /checkout/page/cancel': { none: 'public: identified by an unguessable session token, not by merchant' },
   'GET /vipps-userinfo-api/userinfo/': {
     none: "the wallet user's own token names the consent and its sales unit; another merchant's key is refused (test/user-profiles/userinfo.test.ts)",
   },
@@ -282,6 +307,17 @@ const graphMatrix: Record<string, Entry> = {
     'mutation($msn: String!) { updateSalesUnit(input: { msn: $msn, name: "Taken over" }) { salesUnit { msn } userErrors { code field } } }',
     (ids) => ({ msn: ids.msn }),
   ),
+  // issue 11: checkout sessions
+  'Query.checkoutSession': gql('query($r: String!) { checkoutSession(reference: $r) { reference sessionState } }', (ids) => ({
+    r: ids.checkoutReference,
+  })),
+  'Query.node(checkout session)': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.checkoutSessionId })),
+  'Query.checkoutSessions': { none: 'lists only the caller’s sales unit (checked in the issue 11 block below)' },
+  'Mutation.createCheckoutSession': { none: 'creates in the caller’s sales unit' },
+  'Subscription.checkoutSessionEvents': {
+    socket:
+      'probed over graphql-ws in test/checkout/checkout-graph.test.ts: another merchant subscribed to the same reference gets nothing',
+  },
   'Subscription.paymentEvents': { socket: 'probed over graphql-ws below: a subscription to another merchant’s reference' },
 };
 
@@ -362,8 +398,9 @@ describe('tenant isolation', () => {
    * where the route requires one (a missing header would be a 400 before the credentials are looked at).
    */
   function authenticatedRoutes(): { name: string; call: (client: MerchantClient) => Promise<HttpResult> }[] {
+    // Interfaces that take a bearer token; checkout's client credentials are refused as 401 (issue 11 block).
     return t.app.router.declaredInterfaces
-      .filter((restInterface) => restInterface.auth !== 'public')
+      .filter((restInterface) => restInterface.auth !== 'public' && restInterface.auth.method === 'bearer')
       .flatMap((restInterface) => restInterface.routes)
       .map((route) => {
         const path = route.pattern.replace('{reference}', owned.reference).replace('{id}', owned.webhookId);
@@ -460,5 +497,28 @@ describe('tenant isolation', () => {
     expect(payment.aggregate.capturedAmount.value + payment.aggregate.refundedAmount.value + payment.aggregate.cancelledAmount.value).toBe(
       0,
     );
+  });
+
+  // issue 11: checkout sessions
+  test("checkout REST: merchant B's checkout credentials see A's session exactly as a missing one (404)", async () => {
+    const intruderCheckout = new CheckoutClient(t.baseUrl, MERCHANT_B);
+    const foreign = await intruderCheckout.getSession(owned.checkoutReference);
+    const absent = await intruderCheckout.getSession(missing.checkoutReference);
+    const blank = (r: HttpResult, ids: Identifiers) => observable({ ...r, body: { ...r.body, instance: '<path>' } }, ids);
+    expect(blank(foreign, owned)).toEqual(blank(absent, missing));
+    expect(foreign.status).toBe(404);
+  });
+
+  test('checkout REST: a partner’s or PSP’s client credentials are refused (401): only a merchant’s client may use checkout', async () => {
+    for (const credentials of [partnerFor('123456'), PSP]) {
+      const res = await new CheckoutClient(t.baseUrl, credentials).getSession(owned.checkoutReference);
+      expect(res.status).toBe(401);
+      expect(res.body.errors).toBeDefined();
+    }
+  });
+
+  test("the checkout sessions connection never lists another merchant's sessions", async () => {
+    const res = await intruder.graphql('{ checkoutSessions(first: 100) { edges { node { reference } } } }');
+    expect(res.body.data.checkoutSessions.edges.map((e: any) => e.node.reference)).not.toContain(owned.checkoutReference);
   });
 });

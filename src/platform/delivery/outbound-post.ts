@@ -45,3 +45,47 @@ function describe(error: Error & { code?: string }, timeoutMs: number): string {
   if (error.code === 'ECONNREFUSED') return 'connection refused';
   return error.code ? `${error.code}: ${error.message}` : error.message;
 }
+
+export type OutboundExchange = { statusCode: number; body: string } | { error: string };
+
+/**
+ * POSTs like `postOutbound`, under the same URL policy and timeout, for the one kind of outbound call whose answer
+ * matters (a merchant's dynamic shipping options): the response body is read, up to `maxBytes`, within the same
+ * `timeoutMs` as the whole exchange. A larger body is an error, not a truncated answer.
+ */
+export function postOutboundForBody(
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  options: { timeoutMs: number; env: PaygraphEnv; maxBytes: number },
+): Promise<OutboundExchange> {
+  const problem = outboundUrlShapeProblem(url, options.env);
+  if (problem) return Promise.resolve({ error: `refused: ${problem}` });
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve) => {
+    const request = client.request(
+      url,
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        signal: AbortSignal.timeout(options.timeoutMs),
+        lookup: options.env === 'production' ? publicOnlyLookup : undefined,
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > options.maxBytes) {
+            response.destroy();
+            resolve({ error: `response larger than ${options.maxBytes} bytes` });
+          } else chunks.push(chunk);
+        });
+        response.on('error', (error) => resolve({ error: describe(error, options.timeoutMs) }));
+        response.on('end', () => resolve({ statusCode: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    request.on('error', (error) => resolve({ error: describe(error, options.timeoutMs) }));
+    request.end(body);
+  });
+}

@@ -9,6 +9,8 @@ export interface CatalogueEntry {
   title: string;
   /** The public error code of the interface, where one exists (FACTS §1.4): the ePayment `ErrorCode`. */
   vippsCode?: string;
+  /** The checkout API's `errorCode` (FACTS §8: `Session-00100`, ...), where the failure has one. */
+  checkoutCode?: string;
   /** The failure depends on the state of the resource, so an idempotent retry must get the same answer. */
   replayable?: boolean;
   /**

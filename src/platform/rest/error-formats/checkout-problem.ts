@@ -1,9 +1,10 @@
+import { errorEntry } from '../../errors/catalogue.js';
 import { problemType, type ErrorFormat } from './error-format.js';
 
 /**
  * Checkout (FACTS §8: `CheckoutProblemDetails`): a problem with a required `errorCode` and `errors` as
  * `{field: [messages]}`. A bad request is `Validation-00001` as in the public examples; other failures carry
- * their own stable code.
+ * their own stable code: the catalogue's `checkoutCode` where the failure has one.
  */
 export const checkoutProblem: ErrorFormat = {
   name: 'checkout problem',
@@ -34,7 +35,7 @@ export const checkoutProblem: ErrorFormat = {
         status: error.status,
         detail: error.message,
         instance: request.path,
-        errorCode: validation ? 'Validation-00001' : error.code,
+        errorCode: validation ? 'Validation-00001' : (errorEntry(error.code).checkoutCode ?? error.code),
         errors,
       },
     };

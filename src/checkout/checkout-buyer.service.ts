@@ -1,0 +1,288 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import type { CheckoutClientPrincipal } from '../platform/auth/principal.js';
+import { contextFor } from '../platform/auth/request-context.js';
+import type { Services } from '../platform/context.js';
+import { forkEm, type Em } from '../platform/db/orm.js';
+import { MAX_AMOUNT } from '../payments/payment.rules.js';
+import { readPayment } from '../payments/payment.read-model.js';
+import { createPayment } from '../payments/payment.service.js';
+import { awaitsUser } from '../payments/payment-expiry.js';
+import { lockPaymentForVerb } from '../payments/payment-for-verb.js';
+import { abortPayment, authorizePayment } from '../payments/payment-user.transitions.js';
+import { SalesUnit } from '../merchants/sales-unit.entity.js';
+import { normalizePhoneNumber } from '../wallet/phone-number.js';
+import { TestUser } from '../wallet/test-user.entity.js';
+import { UserProfile } from '../user-profiles/user-profile.entity.js';
+import { CheckoutSession } from './checkout-session.entity.js';
+import { expireSessionIfOverdue, isSessionOverdue } from './checkout-session.expiry.js';
+import { readSessionPayments } from './checkout-session.read-model.js';
+import { moveSession } from './checkout-session.recorder.js';
+import type { BillingDetails, LogisticsOption, OfferedShipping, SessionAddress, ShippingDetails } from './checkout-session.types.js';
+import { paymentDetailsState, type SessionPayment } from './checkout-session.view.js';
+import { checkBuyerForm, type BuyerForm, type FieldErrors } from './checkout-buyer.rules.js';
+import { asksForShipping, fixedOffer, shippingOffer } from './checkout-shipping.service.js';
+
+/** What the buyer's page shows of a session: only what the buyer may see (no merchant secrets). */
+export interface CheckoutPage {
+  token: string;
+  merchantName: string;
+  session: CheckoutSession;
+  /** The payment's state as checkout shows it, once there is one. */
+  paymentState: 'CREATED' | 'AUTHORIZED' | 'TERMINATED' | null;
+  /** The buyer can still pay or cancel. */
+  open: boolean;
+  /** The session asks for shipping; `offer` is what the buyer may choose from (null: enter an address first). */
+  asksForShipping: boolean;
+  offer: OfferedShipping | null;
+}
+
+export type BuyerOutcome =
+  | { ok: true; page: CheckoutPage; message?: string }
+  | { ok: false; page?: CheckoutPage; message: string; fieldErrors?: FieldErrors; form?: BuyerForm };
+
+export async function findCheckoutPage(services: Services, token: string): Promise<CheckoutPage | undefined> {
+  const em = forkEm(services.orm);
+  const session = await em.findOne(CheckoutSession, { pageToken: token });
+  return session ? describe(services, em, session) : undefined;
+}
+
+/** Which event stream (session and sales unit) a page token belongs to. */
+async function describe(services: Services, em: Em, session: CheckoutSession): Promise<CheckoutPage> {
+  const now = services.clock.now();
+  const unit = await em.findOne(SalesUnit, { msn: session.msn }, { fields: ['name'] });
+  const [payment] = await readSessionPayments(em, session.msn, session.paymentId ? [session.paymentId] : []);
+  const shipping = asksForShipping(session.request);
+  const fixedOnly = shipping && !session.request.logistics?.dynamicOptionsCallback;
+  return {
+    token: session.pageToken,
+    merchantName: unit?.name ?? session.msn,
+    session,
+    paymentState: payment ? paymentDetailsState(payment, now) : null,
+    open: !isSessionOverdue(session, now) && (session.state === 'SessionCreated' || session.state === 'PaymentInitiated'),
+    asksForShipping: shipping,
+    offer: shipping ? (session.offeredShipping ?? (fixedOnly ? fixedOffer(session.request) : null)) : null,
+  };
+}
+
+/**
+ * The buyer typed an address: the shipping options for it (the merchant's dynamic callback, outside any
+ * transaction; else the fixed ones) are stored on the session with the address, for the payment to choose from.
+ */
+export async function offerShipping(services: Services, token: string, form: BuyerForm): Promise<BuyerOutcome> {
+  const em = forkEm(services.orm);
+  const session = await em.findOne(CheckoutSession, { pageToken: token });
+  if (!session) return { ok: false, message: 'This checkout link is not valid.' };
+  const page = await describe(services, em, session);
+  if (!page.open || session.state !== 'SessionCreated') return { ok: false, page, message: 'This checkout can no longer be changed.' };
+  const checked = checkBuyerForm(session.request, form, { address: true, contact: false, shipping: false, consent: false });
+  if (!checked.ok) return { ok: false, page, form, message: 'Check the address.', fieldErrors: checked.fieldErrors };
+  const address = checked.address!;
+  const offer = asksForShipping(session.request) ? await shippingOffer(session.request, address, services.config.env) : null;
+  await em.transactional(async (tx) => {
+    const locked = await tx.findOneOrFail(CheckoutSession, { id: session.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (locked.state !== 'SessionCreated') return;
+    locked.buyerAddress = address;
+    locked.offeredShipping = offer;
+    locked.updatedAt = services.clock.now();
+  });
+  const fresh = await forkEm(services.orm).findOneOrFail(CheckoutSession, { id: session.id });
+  const after = await describe(services, em, fresh);
+  if (offer && offer.options.length === 0) {
+    return { ok: false, page: after, form, message: 'No shipping options are available for this address, so the order cannot be paid.' };
+  }
+  return { ok: true, page: after };
+}
+
+/**
+ * The buyer pays: with valid contact, address, shipping and consent, the session's ePayment payment is created
+ * through the payments service (reference = the session's, amount = the order plus shipping) and the session moves
+ * to PaymentInitiated, in one transaction; then the test user named by phone number approves it, and the payment
+ * and the session (PaymentSuccessful, with the merchant's callback) change in a second one. A refused approval
+ * leaves the session PaymentInitiated, so the buyer may try again.
+ */
+export async function payCheckout(services: Services, token: string, form: BuyerForm): Promise<BuyerOutcome> {
+  if (services.config.env !== 'test') return { ok: false, message: 'There is no simulated wallet user in production.' };
+  const initiated = await initiatePayment(services, token, form);
+  if (initiated) return initiated;
+  return forkEm(services.orm).transactional(async (em) => {
+    const now = services.clock.now();
+    const session = await em.findOne(CheckoutSession, { pageToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!session) return { ok: false, message: 'This checkout link is not valid.' };
+    if (session.state !== 'PaymentInitiated') return refused(services, em, session, 'This checkout can no longer be paid.');
+    const found = await lockPaymentForVerb(em, { msn: session.msn, reference: session.reference }, now);
+    if (!found) throw new Error(`Session ${session.id} is PaymentInitiated without its payment`);
+    const { payment } = found;
+    if (expireSessionIfOverdue(em, session, payment, now) || found.expiredNow) {
+      await em.flush();
+      return refused(services, em, session, 'This checkout has expired.');
+    }
+    if (!awaitsUser(payment, now)) return refused(services, em, session, 'This payment can no longer be approved.');
+    const phoneNumber = normalizePhoneNumber(form.walletPhone ?? '');
+    const user = phoneNumber ? await em.findOne(TestUser, { phoneNumber }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    if (!user) {
+      return refused(services, em, session, 'No test user has that phone number.', { walletPhone: ['No test user has that phone number'] });
+    }
+    authorizePayment(em, payment, user, now);
+    user.approvedPaymentsCount += 1;
+    if (session.request.configuration?.requireUserInfo) {
+      const profile = await em.findOne(UserProfile, { sub: user.sub }, { fields: ['email'] });
+      session.userInfo = { sub: user.sub, email: profile?.email ?? null };
+    }
+    moveSession(em, session, 'PaymentSuccessful', payment, now);
+    await em.flush();
+    return { ok: true, page: await describe(services, em, session), message: 'Payment approved.' };
+  });
+}
+
+/** Step one of paying; undefined when the session is (now, or already) PaymentInitiated. */
+async function initiatePayment(services: Services, token: string, form: BuyerForm): Promise<BuyerOutcome | undefined> {
+  const peek = await forkEm(services.orm).findOne(CheckoutSession, { pageToken: token });
+  if (!peek) return { ok: false, message: 'This checkout link is not valid.' };
+  if (peek.state !== 'SessionCreated') return undefined;
+  const request = peek.request;
+  const elements = request.configuration?.elements ?? 'Full';
+  const shipping = asksForShipping(request);
+  const checked = checkBuyerForm(request, form, {
+    address: elements === 'Full',
+    contact: elements !== 'PaymentOnly',
+    shipping: false,
+    consent: true,
+  });
+  // The options for the address the buyer pays with: asked again (outside any transaction) when it changed.
+  let offer: OfferedShipping | null = null;
+  if (shipping && checked.address) {
+    offer =
+      peek.offeredShipping && sameAddress(peek.buyerAddress, checked.address)
+        ? peek.offeredShipping
+        : request.logistics?.dynamicOptionsCallback
+          ? await shippingOffer(request, checked.address, services.config.env)
+          : fixedOffer(request);
+  }
+  return forkEm(services.orm).transactional(async (em) => {
+    const now = services.clock.now();
+    const session = await em.findOne(CheckoutSession, { pageToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!session) return { ok: false, message: 'This checkout link is not valid.' };
+    if (expireSessionIfOverdue(em, session, undefined, now)) {
+      await em.flush();
+      return refused(services, em, session, 'This checkout has expired.');
+    }
+    if (session.state === 'PaymentInitiated') return undefined;
+    if (session.state !== 'SessionCreated') return refused(services, em, session, 'This checkout can no longer be paid.');
+    const fieldErrors: FieldErrors = { ...(checked.ok ? {} : checked.fieldErrors) };
+    let option: LogisticsOption | undefined;
+    if (shipping && checked.address) {
+      session.buyerAddress = checked.address;
+      session.offeredShipping = offer;
+      if (!offer || offer.options.length === 0) {
+        await em.flush();
+        return { ...(await refused(services, em, session, 'No shipping options are available, so the order cannot be paid.')), form };
+      }
+      option = offer.options.find((o) => o.id === form.shippingOptionId);
+      if (!option) fieldErrors.shippingOptionId = ['Choose a shipping option'];
+    }
+    if (Object.keys(fieldErrors).length > 0) {
+      await em.flush();
+      return { ...(await refused(services, em, session, 'Check the fields marked below.', fieldErrors)), form };
+    }
+    const shippingAmount = option?.amount?.value ?? 0;
+    const total = session.amount + shippingAmount;
+    if (total > MAX_AMOUNT) return refused(services, em, session, 'The order with shipping is more than can be paid at once.');
+    // The merchant used the reference for an ePayment payment after opening the session: it can never be paid.
+    if (await readPayment(em, session.msn, session.reference)) {
+      moveSession(em, session, 'PaymentTerminated', undefined, now);
+      await em.flush();
+      return refused(services, em, session, 'This order can no longer be paid.');
+    }
+    const merchantId = await services.salesUnits.ownerOf(em, session.msn);
+    const principal: CheckoutClientPrincipal = { kind: 'checkoutClient', clientId: session.clientId, merchantId: merchantId ?? '' };
+    const ctx = contextFor(services, em, principal, { msn: session.msn, readsMerchantData: true }, randomUUID());
+    const view = await createPayment(
+      ctx,
+      {
+        reference: session.reference,
+        amount: { currency: session.currency, value: total },
+        paymentMethod: 'WALLET',
+        userFlow: 'WEB_REDIRECT',
+        customerInteraction: session.request.configuration?.customerInteraction ?? 'CUSTOMER_NOT_PRESENT',
+        returnUrl: session.request.merchantInfo.returnUrl,
+        paymentDescription: session.paymentDescription,
+      },
+      `checkout-${session.id}`.slice(0, 50),
+    );
+    const contact = checked.contact;
+    const address = checked.address;
+    const billing: BillingDetails | null = contact
+      ? {
+          ...contact,
+          streetAddress: address?.streetAddress ?? null,
+          postalCode: address?.postalCode ?? null,
+          city: address?.city ?? null,
+          country: address?.country ?? null,
+        }
+      : null;
+    session.billingDetails = billing;
+    session.shippingDetails =
+      billing && option
+        ? ({
+            ...billing,
+            shippingMethodId: option.id,
+            amount: { value: shippingAmount, currency: session.currency },
+          } satisfies ShippingDetails)
+        : billing;
+    session.paymentId = view.id;
+    session.paymentMethod = 'Wallet';
+    if (session.request.configuration?.customConsent) session.customConsentProvided = checked.consent;
+    const payment: SessionPayment = {
+      id: view.id,
+      state: view.state,
+      expiresAt: new Date(view.expiresAt),
+      currency: view.currency,
+      amount: view.amount,
+      authorizedAmount: view.authorizedAmount,
+      capturedAmount: view.capturedAmount,
+      cancelledAmount: view.cancelledAmount,
+      refundedAmount: view.refundedAmount,
+    };
+    moveSession(em, session, 'PaymentInitiated', payment, now);
+    await em.flush();
+    return undefined;
+  });
+}
+
+/** The buyer cancels: the session ends PaymentTerminated (its payment, if any and still open, ABORTED). */
+export async function cancelCheckout(services: Services, token: string): Promise<BuyerOutcome> {
+  return forkEm(services.orm).transactional(async (em) => {
+    const now = services.clock.now();
+    const session = await em.findOne(CheckoutSession, { pageToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!session) return { ok: false, message: 'This checkout link is not valid.' };
+    const found = session.paymentId ? await lockPaymentForVerb(em, { msn: session.msn, reference: session.reference }, now) : undefined;
+    if (expireSessionIfOverdue(em, session, found?.payment, now)) {
+      await em.flush();
+      return refused(services, em, session, 'This checkout has expired.');
+    }
+    if (session.state !== 'SessionCreated' && session.state !== 'PaymentInitiated') {
+      return refused(services, em, session, 'This checkout can no longer be cancelled.');
+    }
+    if (found && awaitsUser(found.payment, now)) abortPayment(em, found.payment, now);
+    moveSession(em, session, 'PaymentTerminated', found?.payment, now);
+    await em.flush();
+    return { ok: true, page: await describe(services, em, session), message: 'The payment was cancelled.' };
+  });
+}
+
+async function refused(
+  services: Services,
+  em: Em,
+  session: CheckoutSession,
+  message: string,
+  fieldErrors?: FieldErrors,
+): Promise<BuyerOutcome> {
+  return { ok: false, page: await describe(services, em, session), message, ...(fieldErrors ? { fieldErrors } : {}) };
+}
+
+function sameAddress(a: SessionAddress | null | undefined, b: SessionAddress): boolean {
+  return (
+    Boolean(a) && a!.streetAddress === b.streetAddress && a!.postalCode === b.postalCode && a!.city === b.city && a!.country === b.country
+  );
+}

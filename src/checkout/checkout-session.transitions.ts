@@ -1,0 +1,25 @@
+import * as machine from '../platform/state-machine.js';
+
+export type CheckoutSessionState = 'SessionCreated' | 'PaymentInitiated' | 'PaymentSuccessful' | 'PaymentTerminated' | 'SessionExpired';
+
+/**
+ * The checkout session state machine (FACTS §8: the `ExternalSessionState` enum and the inferred transitions).
+ * The three end states send the merchant's callback.
+ */
+export const checkoutSessionStateMachine = machine.defineStateMachine<CheckoutSessionState>('checkout session', 'SessionCreated', {
+  SessionCreated: ['PaymentInitiated', 'PaymentTerminated', 'SessionExpired'],
+  PaymentInitiated: ['PaymentSuccessful', 'PaymentTerminated', 'SessionExpired'],
+  PaymentSuccessful: [],
+  PaymentTerminated: [],
+  SessionExpired: [],
+});
+
+export const CHECKOUT_SESSION_STATES = machine.statesOf(checkoutSessionStateMachine);
+
+export function isEndState(state: CheckoutSessionState): boolean {
+  return checkoutSessionStateMachine.transitions[state].length === 0;
+}
+
+export function assertSessionTransition(from: CheckoutSessionState, to: CheckoutSessionState): void {
+  machine.assertTransition(checkoutSessionStateMachine, from, to);
+}

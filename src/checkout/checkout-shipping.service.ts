@@ -1,0 +1,66 @@
+import type { PaygraphEnv } from '../config.js';
+import { postOutboundForBody } from '../platform/delivery/outbound-post.js';
+import { parseDynamicOptions } from './checkout-session.schemas.js';
+import type { CheckoutSessionRequest, LogisticsOption, OfferedShipping, SessionAddress } from './checkout-session.types.js';
+
+/**
+ * Dynamic shipping (spec 2 "Dynamic shipping rules", FACTS §8). The callback must answer within 8 seconds; the
+ * test suite shortens this setting so a receiver that hangs does not hold it up.
+ */
+export const checkoutShippingSettings = { timeoutMs: 8_000, maxResponseBytes: 256 * 1024 };
+
+/** Whether the session asks for shipping at all: a callback or fixed options, and the address fields to ship to. */
+export function asksForShipping(request: CheckoutSessionRequest): boolean {
+  if ((request.configuration?.elements ?? 'Full') !== 'Full') return false;
+  return Boolean(request.logistics?.dynamicOptionsCallback) || (request.logistics?.fixedOptions?.length ?? 0) > 0;
+}
+
+export function byPriority(options: readonly LogisticsOption[]): LogisticsOption[] {
+  return [...options].sort((a, b) => a.priority - b.priority || a.id.localeCompare(b.id));
+}
+
+/** The fixed options alone (no address needed to offer them). */
+export function fixedOffer(request: CheckoutSessionRequest): OfferedShipping {
+  const fixed = request.logistics?.fixedOptions ?? [];
+  return { source: fixed.length ? 'fixed' : 'none', options: byPriority(fixed) };
+}
+
+/**
+ * What the buyer is offered for an address: the merchant's dynamic options when its callback answers in time with
+ * a valid, non-empty list (they win over fixed ones); otherwise the fixed options; otherwise none (the buyer cannot
+ * pay). The POST goes through the outbound URL policy and holds no database transaction.
+ */
+export async function shippingOffer(request: CheckoutSessionRequest, address: SessionAddress, env: PaygraphEnv): Promise<OfferedShipping> {
+  const callback = request.logistics?.dynamicOptionsCallback;
+  if (callback) {
+    const body = JSON.stringify({
+      streetAddress: address.streetAddress,
+      postalCode: address.postalCode,
+      region: address.region,
+      country: address.country,
+    });
+    const outcome = await postOutboundForBody(
+      new URL(callback),
+      body,
+      { 'content-type': 'application/json', accept: 'application/json' },
+      {
+        timeoutMs: checkoutShippingSettings.timeoutMs,
+        env,
+        maxBytes: checkoutShippingSettings.maxResponseBytes,
+      },
+    );
+    if ('statusCode' in outcome && outcome.statusCode >= 200 && outcome.statusCode < 300) {
+      const options = parseDynamicOptions(safeJson(outcome.body), request.transaction.amount.currency);
+      if (options?.length) return { source: 'dynamic', options: byPriority(options) };
+    }
+  }
+  return fixedOffer(request);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

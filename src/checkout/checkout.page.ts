@@ -1,0 +1,193 @@
+import type { PageAssets } from '../pages/assets.js';
+import { escapeHtml } from '../pages/html.js';
+import { formatAmount } from '../wallet/kit/money-format.js';
+import { paymentSummary, walletDocument, walletMessage } from '../wallet/kit/wallet-document.js';
+import type { CheckoutPage } from './checkout-buyer.service.js';
+import type { BuyerForm, FieldErrors } from './checkout-buyer.rules.js';
+import type { LogisticsOption } from './checkout-session.types.js';
+
+export interface PageNotice {
+  kind: 'ok' | 'error';
+  text: string;
+}
+
+/**
+ * The checkout page a buyer opens at `checkoutFrontendUrl`: the order, contact and address (prefilled from
+ * `prefillCustomer`), the shipping options, the terms, the custom consent, and pay (as a test user) or cancel.
+ * Server-rendered forms, so it works without any script; built from the wallet kit's layout and styles.
+ */
+export function checkoutPageHtml(
+  assets: PageAssets,
+  page: CheckoutPage | undefined,
+  notice?: PageNotice,
+  input?: { form?: BuyerForm; fieldErrors?: FieldErrors },
+): string {
+  if (!page) {
+    return walletDocument(assets, {
+      title: 'Checkout not found',
+      main: walletMessage({ kind: 'error', text: notice?.text ?? 'This checkout link is not valid.' }),
+    });
+  }
+  const { session } = page;
+  const summary = paymentSummary({
+    merchantName: page.merchantName,
+    amount: session.amount,
+    currency: session.currency,
+    description: session.paymentDescription,
+    state: session.state,
+  });
+  const main = [
+    summary,
+    walletMessage(notice),
+    orderSummary(page),
+    page.open ? buyerForms(page, input?.form, input?.fieldErrors ?? {}) : outcome(page),
+  ].join('\n');
+  return walletDocument(assets, { title: 'Checkout', main });
+}
+
+function orderSummary(page: CheckoutPage): string {
+  const summary = page.session.request.transaction.orderSummary;
+  if (!summary || !page.session.request.configuration?.showOrderSummary) return '';
+  const rows = summary.orderLines
+    .map(
+      (line) =>
+        `<tr><td>${escapeHtml(line.name)}${line.unitInfo ? ` × ${escapeHtml(line.unitInfo.quantity)}` : ''}</td><td class="num">${escapeHtml(formatAmount(line.totalAmount, page.session.currency))}</td></tr>`,
+    )
+    .join('');
+  return `<section class="order" aria-labelledby="order-heading"><h2 id="order-heading">Your order</h2>
+<table data-testid="order-summary"><thead><tr><th scope="col">Item</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+}
+
+function outcome(page: CheckoutPage): string {
+  const returnUrl = page.session.request.merchantInfo.returnUrl;
+  const back = /^https?:\/\//i.test(returnUrl)
+    ? `<p class="back"><a href="${escapeHtml(returnUrl)}">Back to ${escapeHtml(page.merchantName)}</a></p>`
+    : '';
+  const shipping = page.session.shippingDetails;
+  const chosen =
+    shipping?.shippingMethodId && shipping.amount
+      ? `<p data-testid="chosen-shipping">Shipping: ${escapeHtml(shipping.shippingMethodId)} (${escapeHtml(formatAmount(shipping.amount.value, shipping.amount.currency))})</p>`
+      : '';
+  return `${chosen}${back}`;
+}
+
+function buyerForms(page: CheckoutPage, form: BuyerForm | undefined, errors: FieldErrors): string {
+  const { session } = page;
+  const t = encodeURIComponent(page.token);
+  const elements = session.request.configuration?.elements ?? 'Full';
+  const initiated = session.state === 'PaymentInitiated';
+  const prefill = session.request.prefillCustomer ?? {};
+  const address = session.buyerAddress;
+  const value = (name: keyof BuyerForm, fallback?: string | null) => form?.[name] ?? fallback ?? '';
+  const parts: string[] = [];
+  if (!initiated && elements !== 'PaymentOnly') {
+    parts.push(`<fieldset class="group"><legend>Contact details</legend>
+${field('firstName', 'First name', 'text', value('firstName', prefill.firstName), errors, 'given-name')}
+${field('lastName', 'Last name', 'text', value('lastName', prefill.lastName), errors, 'family-name')}
+${field('email', 'Email', 'email', value('email', prefill.email), errors, 'email')}
+${field('phoneNumber', 'Phone number', 'tel', value('phoneNumber', prefill.phoneNumber), errors, 'tel')}
+</fieldset>`);
+  }
+  if (!initiated && elements === 'Full') {
+    parts.push(`<fieldset class="group"><legend>Address</legend>
+${field('streetAddress', 'Street address', 'text', value('streetAddress', address?.streetAddress ?? prefill.streetAddress), errors, 'street-address')}
+${field('postalCode', 'Postal code', 'text', value('postalCode', address?.postalCode ?? prefill.postalCode), errors, 'postal-code')}
+${field('city', 'City', 'text', value('city', address?.city ?? prefill.city), errors, 'address-level2')}
+${field('country', 'Country (two letters)', 'text', value('country', address?.country ?? prefill.country ?? 'NO'), errors, 'country')}
+${page.asksForShipping ? `<button type="submit" class="secondary" formaction="/checkout/page/shipping?token=${t}" formnovalidate>Find shipping options</button>` : ''}
+</fieldset>`);
+    if (page.asksForShipping) parts.push(shippingChoices(page, value('shippingOptionId'), errors));
+  }
+  const terms = session.request.merchantInfo.termsAndConditionsUrl;
+  if (!initiated && terms && /^https?:\/\//i.test(terms)) {
+    parts.push(
+      `<p class="terms">By paying you accept <a href="${escapeHtml(terms)}" target="_blank" rel="noopener">${escapeHtml(page.merchantName)}’s terms and conditions</a>.</p>`,
+    );
+  }
+  const consent = session.request.configuration?.customConsent;
+  if (!initiated && consent) {
+    parts.push(`<div class="consent-box">
+<label class="check" for="customConsent"><input type="checkbox" id="customConsent" name="customConsent" value="yes"${form?.customConsent === 'yes' ? ' checked' : ''}${described('customConsent', errors)}>
+<span>${consentText(consent.text)}${consent.required ? ' (required)' : ''}</span></label>
+${fieldError('customConsent', errors)}</div>`);
+  }
+  const walletPhone = value('walletPhone', form ? undefined : (prefill.phoneNumber ?? ''));
+  parts.push(`<fieldset class="group"><legend>Pay with the test wallet</legend>
+${field('walletPhone', 'Your wallet phone number (test user)', 'tel', walletPhone, errors, 'tel', 'Test users: 91234567 or 98765432.')}
+<p class="hint" id="pay-total">${escapeHtml(payTotalText(page))}</p>
+<button type="submit" data-testid="pay" aria-describedby="pay-total">Pay</button>
+</fieldset>`);
+  return `<form method="post" action="/checkout/page/pay?token=${t}" class="checkout" novalidate>
+${parts.join('\n')}
+</form>
+<form method="post" action="/checkout/page/cancel?token=${t}" class="cancel">
+<button type="submit" class="secondary">Cancel</button>
+</form>`;
+}
+
+/** What the buyer pays: the order, plus the shipping option it chooses (its price is shown beside each option). */
+function payTotalText(page: CheckoutPage): string {
+  const order = formatAmount(page.session.amount, page.session.currency);
+  if (page.session.state === 'PaymentInitiated' && page.session.shippingDetails?.amount) {
+    return `Order ${order} plus shipping ${formatAmount(page.session.shippingDetails.amount.value, page.session.currency)}.`;
+  }
+  return page.asksForShipping ? `Order ${order}, plus the shipping you choose.` : `Order ${order}.`;
+}
+
+function shippingChoices(page: CheckoutPage, chosenId: string, errors: FieldErrors): string {
+  if (!page.offer) {
+    return `<fieldset class="group" data-testid="shipping"><legend>Shipping</legend><p class="hint">Enter your address and choose “Find shipping options”.</p></fieldset>`;
+  }
+  if (page.offer.options.length === 0) {
+    return `<fieldset class="group" data-testid="shipping"><legend>Shipping</legend>${walletMessage({ kind: 'error', text: 'No shipping options are available for this address.' })}</fieldset>`;
+  }
+  const selected =
+    page.offer.options.find((o) => o.id === chosenId) ?? page.offer.options.find((o) => o.isDefault) ?? page.offer.options[0];
+  const radios = page.offer.options
+    .map((option, i) => {
+      const id = `shipping-${i}`;
+      return `<label class="check option" for="${id}"><input type="radio" id="${id}" name="shippingOptionId" value="${escapeHtml(option.id)}"${option === selected ? ' checked' : ''}>
+<span>${escapeHtml(optionName(option))} – ${escapeHtml(formatAmount(option.amount?.value ?? 0, option.amount?.currency ?? page.session.currency))}${option.description ? `<br><span class="hint">${escapeHtml(option.description)}</span>` : ''}</span></label>`;
+    })
+    .join('\n');
+  return `<fieldset class="group" data-testid="shipping" data-source="${page.offer.source}"${errors.shippingOptionId ? ' aria-describedby="shippingOptionId-error"' : ''}><legend>Shipping</legend>
+${radios}
+${fieldError('shippingOptionId', errors)}</fieldset>`;
+}
+
+function optionName(option: LogisticsOption): string {
+  const brand = option.brand === 'OTHER' ? (option.title ?? 'Delivery') : option.brand.charAt(0) + option.brand.slice(1).toLowerCase();
+  const type = option.customType ?? option.type?.replace(/_/g, ' ').toLowerCase();
+  return type ? `${brand}, ${type}` : brand;
+}
+
+/** The consent text may hold one markdown link `[text](https://…)` (FACTS §8); everything else is text. */
+function consentText(text: string): string {
+  const link = /\[([^\]]+)\]\((https?:\/\/[^)\s]+)\)/.exec(text);
+  if (!link) return escapeHtml(text);
+  return `${escapeHtml(text.slice(0, link.index))}<a href="${escapeHtml(link[2]!)}" target="_blank" rel="noopener">${escapeHtml(link[1]!)}</a>${escapeHtml(text.slice(link.index + link[0].length))}`;
+}
+
+function described(name: keyof BuyerForm, errors: FieldErrors, hint = false): string {
+  const ids = [...(hint ? [`${name}-hint`] : []), ...(errors[name] ? [`${name}-error`] : [])];
+  return `${ids.length ? ` aria-describedby="${ids.join(' ')}"` : ''}${errors[name] ? ' aria-invalid="true"' : ''}`;
+}
+
+function fieldError(name: keyof BuyerForm, errors: FieldErrors): string {
+  const messages = errors[name];
+  return messages ? `<p class="field-error" id="${name}-error">${escapeHtml(messages.join('. '))}</p>` : '';
+}
+
+function field(
+  name: keyof BuyerForm,
+  label: string,
+  type: string,
+  value: string,
+  errors: FieldErrors,
+  autocomplete: string,
+  hint?: string,
+): string {
+  return `<div class="field"><label for="${name}">${escapeHtml(label)}</label>
+<input id="${name}" name="${name}" type="${type}" autocomplete="${autocomplete}" value="${escapeHtml(value)}"${described(name, errors, Boolean(hint))}>
+${hint ? `<p class="hint" id="${name}-hint">${escapeHtml(hint)}</p>` : ''}${fieldError(name, errors)}</div>`;
+}

@@ -1,0 +1,54 @@
+import type { HeaderRules } from '../platform/auth/header-rules.js';
+import type { AuthRule } from '../platform/auth/request-context.js';
+import type { Services } from '../platform/context.js';
+import { checkoutProblem } from '../platform/rest/error-formats/checkout-problem.js';
+import type { ParamRule } from '../platform/rest/path-params.js';
+import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
+import { createSessionBody } from './checkout-session.schemas.js';
+import { createCheckoutSession, getCheckoutSession } from './checkout-session.service.js';
+
+/** FACTS §8: `client_id`, `client_secret`, the subscription key and the MSN on every request; no bearer token. */
+export const CHECKOUT_AUTH: AuthRule = { method: 'clientCredentials', accepts: ['checkoutClient'] };
+export const CHECKOUT_HEADERS: HeaderRules = {
+  msn: 'required',
+  systemHeaders: { presence: 'optional', maxLength: 30 },
+  clientCredentials: 'required',
+};
+
+/** Any text the merchant might have used as a reference; a malformed one is simply not a known session (404). */
+const reference: ParamRule = {
+  accepts: (value) => value.length >= 1 && value.length <= 200,
+  reason: 'Must be 1 to 200 characters',
+  jsonSchema: { type: 'string', minLength: 1, maxLength: 200 },
+};
+
+/** The checkout API v3 (FACTS §8): thin translations between HTTP and the session service. */
+export function checkoutRoutes(services: Services): RestInterface {
+  return defineRestInterface(
+    services,
+    { name: 'Checkout API', prefix: '/checkout/v3', errorFormat: checkoutProblem, auth: CHECKOUT_AUTH, headers: CHECKOUT_HEADERS },
+    (route) => [
+      route({
+        method: 'POST',
+        path: '/session',
+        summary: 'Create a Checkout session',
+        idempotent: false,
+        body: createSessionBody,
+        success: { status: 200, description: 'The session: {token, checkoutFrontendUrl, pollingUrl}' },
+        handler: async (ctx, { body }) => {
+          const { token, checkoutFrontendUrl, pollingUrl } = await createCheckoutSession(ctx, body);
+          return { status: 200, body: { token, checkoutFrontendUrl, pollingUrl } };
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/session/{reference}',
+        summary: 'Get session info',
+        idempotent: false,
+        params: { reference },
+        success: { status: 200, description: 'The session information (SessionResponse)' },
+        handler: async (ctx, { params }) => ({ status: 200, body: await getCheckoutSession(ctx, params.reference) }),
+      }),
+    ],
+  );
+}
