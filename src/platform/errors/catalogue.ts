@@ -9,6 +9,8 @@ export interface CatalogueEntry {
   title: string;
   /** The public error code of the interface, where one exists (FACTS §1.4): the ePayment `ErrorCode`. */
   vippsCode?: string;
+  /** The PSP API's `errorCode` (FACTS §6: 21, 44, 99, 121–124), where the failure has one. */
+  pspCode?: string;
   /** The failure depends on the state of the resource, so an idempotent retry must get the same answer. */
   replayable?: boolean;
   /**

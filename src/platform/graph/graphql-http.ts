@@ -2,7 +2,7 @@ import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
-import { MERCHANT_API_AUTH, MERCHANT_API_HEADERS } from '../auth/merchant-api.js';
+import { GRAPH_API_AUTH, MERCHANT_API_HEADERS } from '../auth/merchant-api.js';
 import { createRequestContext } from '../auth/request-context.js';
 import type { Services } from '../context.js';
 import { AppError } from '../errors/app-error.js';
@@ -77,7 +77,7 @@ export async function handleGraphQLRequest(
   try {
     const { ctx } = await createRequestContext(services, requestHeaders(request), {
       traceId: request.traceId,
-      auth: MERCHANT_API_AUTH,
+      auth: GRAPH_API_AUTH,
       headers: MERCHANT_API_HEADERS,
     });
     context = { services, request: ctx };
