@@ -11,6 +11,7 @@ import { requestHeaders } from '../rest/headers.js';
 import type { HttpRequest, HttpResponse } from '../rest/http-types.js';
 import { logError } from '../../log.js';
 import type { GraphQLContext } from './graphql-context.js';
+import { forbiddenFieldsError, refusedRootFields } from './principal-fields.js';
 import { queryLimitRules } from './query-limits.js';
 import { schemaDisclosure } from './schema.js';
 
@@ -35,7 +36,7 @@ export async function createGraphQLServer(services: Services, schema: GraphQLSch
     stringifyResult: (result) => JSON.stringify(result),
     // The cache-control plugin hooks every resolved field to compute cache hints for an HTTP cache that
     // authenticated, per-merchant answers never use; without it a payment query costs measurably less.
-    plugins: [ApolloServerPluginCacheControlDisabled(), subscriptionsOnTheSocketOnly],
+    plugins: [ApolloServerPluginCacheControlDisabled(), subscriptionsOnTheSocketOnly, principalRootFields],
   });
   await apollo.start();
   return apollo;
@@ -52,6 +53,16 @@ const subscriptionsOnTheSocketOnly: ApolloServerPlugin<GraphQLContext> = {
       throw new GraphQLError('Subscriptions are served over graphql-ws (subprotocol graphql-transport-ws) on /graphql', {
         extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
       });
+    },
+  }),
+};
+
+/** A PSP may use only its own root fields (principal-fields.ts): refused before any resolver runs. */
+const principalRootFields: ApolloServerPlugin<GraphQLContext> = {
+  requestDidStart: async ({ contextValue }) => ({
+    didResolveOperation: async ({ operation }) => {
+      const refused = operation ? refusedRootFields(contextValue.request.principal, operation) : [];
+      if (refused.length > 0) throw forbiddenFieldsError(refused);
     },
   }),
 };
