@@ -3,6 +3,7 @@ import { merchantsModule } from './merchants/merchants.module.js';
 import { paymentsModule } from './payments/payments.module.js';
 import type { DomainModule } from './platform/module.js';
 import { pagesModule } from './pages/pages.module.js';
+import { pspModule } from './psp/psp.module.js';
 import { platformModule } from './platform/platform.module.js';
 import { userProfilesModule } from './user-profiles/user-profiles.module.js';
 import { walletModule } from './wallet/wallet.module.js';
@@ -18,4 +19,5 @@ export const modules: readonly DomainModule[] = [
   businessRegistryModule,
   pagesModule,
   userProfilesModule,
+  pspModule,
 ];

@@ -6,6 +6,8 @@ import type { Webhook as WebhookRow } from '../webhooks/webhook.entity.js';
 import type { WebhookDeliveryView, WebhookAttemptView } from '../webhooks/webhook-delivery.service.js';
 import type { PaymentEventNotificationSource } from '../payments/payment-event.subscription.js';
 import type { UserInfoView } from '../user-profiles/user-info.graph.js';
+import type { PspPayment as PspPaymentRow, PspPaymentLog as PspPaymentLogRow } from '../psp/psp-payment.entity.js';
+import type { PspPaymentChangeSource } from '../psp/psp-payment.queries.js';
 import type { GraphQLContext } from '../platform/graph/graphql-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -127,6 +129,29 @@ export type IndustryDataInput = {
   airlineData?: InputMaybe<AirlineDataInput>;
 };
 
+/** The REST initiate request's fields, with the same rules. */
+export type InitiatePspPaymentInput = {
+  amount: Scalars['MinorUnits']['input'];
+  currency: Scalars['String']['input'];
+  customerMobileNumber?: InputMaybe<Scalars['String']['input']>;
+  isApp?: InputMaybe<Scalars['Boolean']['input']>;
+  makePaymentToken?: InputMaybe<Scalars['String']['input']>;
+  makePaymentUrl: Scalars['String']['input'];
+  merchantAgreementUrl?: InputMaybe<Scalars['String']['input']>;
+  merchantOrderId: Scalars['String']['input'];
+  paymentText?: InputMaybe<Scalars['String']['input']>;
+  pspRedirectUrl: Scalars['String']['input'];
+  pspTransactionId: Scalars['String']['input'];
+  scope?: InputMaybe<Scalars['String']['input']>;
+  skipLandingPage?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+export type InitiatePspPaymentPayload = {
+  __typename?: 'InitiatePspPaymentPayload';
+  pspPayment?: Maybe<PspPayment>;
+  userErrors: Array<PspUserError>;
+};
+
 export type MetadataEntry = {
   __typename?: 'MetadataEntry';
   key: Scalars['String']['output'];
@@ -159,10 +184,14 @@ export type Mutation = {
   capturePayment: PaymentModificationPayload;
   createPayment: CreatePaymentPayload;
   deleteWebhook: DeleteWebhookPayload;
+  /** Initiate a PSP payment for the sales unit of the request. */
+  initiatePspPayment: InitiatePspPaymentPayload;
   /** Makes a pending or failed delivery due now (a failed one gets one more try). */
   redeliverWebhookDelivery: RedeliverWebhookDeliveryPayload;
   refundPayment: PaymentModificationPayload;
   registerWebhook: RegisterWebhookPayload;
+  /** Report status changes; applied by the nightly batch. */
+  updatePspStatus: UpdatePspStatusPayload;
 };
 
 
@@ -191,6 +220,11 @@ export type MutationDeleteWebhookArgs = {
 };
 
 
+export type MutationInitiatePspPaymentArgs = {
+  input: InitiatePspPaymentInput;
+};
+
+
 export type MutationRedeliverWebhookDeliveryArgs = {
   input: RedeliverWebhookDeliveryInput;
 };
@@ -203,6 +237,11 @@ export type MutationRefundPaymentArgs = {
 
 export type MutationRegisterWebhookArgs = {
   input: RegisterWebhookInput;
+};
+
+
+export type MutationUpdatePspStatusArgs = {
+  input: UpdatePspStatusInput;
 };
 
 /** An object with a globally unique, opaque id. */
@@ -477,6 +516,102 @@ export type PaymentUserError = {
   message: Scalars['String']['output'];
 };
 
+export type PspErrorCode =
+  | 'PSP_INVALID_TRANSACTION'
+  | 'PSP_MERCHANT_NOT_ACTIVE'
+  | 'PSP_ORDER_EXISTS'
+  | 'PSP_SKIP_LANDING_PAGE_NOT_ALLOWED'
+  | 'PSP_TRANSACTION_EXISTS'
+  | 'VALIDATION_FAILED';
+
+/** A PSP payment of the caller's sales unit (the caller is the PSP). Resolves through node(id:) for that PSP only. */
+export type PspPayment = Node & {
+  __typename?: 'PspPayment';
+  amount: Scalars['MinorUnits']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  currency: Scalars['String']['output'];
+  id: Scalars['ID']['output'];
+  /** Every operation, oldest first (the REST transactionLogHistory). */
+  log: Array<PspTransactionLogEntry>;
+  merchantOrderId: Scalars['String']['output'];
+  merchantSerialNumber: Scalars['String']['output'];
+  paymentText?: Maybe<Scalars['String']['output']>;
+  pspTransactionId: Scalars['String']['output'];
+  /** The landing page the wallet user approves on (the REST vippsRedirectUrl); null for token payments. */
+  redirectUrl?: Maybe<Scalars['String']['output']>;
+  state: PspPaymentState;
+  /** Captured and refunded amounts and what remains of each (the REST transactionSummary). */
+  summary: PspTransactionSummary;
+};
+
+/** A committed change of a PSP payment. */
+export type PspPaymentChange = {
+  __typename?: 'PspPaymentChange';
+  /** psp.payment.<change>.v1, e.g. psp.payment.reserved.v1 */
+  eventName: Scalars['String']['output'];
+  occurredAt: Scalars['DateTime']['output'];
+  /** The payment as it is when the notification is sent. */
+  pspPayment: PspPayment;
+};
+
+export type PspPaymentConnection = {
+  __typename?: 'PspPaymentConnection';
+  edges: Array<PspPaymentEdge>;
+  pageInfo: PageInfo;
+};
+
+export type PspPaymentEdge = {
+  __typename?: 'PspPaymentEdge';
+  cursor: Scalars['String']['output'];
+  node: PspPayment;
+};
+
+/** The state of a PSP payment: the wallet user approves (ACCEPTED), cancels or lets it time out; the PSP's answer settles it. */
+export type PspPaymentState =
+  | 'ACCEPTED'
+  | 'FAILED'
+  | 'INITIATED'
+  | 'RESERVED'
+  | 'TIMEOUT'
+  | 'USER_CANCEL';
+
+export type PspTransactionLogEntry = {
+  __typename?: 'PspTransactionLogEntry';
+  amount: Scalars['MinorUnits']['output'];
+  /** RESERVED, CAPTURED, CANCELLED or REFUNDED */
+  operation: Scalars['String']['output'];
+  paymentText?: Maybe<Scalars['String']['output']>;
+  success: Scalars['Boolean']['output'];
+  timeStamp: Scalars['DateTime']['output'];
+};
+
+export type PspTransactionSummary = {
+  __typename?: 'PspTransactionSummary';
+  capturedAmount: Scalars['MinorUnits']['output'];
+  refundedAmount: Scalars['MinorUnits']['output'];
+  remainingAmountToCapture: Scalars['MinorUnits']['output'];
+  remainingAmountToRefund: Scalars['MinorUnits']['output'];
+};
+
+export type PspTransactionUpdateInput = {
+  amount: Scalars['MinorUnits']['input'];
+  currency?: InputMaybe<Scalars['String']['input']>;
+  /** SUCCESS (default) or FAILED */
+  operationStatus?: InputMaybe<Scalars['String']['input']>;
+  paymentText?: InputMaybe<Scalars['String']['input']>;
+  pspTransactionId: Scalars['String']['input'];
+  /** RESERVED, CAPTURED, CANCELLED, REFUNDED (or the prose RESERVE, CAPTURE, REJECT) */
+  status: Scalars['String']['input'];
+};
+
+export type PspUserError = {
+  __typename?: 'PspUserError';
+  code: PspErrorCode;
+  /** The field, as the REST body names it (e.g. transactions[0].pspTransactionId). */
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
+};
+
 export type QrFormatInput = {
   format: QrImageFormat;
   /** Pixels per side, 100 to 2000; PNG only. */
@@ -500,6 +635,10 @@ export type Query = {
   paymentTotals: PaymentTotals;
   /** Payments of the caller's sales unit, newest first. */
   payments: PaymentConnection;
+  /** The calling PSP's payment of its sales unit (the MSN of the request); null when it has none by this id. */
+  pspPayment?: Maybe<PspPayment>;
+  /** The calling PSP's payments of the sales unit, newest first. */
+  pspPayments: PspPaymentConnection;
   /** Committed events of the caller's sales unit, newest first, in the shape Subscription.paymentEvents sends them: its history. */
   recentPaymentEvents: PaymentEventNotificationConnection;
   /** The sales units the caller's credentials may act for. */
@@ -534,6 +673,17 @@ export type QueryPaymentTotalsArgs = {
 export type QueryPaymentsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<PaymentFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryPspPaymentArgs = {
+  pspTransactionId: Scalars['String']['input'];
+};
+
+
+export type QueryPspPaymentsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
@@ -604,6 +754,8 @@ export type Subscription = {
   __typename?: 'Subscription';
   /** Committed events of the caller's sales unit, optionally narrowed to one payment reference and to some event names. */
   paymentEvents: PaymentEventNotification;
+  /** Changes of the calling PSP's payments of the connection's sales unit, optionally of one payment. */
+  pspPaymentChanges: PspPaymentChange;
 };
 
 
@@ -613,10 +765,27 @@ export type SubscriptionPaymentEventsArgs = {
   reference?: InputMaybe<Scalars['String']['input']>;
 };
 
+
+/** Live events over graphql-ws on /graphql. Authenticate in the connection_init payload with the HTTP header names. */
+export type SubscriptionPspPaymentChangesArgs = {
+  pspTransactionId?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type UnitInfoInput = {
   quantity: Scalars['String']['input'];
   quantityUnit?: InputMaybe<Scalars['String']['input']>;
   unitPrice: Scalars['MinorUnits']['input'];
+};
+
+export type UpdatePspStatusInput = {
+  transactions: Array<PspTransactionUpdateInput>;
+};
+
+export type UpdatePspStatusPayload = {
+  __typename?: 'UpdatePspStatusPayload';
+  /** How many updates were queued for the nightly batch. */
+  queued?: Maybe<Scalars['Int']['output']>;
+  userErrors: Array<PspUserError>;
 };
 
 export type UserFlow =
@@ -885,6 +1054,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
   Node:
     | ( PaymentView & { __typename: 'Payment' } )
     | ( PaymentEventRow & { __typename: 'PaymentEvent' } )
+    | ( PspPaymentRow & { __typename: 'PspPayment' } )
     | ( WebhookDeliveryView & { __typename: 'WebhookDelivery' } )
   ;
 }>;
@@ -909,6 +1079,8 @@ export type ResolversTypes = ResolversObject<{
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   IndustryDataInput: IndustryDataInput;
+  InitiatePspPaymentInput: InitiatePspPaymentInput;
+  InitiatePspPaymentPayload: ResolverTypeWrapper<Omit<InitiatePspPaymentPayload, 'pspPayment'> & { pspPayment?: Maybe<ResolversTypes['PspPayment']> }>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   MetadataEntry: ResolverTypeWrapper<MetadataEntry>;
   MetadataEntryInput: MetadataEntryInput;
@@ -944,6 +1116,16 @@ export type ResolversTypes = ResolversObject<{
   PaymentStateCount: ResolverTypeWrapper<PaymentStateCount>;
   PaymentTotals: ResolverTypeWrapper<PaymentTotals>;
   PaymentUserError: ResolverTypeWrapper<PaymentUserError>;
+  PspErrorCode: PspErrorCode;
+  PspPayment: ResolverTypeWrapper<PspPaymentRow>;
+  PspPaymentChange: ResolverTypeWrapper<PspPaymentChangeSource>;
+  PspPaymentConnection: ResolverTypeWrapper<Omit<PspPaymentConnection, 'edges'> & { edges: Array<ResolversTypes['PspPaymentEdge']> }>;
+  PspPaymentEdge: ResolverTypeWrapper<Omit<PspPaymentEdge, 'node'> & { node: ResolversTypes['PspPayment'] }>;
+  PspPaymentState: PspPaymentState;
+  PspTransactionLogEntry: ResolverTypeWrapper<PspPaymentLogRow>;
+  PspTransactionSummary: ResolverTypeWrapper<PspTransactionSummary>;
+  PspTransactionUpdateInput: PspTransactionUpdateInput;
+  PspUserError: ResolverTypeWrapper<PspUserError>;
   QrFormatInput: QrFormatInput;
   QrImageFormat: QrImageFormat;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -958,6 +1140,8 @@ export type ResolversTypes = ResolversObject<{
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UnitInfoInput: UnitInfoInput;
+  UpdatePspStatusInput: UpdatePspStatusInput;
+  UpdatePspStatusPayload: ResolverTypeWrapper<UpdatePspStatusPayload>;
   UserFlow: UserFlow;
   UserInfo: ResolverTypeWrapper<UserInfoView>;
   UserInfoAccount: ResolverTypeWrapper<UserInfoAccount>;
@@ -994,6 +1178,8 @@ export type ResolversParentTypes = ResolversObject<{
   Float: Scalars['Float']['output'];
   ID: Scalars['ID']['output'];
   IndustryDataInput: IndustryDataInput;
+  InitiatePspPaymentInput: InitiatePspPaymentInput;
+  InitiatePspPaymentPayload: Omit<InitiatePspPaymentPayload, 'pspPayment'> & { pspPayment?: Maybe<ResolversParentTypes['PspPayment']> };
   Int: Scalars['Int']['output'];
   MetadataEntry: MetadataEntry;
   MetadataEntryInput: MetadataEntryInput;
@@ -1025,6 +1211,14 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentStateCount: PaymentStateCount;
   PaymentTotals: PaymentTotals;
   PaymentUserError: PaymentUserError;
+  PspPayment: PspPaymentRow;
+  PspPaymentChange: PspPaymentChangeSource;
+  PspPaymentConnection: Omit<PspPaymentConnection, 'edges'> & { edges: Array<ResolversParentTypes['PspPaymentEdge']> };
+  PspPaymentEdge: Omit<PspPaymentEdge, 'node'> & { node: ResolversParentTypes['PspPayment'] };
+  PspTransactionLogEntry: PspPaymentLogRow;
+  PspTransactionSummary: PspTransactionSummary;
+  PspTransactionUpdateInput: PspTransactionUpdateInput;
+  PspUserError: PspUserError;
   QrFormatInput: QrFormatInput;
   Query: Record<PropertyKey, never>;
   ReceiptInput: ReceiptInput;
@@ -1038,6 +1232,8 @@ export type ResolversParentTypes = ResolversObject<{
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UnitInfoInput: UnitInfoInput;
+  UpdatePspStatusInput: UpdatePspStatusInput;
+  UpdatePspStatusPayload: UpdatePspStatusPayload;
   UserInfo: UserInfoView;
   UserInfoAccount: UserInfoAccount;
   UserInfoAddress: UserInfoAddress;
@@ -1067,6 +1263,11 @@ export type DeleteWebhookPayloadResolvers<ContextType = GraphQLContext, ParentTy
   userErrors?: Resolver<Array<ResolversTypes['WebhookUserError']>, ParentType, ContextType>;
 }>;
 
+export type InitiatePspPaymentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['InitiatePspPaymentPayload'] = ResolversParentTypes['InitiatePspPaymentPayload']> = ResolversObject<{
+  pspPayment?: Resolver<Maybe<ResolversTypes['PspPayment']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
+}>;
+
 export type MetadataEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['MetadataEntry'] = ResolversParentTypes['MetadataEntry']> = ResolversObject<{
   key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   value?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1088,13 +1289,15 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   capturePayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCapturePaymentArgs, 'input'>>;
   createPayment?: Resolver<ResolversTypes['CreatePaymentPayload'], ParentType, ContextType, RequireFields<MutationCreatePaymentArgs, 'input'>>;
   deleteWebhook?: Resolver<ResolversTypes['DeleteWebhookPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'input'>>;
+  initiatePspPayment?: Resolver<ResolversTypes['InitiatePspPaymentPayload'], ParentType, ContextType, RequireFields<MutationInitiatePspPaymentArgs, 'input'>>;
   redeliverWebhookDelivery?: Resolver<ResolversTypes['RedeliverWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'input'>>;
   refundPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationRefundPaymentArgs, 'input'>>;
   registerWebhook?: Resolver<ResolversTypes['RegisterWebhookPayload'], ParentType, ContextType, RequireFields<MutationRegisterWebhookArgs, 'input'>>;
+  updatePspStatus?: Resolver<ResolversTypes['UpdatePspStatusPayload'], ParentType, ContextType, RequireFields<MutationUpdatePspStatusArgs, 'input'>>;
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'Payment' | 'PaymentEvent' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'Payment' | 'PaymentEvent' | 'PspPayment' | 'WebhookDelivery', ParentType, ContextType>;
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -1236,12 +1439,67 @@ export type PaymentUserErrorResolvers<ContextType = GraphQLContext, ParentType e
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type PspPaymentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspPayment'] = ResolversParentTypes['PspPayment']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  log?: Resolver<Array<ResolversTypes['PspTransactionLogEntry']>, ParentType, ContextType>;
+  merchantOrderId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  merchantSerialNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  paymentText?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  pspTransactionId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  redirectUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['PspPaymentState'], ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['PspTransactionSummary'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type PspPaymentChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspPaymentChange'] = ResolversParentTypes['PspPaymentChange']> = ResolversObject<{
+  eventName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  pspPayment?: Resolver<ResolversTypes['PspPayment'], ParentType, ContextType>;
+}>;
+
+export type PspPaymentConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspPaymentConnection'] = ResolversParentTypes['PspPaymentConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['PspPaymentEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type PspPaymentEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspPaymentEdge'] = ResolversParentTypes['PspPaymentEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['PspPayment'], ParentType, ContextType>;
+}>;
+
+export type PspTransactionLogEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspTransactionLogEntry'] = ResolversParentTypes['PspTransactionLogEntry']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  operation?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  paymentText?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  success?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  timeStamp?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
+
+export type PspTransactionSummaryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspTransactionSummary'] = ResolversParentTypes['PspTransactionSummary']> = ResolversObject<{
+  capturedAmount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  refundedAmount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  remainingAmountToCapture?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  remainingAmountToRefund?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+}>;
+
+export type PspUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspUserError'] = ResolversParentTypes['PspUserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['PspErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType, RequireFields<QueryPaymentArgs, 'reference'>>;
   paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, ContextType, RequireFields<QueryPaymentEventsPerMinuteArgs, 'since'>>;
   paymentTotals?: Resolver<ResolversTypes['PaymentTotals'], ParentType, ContextType, RequireFields<QueryPaymentTotalsArgs, 'since'>>;
   payments?: Resolver<ResolversTypes['PaymentConnection'], ParentType, ContextType, RequireFields<QueryPaymentsArgs, 'first'>>;
+  pspPayment?: Resolver<Maybe<ResolversTypes['PspPayment']>, ParentType, ContextType, RequireFields<QueryPspPaymentArgs, 'pspTransactionId'>>;
+  pspPayments?: Resolver<ResolversTypes['PspPaymentConnection'], ParentType, ContextType, RequireFields<QueryPspPaymentsArgs, 'first'>>;
   recentPaymentEvents?: Resolver<ResolversTypes['PaymentEventNotificationConnection'], ParentType, ContextType, RequireFields<QueryRecentPaymentEventsArgs, 'first'>>;
   salesUnits?: Resolver<Array<ResolversTypes['SalesUnit']>, ParentType, ContextType>;
   webhookDeliveries?: Resolver<Maybe<ResolversTypes['WebhookDeliveryConnection']>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first' | 'webhookId'>>;
@@ -1266,6 +1524,12 @@ export type SalesUnitResolvers<ContextType = GraphQLContext, ParentType extends 
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
   paymentEvents?: SubscriptionResolver<ResolversTypes['PaymentEventNotification'], "paymentEvents", ParentType, ContextType, Partial<SubscriptionPaymentEventsArgs>>;
+  pspPaymentChanges?: SubscriptionResolver<ResolversTypes['PspPaymentChange'], "pspPaymentChanges", ParentType, ContextType, Partial<SubscriptionPspPaymentChangesArgs>>;
+}>;
+
+export type UpdatePspStatusPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdatePspStatusPayload'] = ResolversParentTypes['UpdatePspStatusPayload']> = ResolversObject<{
+  queued?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
 }>;
 
 export type UserInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserInfo'] = ResolversParentTypes['UserInfo']> = ResolversObject<{
@@ -1370,6 +1634,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   CreatePaymentPayload?: CreatePaymentPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   DeleteWebhookPayload?: DeleteWebhookPayloadResolvers<ContextType>;
+  InitiatePspPaymentPayload?: InitiatePspPaymentPayloadResolvers<ContextType>;
   MetadataEntry?: MetadataEntryResolvers<ContextType>;
   MinorUnits?: GraphQLScalarType;
   Money?: MoneyResolvers<ContextType>;
@@ -1395,11 +1660,19 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PaymentStateCount?: PaymentStateCountResolvers<ContextType>;
   PaymentTotals?: PaymentTotalsResolvers<ContextType>;
   PaymentUserError?: PaymentUserErrorResolvers<ContextType>;
+  PspPayment?: PspPaymentResolvers<ContextType>;
+  PspPaymentChange?: PspPaymentChangeResolvers<ContextType>;
+  PspPaymentConnection?: PspPaymentConnectionResolvers<ContextType>;
+  PspPaymentEdge?: PspPaymentEdgeResolvers<ContextType>;
+  PspTransactionLogEntry?: PspTransactionLogEntryResolvers<ContextType>;
+  PspTransactionSummary?: PspTransactionSummaryResolvers<ContextType>;
+  PspUserError?: PspUserErrorResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RedeliverWebhookDeliveryPayload?: RedeliverWebhookDeliveryPayloadResolvers<ContextType>;
   RegisterWebhookPayload?: RegisterWebhookPayloadResolvers<ContextType>;
   SalesUnit?: SalesUnitResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  UpdatePspStatusPayload?: UpdatePspStatusPayloadResolvers<ContextType>;
   UserInfo?: UserInfoResolvers<ContextType>;
   UserInfoAccount?: UserInfoAccountResolvers<ContextType>;
   UserInfoAddress?: UserInfoAddressResolvers<ContextType>;
