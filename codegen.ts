@@ -26,6 +26,7 @@ const config: CodegenConfig = {
           UserInfo: '../user-profiles/user-info.graph.js#UserInfoView',
           PspPayment: '../psp/psp-payment.entity.js#PspPayment as PspPaymentRow',
           PspTransactionLogEntry: '../psp/psp-payment.entity.js#PspPaymentLog as PspPaymentLogRow',
+          PspMerchant: '../psp-signup/signup-merchant.entity.js#SignupMerchant as SignupMerchantRow',
           PspPaymentChange: '../psp/psp-payment.queries.js#PspPaymentChangeSource',
         },
         resolversNonOptionalTypename: { interfaceImplementingType: true },

@@ -10,6 +10,9 @@ import {
 } from '../src/psp/psp-payment.queries.js';
 import { initiatePspPayment, pspLandingUrl, pspOf, transactionSummary } from '../src/psp/psp-payment.service.js';
 import { subscribeToPspPaymentChanges } from '../src/psp/psp-payment.subscription.js';
+import { pspSalesUnitsByMsnLoader } from '../src/psp-signup/signup.queries.js';
+import { createMerchantBody, updateMerchantBody } from '../src/psp-signup/signup.schemas.js';
+import { createSignupMerchant, getSignupMerchant, listSignupMerchants, updateSignupMerchant } from '../src/psp-signup/signup.service.js';
 import { queueStatusUpdates } from '../src/psp/psp-status-update.service.js';
 
 const PSP_ERROR_CODES = userErrorCodes<PspErrorCode>({
@@ -19,6 +22,13 @@ const PSP_ERROR_CODES = userErrorCodes<PspErrorCode>({
   PSP_ORDER_EXISTS: true,
   PSP_SKIP_LANDING_PAGE_NOT_ALLOWED: true,
   PSP_INVALID_TRANSACTION: true,
+  ORG_NUMBER_MALFORMED: true,
+  ORG_NUMBER_NOT_FOUND: true,
+  ORG_NUMBER_SUB_ENTITY: true,
+  ORG_NUMBER_NOT_ACTIVE: true,
+  PSP_SIGNUP_MERCHANT_NOT_FOUND: true,
+  PSP_SIGNUP_MERCHANT_DEACTIVATED: true,
+  IDEMPOTENCY_CONFLICT: true,
 });
 
 /** The graph's optional inputs come as null; the REST bodies leave such fields out. */
@@ -42,8 +52,23 @@ export const pspResolvers: Resolvers = {
       const page = keysetPage({ first, after }, createdKeyset, 20);
       return page.connection(await listPspPayments(request, { limit: page.limit, after: page.after }));
     },
+    pspMerchants: (_, __, { request }) => listSignupMerchants(request),
   },
   Mutation: {
+    signUpPspMerchant: (_, { input }, { request }) =>
+      withUserErrors(PSP_ERROR_CODES, async () => {
+        const { idempotencyKey, address, ...fields } = input;
+        const command = createMerchantBody.parse({ ...withoutNulls(fields), address: withoutNulls(address) });
+        const msn = await createSignupMerchant(request, command, idempotencyKey);
+        return { merchant: await getSignupMerchant(request, msn) };
+      }),
+    updatePspMerchant: (_, { input }, { request }) =>
+      withUserErrors(PSP_ERROR_CODES, async () => {
+        const { merchantSerialNumber, address, ...fields } = input;
+        const command = updateMerchantBody.parse({ ...withoutNulls(fields), ...(address ? { address: withoutNulls(address) } : {}) });
+        await updateSignupMerchant(request, merchantSerialNumber, command);
+        return { merchant: await getSignupMerchant(request, merchantSerialNumber) };
+      }),
     initiatePspPayment: (_, { input }, { request }) =>
       withUserErrors(PSP_ERROR_CODES, async () => {
         pspOf(request);
@@ -78,6 +103,12 @@ export const pspResolvers: Resolvers = {
     createdAt: (p) => p.createdAt.toISOString(),
     summary: (p) => transactionSummary(p),
     log: (p, _, { request }) => request.loaders.get(pspPaymentLogByPaymentIdLoader).load(p.id),
+  },
+  PspMerchant: {
+    merchantSerialNumber: (m) => m.msn,
+    createdAt: (m) => m.createdAt.toISOString(),
+    updatedAt: (m) => m.updatedAt.toISOString(),
+    salesUnits: (m, _, { request }) => request.loaders.get(pspSalesUnitsByMsnLoader).load(m.msn),
   },
   PspTransactionLogEntry: {
     timeStamp: (entry) => entry.occurredAt.toISOString(),

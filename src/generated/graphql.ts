@@ -7,6 +7,7 @@ import type { WebhookDeliveryView, WebhookAttemptView } from '../webhooks/webhoo
 import type { PaymentEventNotificationSource } from '../payments/payment-event.subscription.js';
 import type { UserInfoView } from '../user-profiles/user-info.graph.js';
 import type { PspPayment as PspPaymentRow, PspPaymentLog as PspPaymentLogRow } from '../psp/psp-payment.entity.js';
+import type { SignupMerchant as SignupMerchantRow } from '../psp-signup/signup-merchant.entity.js';
 import type { PspPaymentChangeSource } from '../psp/psp-payment.queries.js';
 import type { GraphQLContext } from '../platform/graph/graphql-context.js';
 export type Maybe<T> = T | null;
@@ -190,6 +191,9 @@ export type Mutation = {
   redeliverWebhookDelivery: RedeliverWebhookDeliveryPayload;
   refundPayment: PaymentModificationPayload;
   registerWebhook: RegisterWebhookPayload;
+  /** Sign up a merchant; its sales unit takes PSP payments at once. */
+  signUpPspMerchant: SignUpPspMerchantPayload;
+  updatePspMerchant: UpdatePspMerchantPayload;
   /** Report status changes; applied by the nightly batch. */
   updatePspStatus: UpdatePspStatusPayload;
 };
@@ -237,6 +241,16 @@ export type MutationRefundPaymentArgs = {
 
 export type MutationRegisterWebhookArgs = {
   input: RegisterWebhookInput;
+};
+
+
+export type MutationSignUpPspMerchantArgs = {
+  input: SignUpPspMerchantInput;
+};
+
+
+export type MutationUpdatePspMerchantArgs = {
+  input: UpdatePspMerchantInput;
 };
 
 
@@ -517,12 +531,55 @@ export type PaymentUserError = {
 };
 
 export type PspErrorCode =
+  | 'IDEMPOTENCY_CONFLICT'
+  | 'ORG_NUMBER_MALFORMED'
+  | 'ORG_NUMBER_NOT_ACTIVE'
+  | 'ORG_NUMBER_NOT_FOUND'
+  | 'ORG_NUMBER_SUB_ENTITY'
   | 'PSP_INVALID_TRANSACTION'
   | 'PSP_MERCHANT_NOT_ACTIVE'
   | 'PSP_ORDER_EXISTS'
+  | 'PSP_SIGNUP_MERCHANT_DEACTIVATED'
+  | 'PSP_SIGNUP_MERCHANT_NOT_FOUND'
   | 'PSP_SKIP_LANDING_PAGE_NOT_ALLOWED'
   | 'PSP_TRANSACTION_EXISTS'
   | 'VALIDATION_FAILED';
+
+/** A merchant the PSP signed up (or that is seeded as its own), with its sales units. */
+export type PspMerchant = {
+  __typename?: 'PspMerchant';
+  address: PspMerchantAddress;
+  companyEmail: Scalars['String']['output'];
+  companyName: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  email?: Maybe<Scalars['String']['output']>;
+  mccCode?: Maybe<Scalars['String']['output']>;
+  merchantSerialNumber: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  organizationNumber: Scalars['String']['output'];
+  salesUnits: Array<PspSalesUnit>;
+  /** ACTIVE, PENDING or DEACTIVATED */
+  status: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+  website?: Maybe<Scalars['String']['output']>;
+};
+
+export type PspMerchantAddress = {
+  __typename?: 'PspMerchantAddress';
+  addressLine1: Scalars['String']['output'];
+  addressLine2?: Maybe<Scalars['String']['output']>;
+  city: Scalars['String']['output'];
+  country: Scalars['String']['output'];
+  postCode: Scalars['String']['output'];
+};
+
+export type PspMerchantAddressInput = {
+  addressLine1: Scalars['String']['input'];
+  addressLine2?: InputMaybe<Scalars['String']['input']>;
+  city: Scalars['String']['input'];
+  country: Scalars['String']['input'];
+  postCode: Scalars['String']['input'];
+};
 
 /** A PSP payment of the caller's sales unit (the caller is the PSP). Resolves through node(id:) for that PSP only. */
 export type PspPayment = Node & {
@@ -574,6 +631,15 @@ export type PspPaymentState =
   | 'RESERVED'
   | 'TIMEOUT'
   | 'USER_CANCEL';
+
+export type PspSalesUnit = {
+  __typename?: 'PspSalesUnit';
+  merchantSerialNumber: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  skipLandingPageAllowed: Scalars['Boolean']['output'];
+  /** Takes PSP payments now (the merchant is not deactivated). */
+  takesPspPayments: Scalars['Boolean']['output'];
+};
 
 export type PspTransactionLogEntry = {
   __typename?: 'PspTransactionLogEntry';
@@ -635,6 +701,8 @@ export type Query = {
   paymentTotals: PaymentTotals;
   /** Payments of the caller's sales unit, newest first. */
   payments: PaymentConnection;
+  /** The merchants the calling PSP signed up, oldest first, with their sales units. */
+  pspMerchants: Array<PspMerchant>;
   /** The calling PSP's payment of its sales unit (the MSN of the request); null when it has none by this id. */
   pspPayment?: Maybe<PspPayment>;
   /** The calling PSP's payments of the sales unit, newest first. */
@@ -749,6 +817,27 @@ export type ShippingInfoInput = {
   taxPercentage: Scalars['Int']['input'];
 };
 
+/** The REST create request's fields, with the same rules; idempotencyKey as the REST Idempotency-Key (one key space). */
+export type SignUpPspMerchantInput = {
+  address: PspMerchantAddressInput;
+  companyEmail: Scalars['String']['input'];
+  companyName: Scalars['String']['input'];
+  email?: InputMaybe<Scalars['String']['input']>;
+  idempotencyKey: Scalars['String']['input'];
+  /** Base64 PNG, at least 100 x 100, longest side at most 1000 px. */
+  logo: Scalars['String']['input'];
+  mccCode: Scalars['String']['input'];
+  name: Scalars['String']['input'];
+  organizationNumber: Scalars['String']['input'];
+  website?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type SignUpPspMerchantPayload = {
+  __typename?: 'SignUpPspMerchantPayload';
+  merchant?: Maybe<PspMerchant>;
+  userErrors: Array<PspUserError>;
+};
+
 /** Live events over graphql-ws on /graphql. Authenticate in the connection_init payload with the HTTP header names. */
 export type Subscription = {
   __typename?: 'Subscription';
@@ -775,6 +864,24 @@ export type UnitInfoInput = {
   quantity: Scalars['String']['input'];
   quantityUnit?: InputMaybe<Scalars['String']['input']>;
   unitPrice: Scalars['MinorUnits']['input'];
+};
+
+/** At least one property besides merchantSerialNumber; deactivate: true is final. */
+export type UpdatePspMerchantInput = {
+  address?: InputMaybe<PspMerchantAddressInput>;
+  deactivate?: InputMaybe<Scalars['Boolean']['input']>;
+  email?: InputMaybe<Scalars['String']['input']>;
+  logo?: InputMaybe<Scalars['String']['input']>;
+  mccCode?: InputMaybe<Scalars['String']['input']>;
+  merchantSerialNumber: Scalars['String']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  website?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type UpdatePspMerchantPayload = {
+  __typename?: 'UpdatePspMerchantPayload';
+  merchant?: Maybe<PspMerchant>;
+  userErrors: Array<PspUserError>;
 };
 
 export type UpdatePspStatusInput = {
@@ -1117,11 +1224,15 @@ export type ResolversTypes = ResolversObject<{
   PaymentTotals: ResolverTypeWrapper<PaymentTotals>;
   PaymentUserError: ResolverTypeWrapper<PaymentUserError>;
   PspErrorCode: PspErrorCode;
+  PspMerchant: ResolverTypeWrapper<SignupMerchantRow>;
+  PspMerchantAddress: ResolverTypeWrapper<PspMerchantAddress>;
+  PspMerchantAddressInput: PspMerchantAddressInput;
   PspPayment: ResolverTypeWrapper<PspPaymentRow>;
   PspPaymentChange: ResolverTypeWrapper<PspPaymentChangeSource>;
   PspPaymentConnection: ResolverTypeWrapper<Omit<PspPaymentConnection, 'edges'> & { edges: Array<ResolversTypes['PspPaymentEdge']> }>;
   PspPaymentEdge: ResolverTypeWrapper<Omit<PspPaymentEdge, 'node'> & { node: ResolversTypes['PspPayment'] }>;
   PspPaymentState: PspPaymentState;
+  PspSalesUnit: ResolverTypeWrapper<PspSalesUnit>;
   PspTransactionLogEntry: ResolverTypeWrapper<PspPaymentLogRow>;
   PspTransactionSummary: ResolverTypeWrapper<PspTransactionSummary>;
   PspTransactionUpdateInput: PspTransactionUpdateInput;
@@ -1137,9 +1248,13 @@ export type ResolversTypes = ResolversObject<{
   RegisterWebhookPayload: ResolverTypeWrapper<Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
   SalesUnit: ResolverTypeWrapper<SalesUnit>;
   ShippingInfoInput: ShippingInfoInput;
+  SignUpPspMerchantInput: SignUpPspMerchantInput;
+  SignUpPspMerchantPayload: ResolverTypeWrapper<Omit<SignUpPspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversTypes['PspMerchant']> }>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UnitInfoInput: UnitInfoInput;
+  UpdatePspMerchantInput: UpdatePspMerchantInput;
+  UpdatePspMerchantPayload: ResolverTypeWrapper<Omit<UpdatePspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversTypes['PspMerchant']> }>;
   UpdatePspStatusInput: UpdatePspStatusInput;
   UpdatePspStatusPayload: ResolverTypeWrapper<UpdatePspStatusPayload>;
   UserFlow: UserFlow;
@@ -1211,10 +1326,14 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentStateCount: PaymentStateCount;
   PaymentTotals: PaymentTotals;
   PaymentUserError: PaymentUserError;
+  PspMerchant: SignupMerchantRow;
+  PspMerchantAddress: PspMerchantAddress;
+  PspMerchantAddressInput: PspMerchantAddressInput;
   PspPayment: PspPaymentRow;
   PspPaymentChange: PspPaymentChangeSource;
   PspPaymentConnection: Omit<PspPaymentConnection, 'edges'> & { edges: Array<ResolversParentTypes['PspPaymentEdge']> };
   PspPaymentEdge: Omit<PspPaymentEdge, 'node'> & { node: ResolversParentTypes['PspPayment'] };
+  PspSalesUnit: PspSalesUnit;
   PspTransactionLogEntry: PspPaymentLogRow;
   PspTransactionSummary: PspTransactionSummary;
   PspTransactionUpdateInput: PspTransactionUpdateInput;
@@ -1229,9 +1348,13 @@ export type ResolversParentTypes = ResolversObject<{
   RegisterWebhookPayload: Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
   SalesUnit: SalesUnit;
   ShippingInfoInput: ShippingInfoInput;
+  SignUpPspMerchantInput: SignUpPspMerchantInput;
+  SignUpPspMerchantPayload: Omit<SignUpPspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversParentTypes['PspMerchant']> };
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UnitInfoInput: UnitInfoInput;
+  UpdatePspMerchantInput: UpdatePspMerchantInput;
+  UpdatePspMerchantPayload: Omit<UpdatePspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversParentTypes['PspMerchant']> };
   UpdatePspStatusInput: UpdatePspStatusInput;
   UpdatePspStatusPayload: UpdatePspStatusPayload;
   UserInfo: UserInfoView;
@@ -1293,6 +1416,8 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   redeliverWebhookDelivery?: Resolver<ResolversTypes['RedeliverWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'input'>>;
   refundPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationRefundPaymentArgs, 'input'>>;
   registerWebhook?: Resolver<ResolversTypes['RegisterWebhookPayload'], ParentType, ContextType, RequireFields<MutationRegisterWebhookArgs, 'input'>>;
+  signUpPspMerchant?: Resolver<ResolversTypes['SignUpPspMerchantPayload'], ParentType, ContextType, RequireFields<MutationSignUpPspMerchantArgs, 'input'>>;
+  updatePspMerchant?: Resolver<ResolversTypes['UpdatePspMerchantPayload'], ParentType, ContextType, RequireFields<MutationUpdatePspMerchantArgs, 'input'>>;
   updatePspStatus?: Resolver<ResolversTypes['UpdatePspStatusPayload'], ParentType, ContextType, RequireFields<MutationUpdatePspStatusArgs, 'input'>>;
 }>;
 
@@ -1439,6 +1564,30 @@ export type PaymentUserErrorResolvers<ContextType = GraphQLContext, ParentType e
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type PspMerchantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspMerchant'] = ResolversParentTypes['PspMerchant']> = ResolversObject<{
+  address?: Resolver<ResolversTypes['PspMerchantAddress'], ParentType, ContextType>;
+  companyEmail?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  companyName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  mccCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  merchantSerialNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  organizationNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  salesUnits?: Resolver<Array<ResolversTypes['PspSalesUnit']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  website?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type PspMerchantAddressResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspMerchantAddress'] = ResolversParentTypes['PspMerchantAddress']> = ResolversObject<{
+  addressLine1?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  addressLine2?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  city?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  country?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  postCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type PspPaymentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspPayment'] = ResolversParentTypes['PspPayment']> = ResolversObject<{
   amount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -1471,6 +1620,13 @@ export type PspPaymentEdgeResolvers<ContextType = GraphQLContext, ParentType ext
   node?: Resolver<ResolversTypes['PspPayment'], ParentType, ContextType>;
 }>;
 
+export type PspSalesUnitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspSalesUnit'] = ResolversParentTypes['PspSalesUnit']> = ResolversObject<{
+  merchantSerialNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  skipLandingPageAllowed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  takesPspPayments?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
 export type PspTransactionLogEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspTransactionLogEntry'] = ResolversParentTypes['PspTransactionLogEntry']> = ResolversObject<{
   amount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
   operation?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -1498,6 +1654,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, ContextType, RequireFields<QueryPaymentEventsPerMinuteArgs, 'since'>>;
   paymentTotals?: Resolver<ResolversTypes['PaymentTotals'], ParentType, ContextType, RequireFields<QueryPaymentTotalsArgs, 'since'>>;
   payments?: Resolver<ResolversTypes['PaymentConnection'], ParentType, ContextType, RequireFields<QueryPaymentsArgs, 'first'>>;
+  pspMerchants?: Resolver<Array<ResolversTypes['PspMerchant']>, ParentType, ContextType>;
   pspPayment?: Resolver<Maybe<ResolversTypes['PspPayment']>, ParentType, ContextType, RequireFields<QueryPspPaymentArgs, 'pspTransactionId'>>;
   pspPayments?: Resolver<ResolversTypes['PspPaymentConnection'], ParentType, ContextType, RequireFields<QueryPspPaymentsArgs, 'first'>>;
   recentPaymentEvents?: Resolver<ResolversTypes['PaymentEventNotificationConnection'], ParentType, ContextType, RequireFields<QueryRecentPaymentEventsArgs, 'first'>>;
@@ -1522,9 +1679,19 @@ export type SalesUnitResolvers<ContextType = GraphQLContext, ParentType extends 
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type SignUpPspMerchantPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SignUpPspMerchantPayload'] = ResolversParentTypes['SignUpPspMerchantPayload']> = ResolversObject<{
+  merchant?: Resolver<Maybe<ResolversTypes['PspMerchant']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
+}>;
+
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
   paymentEvents?: SubscriptionResolver<ResolversTypes['PaymentEventNotification'], "paymentEvents", ParentType, ContextType, Partial<SubscriptionPaymentEventsArgs>>;
   pspPaymentChanges?: SubscriptionResolver<ResolversTypes['PspPaymentChange'], "pspPaymentChanges", ParentType, ContextType, Partial<SubscriptionPspPaymentChangesArgs>>;
+}>;
+
+export type UpdatePspMerchantPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdatePspMerchantPayload'] = ResolversParentTypes['UpdatePspMerchantPayload']> = ResolversObject<{
+  merchant?: Resolver<Maybe<ResolversTypes['PspMerchant']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
 }>;
 
 export type UpdatePspStatusPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdatePspStatusPayload'] = ResolversParentTypes['UpdatePspStatusPayload']> = ResolversObject<{
@@ -1660,10 +1827,13 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PaymentStateCount?: PaymentStateCountResolvers<ContextType>;
   PaymentTotals?: PaymentTotalsResolvers<ContextType>;
   PaymentUserError?: PaymentUserErrorResolvers<ContextType>;
+  PspMerchant?: PspMerchantResolvers<ContextType>;
+  PspMerchantAddress?: PspMerchantAddressResolvers<ContextType>;
   PspPayment?: PspPaymentResolvers<ContextType>;
   PspPaymentChange?: PspPaymentChangeResolvers<ContextType>;
   PspPaymentConnection?: PspPaymentConnectionResolvers<ContextType>;
   PspPaymentEdge?: PspPaymentEdgeResolvers<ContextType>;
+  PspSalesUnit?: PspSalesUnitResolvers<ContextType>;
   PspTransactionLogEntry?: PspTransactionLogEntryResolvers<ContextType>;
   PspTransactionSummary?: PspTransactionSummaryResolvers<ContextType>;
   PspUserError?: PspUserErrorResolvers<ContextType>;
@@ -1671,7 +1841,9 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   RedeliverWebhookDeliveryPayload?: RedeliverWebhookDeliveryPayloadResolvers<ContextType>;
   RegisterWebhookPayload?: RegisterWebhookPayloadResolvers<ContextType>;
   SalesUnit?: SalesUnitResolvers<ContextType>;
+  SignUpPspMerchantPayload?: SignUpPspMerchantPayloadResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  UpdatePspMerchantPayload?: UpdatePspMerchantPayloadResolvers<ContextType>;
   UpdatePspStatusPayload?: UpdatePspStatusPayloadResolvers<ContextType>;
   UserInfo?: UserInfoResolvers<ContextType>;
   UserInfoAccount?: UserInfoAccountResolvers<ContextType>;

@@ -152,6 +152,10 @@ const restMatrix: Record<string, Entry> = {
   'GET /wallet/psp': { none: 'public: identified by an unguessable token, not by merchant' },
   'POST /wallet/psp/approve': { none: 'public: identified by an unguessable token, not by merchant' },
   'POST /wallet/psp/cancel': { none: 'public: identified by an unguessable token, not by merchant' },
+  'GET /merchant-management/psp/v1/merchants': { none: 'lists the calling PSP’s merchants only (test/psp/psp-signup.test.ts)' },
+  'POST /merchant-management/psp/v1/merchants': { none: 'signs up for the calling PSP' },
+  'GET /merchant-management/psp/v1/merchants/{merchantSerialNumber}': { none: 'probed PSP against PSP in the issue 10 block' },
+  'PATCH /merchant-management/psp/v1/merchants/{merchantSerialNumber}': { none: 'probed PSP against PSP in the issue 10 block' },
 };
 
 const gql =
@@ -207,6 +211,9 @@ const graphMatrix: Record<string, Entry> = {
   'Mutation.initiatePspPayment': { none: 'creates for the calling PSP’s sales unit (issue 10 block)' },
   'Mutation.updatePspStatus': { none: 'probed PSP against PSP in the issue 10 block' },
   'Subscription.pspPaymentChanges': { socket: 'probed over graphql-ws in the issue 10 block' },
+  'Query.pspMerchants': { none: 'lists the calling PSP’s merchants only (test/psp/psp-signup.test.ts)' },
+  'Mutation.signUpPspMerchant': { none: 'signs up for the calling PSP' },
+  'Mutation.updatePspMerchant': { none: 'probed PSP against PSP in the issue 10 block' },
 };
 
 /** What a caller can tell from an answer: status and body, with the identifier asked about and per-request ids blanked. */
@@ -414,6 +421,12 @@ describe('tenant isolation between PSPs', () => {
   });
 
   const pspProbes: [string, (c: PspClient, id: string) => Promise<HttpResult>][] = [
+    ['GET signup merchant', (c) => c.request('GET', `/merchant-management/psp/v1/merchants/${PSP_MSN}`)],
+    ['PATCH signup merchant', (c) => c.request('PATCH', `/merchant-management/psp/v1/merchants/${PSP_MSN}`, { name: 'x' })],
+    [
+      'graph updatePspMerchant',
+      (c) => c.graphql(`mutation { updatePspMerchant(input: { merchantSerialNumber: "${PSP_MSN}", name: "x" }) { userErrors { code } } }`, {}, theirs),
+    ],
     ['GET details', (c, id) => c.request('GET', `/psp/v3/psppayments/${id}/details`, undefined, theirs)],
     [
       'POST approve',
