@@ -1,5 +1,6 @@
 import { passesLuhn } from '../../src/psp/network-token.js';
 import { MerchantClient } from '../support/merchant-client.js';
+import { Subscriber } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import type { PspClient } from '../support/psp-client.js';
 import { eventually, PspEndpoint } from './psp-endpoint.js';
@@ -342,5 +343,33 @@ describe('the graph', () => {
       { input: initBody() },
     );
     expect(mutation.body.errors[0].extensions.code).toBe('FORBIDDEN_PRINCIPAL');
+  });
+});
+
+describe('the subscription', () => {
+  test('pspPaymentChanges relays the PSP’s committed changes of its sales unit, optionally of one payment', async () => {
+    const { 'Content-Type': _type, ...params } = await psp.headers(psp.msnHeaders);
+    const watched = initBody();
+    const all = new Subscriber(t.baseUrl, params).subscribe('subscription { pspPaymentChanges { eventName pspPayment { pspTransactionId state } } }');
+    const one = new Subscriber(t.baseUrl, params).subscribe(
+      'subscription($id: String) { pspPaymentChanges(pspTransactionId: $id) { eventName pspPayment { state } } }',
+      { id: watched.pspTransactionId },
+    );
+    try {
+      await eventually(() => t.app.services.events.subscriberCount >= 2, 'the subscriptions');
+      const other = await initiate();
+      const res = await call('POST', '/psp/v3/psppayments/init', watched);
+      const token = new URL(res.body.vippsRedirectUrl).searchParams.get('token')!;
+      await approve(watched.pspTransactionId, token);
+      await eventually(() => one.results.some((r) => r.data.pspPaymentChanges.eventName === 'psp.payment.reserved.v1'), 'RESERVED');
+      expect(one.results.map((r) => r.data.pspPaymentChanges.eventName)).toEqual([
+        'psp.payment.initiated.v1',
+        'psp.payment.accepted.v1',
+        'psp.payment.reserved.v1',
+      ]);
+      expect(all.results.map((r) => r.data.pspPaymentChanges.pspPayment.pspTransactionId)).toContain(other.body.pspTransactionId);
+    } finally {
+      await Promise.all([all.close(), one.close()]);
+    }
   });
 });
