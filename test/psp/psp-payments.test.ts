@@ -350,7 +350,9 @@ describe('the subscription', () => {
   test('pspPaymentChanges relays the PSP’s committed changes of its sales unit, optionally of one payment', async () => {
     const { 'Content-Type': _type, ...params } = await psp.headers(psp.msnHeaders);
     const watched = initBody();
-    const all = new Subscriber(t.baseUrl, params).subscribe('subscription { pspPaymentChanges { eventName pspPayment { pspTransactionId state } } }');
+    const all = new Subscriber(t.baseUrl, params).subscribe(
+      'subscription { pspPaymentChanges { eventName pspPayment { pspTransactionId state } } }',
+    );
     const one = new Subscriber(t.baseUrl, params).subscribe(
       'subscription($id: String) { pspPaymentChanges(pspTransactionId: $id) { eventName pspPayment { state } } }',
       { id: watched.pspTransactionId },
