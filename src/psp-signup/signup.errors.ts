@@ -4,7 +4,6 @@ import { defineErrors, type CatalogueEntry } from '../platform/errors/catalogue.
 export const signupErrors = defineErrors('psp-signup', {
   PSP_SIGNUP_MERCHANT_NOT_FOUND: { status: 404, title: 'Merchant not found' },
   PSP_SIGNUP_MERCHANT_DEACTIVATED: { status: 400, title: 'Merchant is deactivated', replayable: true },
-  PSP_SIGNUP_LOGO_INVALID: { status: 400, title: 'Invalid logo', graphCode: 'VALIDATION_FAILED' },
 });
 
 declare module '../platform/errors/catalogue.js' {
