@@ -425,7 +425,12 @@ describe('tenant isolation between PSPs', () => {
     ['PATCH signup merchant', (c) => c.request('PATCH', `/merchant-management/psp/v1/merchants/${PSP_MSN}`, { name: 'x' })],
     [
       'graph updatePspMerchant',
-      (c) => c.graphql(`mutation { updatePspMerchant(input: { merchantSerialNumber: "${PSP_MSN}", name: "x" }) { userErrors { code } } }`, {}, theirs),
+      (c) =>
+        c.graphql(
+          `mutation { updatePspMerchant(input: { merchantSerialNumber: "${PSP_MSN}", name: "x" }) { userErrors { code } } }`,
+          {},
+          theirs,
+        ),
     ],
     ['GET details', (c, id) => c.request('GET', `/psp/v3/psppayments/${id}/details`, undefined, theirs)],
     [
