@@ -7,6 +7,7 @@ import { buildSchema } from '../../src/platform/graph/schema.js';
 import { modules } from '../../src/modules.js';
 import { toGlobalId } from '../../src/platform/graph/relay.js';
 import { approveWithConsent } from '../support/user-consent.js';
+import { PNG } from 'pngjs';
 import { PspClient } from '../support/psp-client.js';
 import { createSecondPsp, newIds, PSP_MSN, SECOND_PSP_MSN } from '../psp/psp-fixture.js';
 
@@ -421,17 +422,6 @@ describe('tenant isolation between PSPs', () => {
   });
 
   const pspProbes: [string, (c: PspClient, id: string) => Promise<HttpResult>][] = [
-    ['GET signup merchant', (c) => c.request('GET', `/merchant-management/psp/v1/merchants/${PSP_MSN}`)],
-    ['PATCH signup merchant', (c) => c.request('PATCH', `/merchant-management/psp/v1/merchants/${PSP_MSN}`, { name: 'x' })],
-    [
-      'graph updatePspMerchant',
-      (c) =>
-        c.graphql(
-          `mutation { updatePspMerchant(input: { merchantSerialNumber: "${PSP_MSN}", name: "x" }) { userErrors { code } } }`,
-          {},
-          theirs,
-        ),
-    ],
     ['GET details', (c, id) => c.request('GET', `/psp/v3/psppayments/${id}/details`, undefined, theirs)],
     [
       'POST approve',
@@ -469,6 +459,47 @@ describe('tenant isolation between PSPs', () => {
   test.each(pspProbes)("%s: another PSP's transaction answers exactly like a missing one", async (_, probe) => {
     const missingId = newIds().pspTransactionId;
     expect(seen(await probe(second, pspTransactionId), pspTransactionId)).toEqual(seen(await probe(second, missingId), missingId));
+  });
+
+  const signupProbes: [string, (c: PspClient, msn: string) => Promise<HttpResult>][] = [
+    ['GET signup merchant', (c, msn) => c.request('GET', `/merchant-management/psp/v1/merchants/${msn}`)],
+    ['PATCH signup merchant', (c, msn) => c.request('PATCH', `/merchant-management/psp/v1/merchants/${msn}`, { name: 'x' })],
+    [
+      'graph updatePspMerchant',
+      (c, msn) =>
+        c.graphql(
+          'mutation($msn: String!) { updatePspMerchant(input: { merchantSerialNumber: $msn, name: "x" }) { userErrors { code } } }',
+          { msn },
+          theirs,
+        ),
+    ],
+  ];
+
+  test.each(signupProbes)("%s: another PSP's signed-up merchant answers exactly like a missing one", async (_, probe) => {
+    const image = new PNG({ width: 120, height: 120 });
+    const signedUp = await first.request(
+      'POST',
+      '/merchant-management/psp/v1/merchants',
+      {
+        organizationNumber: '920000037',
+        name: 'Ny Kafé',
+        mccCode: '5812',
+        logo: PNG.sync.write(image).toString('base64'),
+        address: { addressLine1: 'Gata 2', city: 'Bergen', postCode: '5003', country: 'NO' },
+        companyName: 'Ny Kafé AS',
+        companyEmail: 'post@nykafe.no',
+      },
+      { 'Idempotency-Key': randomUUID() },
+    );
+    const msn = signedUp.body.merchantSerialNumber as string;
+    const missingMsn = '999991';
+    const answer = (result: HttpResult, id: string) =>
+      JSON.stringify({ status: result.status, body: result.body })
+        .split(id)
+        .join('<msn>')
+        .replace(/"instance":"[^"]+"/g, '"instance":"<path>"');
+    expect(answer(await probe(second, msn), msn)).toEqual(answer(await probe(second, missingMsn), missingMsn));
+    expect((await first.request('GET', `/merchant-management/psp/v1/merchants/${msn}`)).body.name).toBe('Ny Kafé');
   });
 
   test("another PSP cannot name this PSP's sales unit (403), on REST and on the graph", async () => {
