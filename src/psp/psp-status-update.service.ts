@@ -70,6 +70,9 @@ export function duePeriod(now: Date): { period: string; cutoff: Date } {
   return { period: cutoff.toISOString().slice(0, 10), cutoff };
 }
 
+/** Per process (per app): the last period whose batch is known to be finished. */
+const settledPeriods = new WeakMap<Services, string>();
+
 /**
  * The nightly batch job: once per period, on one instance (the period's run row, claimed with SKIP LOCKED), applies
  * the queued updates received before the cut-off in the order they arrived. Each update is applied once (its
@@ -78,20 +81,30 @@ export function duePeriod(now: Date): { period: string; cutoff: Date } {
 export async function runNightlyBatch(services: Services): Promise<number | undefined> {
   const now = services.clock.now();
   const { period, cutoff } = duePeriod(now);
+  // The scheduler ticks often; once this process saw the period's batch finished, it asks the database no more.
+  if (settledPeriods.get(services) === period) return undefined;
   const em = forkEm(services.orm);
   await em.execute(`insert into psp_batch_run (period, started_at, applied_count) values (?, ?, 0) on conflict (period) do nothing`, [
     period,
     now,
   ]);
-  return forkEm(services.orm).transactional(async (tx) => {
+  const applied = await forkEm(services.orm).transactional(async (tx) => {
     const run = await tx.findOne(PspBatchRun, { period, finishedAt: null }, { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE });
-    if (!run) return undefined;
+    if (!run) {
+      // Finished (by this or another instance), or running on another instance right now: then it is not settled.
+      const finished = await tx.count(PspBatchRun, { period, finishedAt: { $ne: null } });
+      if (finished > 0) settledPeriods.set(services, period);
+      return undefined;
+    }
     const pending = await tx.find(PspStatusUpdate, { appliedAt: null, receivedAt: { $lt: cutoff } }, { orderBy: { id: 'asc' } });
     for (const update of pending) await applyUpdate(tx, update, now);
     run.finishedAt = now;
     run.appliedCount = pending.length;
     return pending.length;
   });
+  // Only once committed is the period settled.
+  if (applied !== undefined) settledPeriods.set(services, period);
+  return applied;
 }
 
 /** Applies one update under the payment's row lock; the CHECK constraints back the same limits. */
