@@ -6,6 +6,8 @@ import { merchantsModule } from './merchants/merchants.module.js';
 import { paymentsModule } from './payments/payments.module.js';
 import type { DomainModule } from './platform/module.js';
 import { pagesModule } from './pages/pages.module.js';
+import { pspModule } from './psp/psp.module.js';
+import { pspSignupModule } from './psp-signup/psp-signup.module.js';
 import { platformModule } from './platform/platform.module.js';
 import { userProfilesModule } from './user-profiles/user-profiles.module.js';
 import { walletModule } from './wallet/wallet.module.js';
@@ -25,4 +27,6 @@ export const modules: readonly DomainModule[] = [
   managementModule,
   partnerApiModule,
   checkoutModule,
+  pspModule,
+  pspSignupModule,
 ];

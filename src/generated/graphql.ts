@@ -13,6 +13,9 @@ import type { ProductOrder as ProductOrderRow } from '../management/product-orde
 import type { ApiQualityItem as ApiQualityItemView } from '../management/api-quality.service.js';
 import type { CheckoutSession as CheckoutSessionRow } from '../checkout/checkout-session.entity.js';
 import type { OutboxEvent } from '../platform/events/outbox-event.js';
+import type { PspPayment as PspPaymentRow, PspPaymentLog as PspPaymentLogRow } from '../psp/psp-payment.entity.js';
+import type { SignupMerchant as SignupMerchantRow } from '../psp-signup/signup-merchant.entity.js';
+import type { PspPaymentChangeSource } from '../psp/psp-payment.queries.js';
 import type { GraphQLContext } from '../platform/graph/graphql-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -439,6 +442,29 @@ export type IndustryDataInput = {
   airlineData?: InputMaybe<AirlineDataInput>;
 };
 
+/** The REST initiate request's fields, with the same rules. */
+export type InitiatePspPaymentInput = {
+  amount: Scalars['MinorUnits']['input'];
+  currency: Scalars['String']['input'];
+  customerMobileNumber?: InputMaybe<Scalars['String']['input']>;
+  isApp?: InputMaybe<Scalars['Boolean']['input']>;
+  makePaymentToken?: InputMaybe<Scalars['String']['input']>;
+  makePaymentUrl: Scalars['String']['input'];
+  merchantAgreementUrl?: InputMaybe<Scalars['String']['input']>;
+  merchantOrderId: Scalars['String']['input'];
+  paymentText?: InputMaybe<Scalars['String']['input']>;
+  pspRedirectUrl: Scalars['String']['input'];
+  pspTransactionId: Scalars['String']['input'];
+  scope?: InputMaybe<Scalars['String']['input']>;
+  skipLandingPage?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+export type InitiatePspPaymentPayload = {
+  __typename?: 'InitiatePspPaymentPayload';
+  pspPayment?: Maybe<PspPayment>;
+  userErrors: Array<PspUserError>;
+};
+
 export type InstaboxIntegrationInput = {
   clientId: Scalars['String']['input'];
   clientSecret: Scalars['String']['input'];
@@ -673,10 +699,17 @@ export type Mutation = {
   deleteWebhook: DeleteWebhookPayload;
   /** The merchant consents to share its own data with a partner its sales units are connected to (merchants only). */
   giveMerchantConsent: MerchantConsentPayload;
+  /** Initiate a PSP payment for the sales unit of the request. */
+  initiatePspPayment: InitiatePspPaymentPayload;
   /** Makes a pending or failed delivery due now (a failed one gets one more try). */
   redeliverWebhookDelivery: RedeliverWebhookDeliveryPayload;
   refundPayment: PaymentModificationPayload;
   registerWebhook: RegisterWebhookPayload;
+  /** Sign up a merchant; its sales unit takes PSP payments at once. */
+  signUpPspMerchant: SignUpPspMerchantPayload;
+  updatePspMerchant: UpdatePspMerchantPayload;
+  /** Report status changes; applied by the nightly batch. */
+  updatePspStatus: UpdatePspStatusPayload;
   /** Changes a sales unit's name, logo or status (the same rules as PATCH /management/v1/sales-units/{msn}). */
   updateSalesUnit: UpdateSalesUnitPayload;
   /** The merchant withdraws that consent; the partner keeps acting for the units but no longer reads the merchant's data. */
@@ -724,6 +757,11 @@ export type MutationGiveMerchantConsentArgs = {
 };
 
 
+export type MutationInitiatePspPaymentArgs = {
+  input: InitiatePspPaymentInput;
+};
+
+
 export type MutationRedeliverWebhookDeliveryArgs = {
   input: RedeliverWebhookDeliveryInput;
 };
@@ -736,6 +774,21 @@ export type MutationRefundPaymentArgs = {
 
 export type MutationRegisterWebhookArgs = {
   input: RegisterWebhookInput;
+};
+
+
+export type MutationSignUpPspMerchantArgs = {
+  input: SignUpPspMerchantInput;
+};
+
+
+export type MutationUpdatePspMerchantArgs = {
+  input: UpdatePspMerchantInput;
+};
+
+
+export type MutationUpdatePspStatusArgs = {
+  input: UpdatePspStatusInput;
 };
 
 
@@ -1117,6 +1170,154 @@ export type ProductOrderEdge = {
   node: ProductOrder;
 };
 
+export type PspErrorCode =
+  | 'IDEMPOTENCY_CONFLICT'
+  | 'ORG_NUMBER_MALFORMED'
+  | 'ORG_NUMBER_NOT_ACTIVE'
+  | 'ORG_NUMBER_NOT_FOUND'
+  | 'ORG_NUMBER_SUB_ENTITY'
+  | 'PSP_INVALID_TRANSACTION'
+  | 'PSP_MERCHANT_NOT_ACTIVE'
+  | 'PSP_ORDER_EXISTS'
+  | 'PSP_SIGNUP_MERCHANT_DEACTIVATED'
+  | 'PSP_SIGNUP_MERCHANT_NOT_FOUND'
+  | 'PSP_SKIP_LANDING_PAGE_NOT_ALLOWED'
+  | 'PSP_TRANSACTION_EXISTS'
+  | 'VALIDATION_FAILED';
+
+/** A merchant the PSP signed up (or that is seeded as its own), with its sales units. */
+export type PspMerchant = {
+  __typename?: 'PspMerchant';
+  address: PspMerchantAddress;
+  companyEmail: Scalars['String']['output'];
+  companyName: Scalars['String']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  email?: Maybe<Scalars['String']['output']>;
+  mccCode?: Maybe<Scalars['String']['output']>;
+  merchantSerialNumber: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  organizationNumber: Scalars['String']['output'];
+  salesUnits: Array<PspSalesUnit>;
+  /** ACTIVE, PENDING or DEACTIVATED */
+  status: Scalars['String']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+  website?: Maybe<Scalars['String']['output']>;
+};
+
+export type PspMerchantAddress = {
+  __typename?: 'PspMerchantAddress';
+  addressLine1: Scalars['String']['output'];
+  addressLine2?: Maybe<Scalars['String']['output']>;
+  city: Scalars['String']['output'];
+  country: Scalars['String']['output'];
+  postCode: Scalars['String']['output'];
+};
+
+export type PspMerchantAddressInput = {
+  addressLine1: Scalars['String']['input'];
+  addressLine2?: InputMaybe<Scalars['String']['input']>;
+  city: Scalars['String']['input'];
+  country: Scalars['String']['input'];
+  postCode: Scalars['String']['input'];
+};
+
+/** A PSP payment of the caller's sales unit (the caller is the PSP). Resolves through node(id:) for that PSP only. */
+export type PspPayment = Node & {
+  __typename?: 'PspPayment';
+  amount: Scalars['MinorUnits']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  currency: Scalars['String']['output'];
+  id: Scalars['ID']['output'];
+  /** Every operation, oldest first (the REST transactionLogHistory). */
+  log: Array<PspTransactionLogEntry>;
+  merchantOrderId: Scalars['String']['output'];
+  merchantSerialNumber: Scalars['String']['output'];
+  paymentText?: Maybe<Scalars['String']['output']>;
+  pspTransactionId: Scalars['String']['output'];
+  /** The landing page the wallet user approves on (the REST vippsRedirectUrl); null for token payments. */
+  redirectUrl?: Maybe<Scalars['String']['output']>;
+  state: PspPaymentState;
+  /** Captured and refunded amounts and what remains of each (the REST transactionSummary). */
+  summary: PspTransactionSummary;
+};
+
+/** A committed change of a PSP payment. */
+export type PspPaymentChange = {
+  __typename?: 'PspPaymentChange';
+  /** psp.payment.<change>.v1, e.g. psp.payment.reserved.v1 */
+  eventName: Scalars['String']['output'];
+  occurredAt: Scalars['DateTime']['output'];
+  /** The payment as it is when the notification is sent. */
+  pspPayment: PspPayment;
+};
+
+export type PspPaymentConnection = {
+  __typename?: 'PspPaymentConnection';
+  edges: Array<PspPaymentEdge>;
+  pageInfo: PageInfo;
+};
+
+export type PspPaymentEdge = {
+  __typename?: 'PspPaymentEdge';
+  cursor: Scalars['String']['output'];
+  node: PspPayment;
+};
+
+/** The state of a PSP payment: the wallet user approves (ACCEPTED), cancels or lets it time out; the PSP's answer settles it. */
+export type PspPaymentState =
+  | 'ACCEPTED'
+  | 'FAILED'
+  | 'INITIATED'
+  | 'RESERVED'
+  | 'TIMEOUT'
+  | 'USER_CANCEL';
+
+export type PspSalesUnit = {
+  __typename?: 'PspSalesUnit';
+  merchantSerialNumber: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  skipLandingPageAllowed: Scalars['Boolean']['output'];
+  /** Takes PSP payments now (the merchant is not deactivated). */
+  takesPspPayments: Scalars['Boolean']['output'];
+};
+
+export type PspTransactionLogEntry = {
+  __typename?: 'PspTransactionLogEntry';
+  amount: Scalars['MinorUnits']['output'];
+  /** RESERVED, CAPTURED, CANCELLED or REFUNDED */
+  operation: Scalars['String']['output'];
+  paymentText?: Maybe<Scalars['String']['output']>;
+  success: Scalars['Boolean']['output'];
+  timeStamp: Scalars['DateTime']['output'];
+};
+
+export type PspTransactionSummary = {
+  __typename?: 'PspTransactionSummary';
+  capturedAmount: Scalars['MinorUnits']['output'];
+  refundedAmount: Scalars['MinorUnits']['output'];
+  remainingAmountToCapture: Scalars['MinorUnits']['output'];
+  remainingAmountToRefund: Scalars['MinorUnits']['output'];
+};
+
+export type PspTransactionUpdateInput = {
+  amount: Scalars['MinorUnits']['input'];
+  currency?: InputMaybe<Scalars['String']['input']>;
+  /** SUCCESS (default) or FAILED */
+  operationStatus?: InputMaybe<Scalars['String']['input']>;
+  paymentText?: InputMaybe<Scalars['String']['input']>;
+  pspTransactionId: Scalars['String']['input'];
+  /** RESERVED, CAPTURED, CANCELLED, REFUNDED (or the prose RESERVE, CAPTURE, REJECT) */
+  status: Scalars['String']['input'];
+};
+
+export type PspUserError = {
+  __typename?: 'PspUserError';
+  code: PspErrorCode;
+  /** The field, as the REST body names it (e.g. transactions[0].pspTransactionId). */
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
+};
+
 export type QrFormatInput = {
   format: QrImageFormat;
   /** Pixels per side, 100 to 2000; PNG only. */
@@ -1148,6 +1349,12 @@ export type Query = {
   paymentTotals: PaymentTotals;
   /** Payments of the caller's sales unit, newest first. */
   payments: PaymentConnection;
+  /** The merchants the calling PSP signed up, oldest first, with their sales units. */
+  pspMerchants: Array<PspMerchant>;
+  /** The calling PSP's payment of its sales unit (the MSN of the request); null when it has none by this id. */
+  pspPayment?: Maybe<PspPayment>;
+  /** The calling PSP's payments of the sales unit, newest first. */
+  pspPayments: PspPaymentConnection;
   /** Committed events of the caller's sales unit, newest first, in the shape Subscription.paymentEvents sends them: its history. */
   recentPaymentEvents: PaymentEventNotificationConnection;
   /** The sales units the caller's credentials may act for. */
@@ -1208,6 +1415,17 @@ export type QueryPaymentTotalsArgs = {
 export type QueryPaymentsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<PaymentFilter>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryPspPaymentArgs = {
+  pspTransactionId: Scalars['String']['input'];
+};
+
+
+export type QueryPspPaymentsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
@@ -1322,6 +1540,27 @@ export type ShippingInfoInput = {
   taxPercentage: Scalars['Int']['input'];
 };
 
+/** The REST create request's fields, with the same rules; idempotencyKey as the REST Idempotency-Key (one key space). */
+export type SignUpPspMerchantInput = {
+  address: PspMerchantAddressInput;
+  companyEmail: Scalars['String']['input'];
+  companyName: Scalars['String']['input'];
+  email?: InputMaybe<Scalars['String']['input']>;
+  idempotencyKey: Scalars['String']['input'];
+  /** Base64 PNG, at least 100 x 100, longest side at most 1000 px. */
+  logo: Scalars['String']['input'];
+  mccCode: Scalars['String']['input'];
+  name: Scalars['String']['input'];
+  organizationNumber: Scalars['String']['input'];
+  website?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type SignUpPspMerchantPayload = {
+  __typename?: 'SignUpPspMerchantPayload';
+  merchant?: Maybe<PspMerchant>;
+  userErrors: Array<PspUserError>;
+};
+
 /** Live events over graphql-ws on /graphql. Authenticate in the connection_init payload with the HTTP header names. */
 export type Subscription = {
   __typename?: 'Subscription';
@@ -1329,6 +1568,8 @@ export type Subscription = {
   checkoutSessionEvents: CheckoutSessionNotification;
   /** Committed events of the caller's sales unit, optionally narrowed to one payment reference and to some event names. */
   paymentEvents: PaymentEventNotification;
+  /** Changes of the calling PSP's payments of the connection's sales unit, optionally of one payment. */
+  pspPaymentChanges: PspPaymentChange;
 };
 
 
@@ -1342,6 +1583,12 @@ export type SubscriptionCheckoutSessionEventsArgs = {
 export type SubscriptionPaymentEventsArgs = {
   names?: InputMaybe<Array<PaymentEventName>>;
   reference?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** Live events over graphql-ws on /graphql. Authenticate in the connection_init payload with the HTTP header names. */
+export type SubscriptionPspPaymentChangesArgs = {
+  pspTransactionId?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** The service's clock (the test environment can move it forward). */
@@ -1365,6 +1612,35 @@ export type UnitInfoInput = {
   quantity: Scalars['String']['input'];
   quantityUnit?: InputMaybe<Scalars['String']['input']>;
   unitPrice: Scalars['MinorUnits']['input'];
+};
+
+/** At least one property besides merchantSerialNumber; deactivate: true is final. */
+export type UpdatePspMerchantInput = {
+  address?: InputMaybe<PspMerchantAddressInput>;
+  deactivate?: InputMaybe<Scalars['Boolean']['input']>;
+  email?: InputMaybe<Scalars['String']['input']>;
+  logo?: InputMaybe<Scalars['String']['input']>;
+  mccCode?: InputMaybe<Scalars['String']['input']>;
+  merchantSerialNumber: Scalars['String']['input'];
+  name?: InputMaybe<Scalars['String']['input']>;
+  website?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type UpdatePspMerchantPayload = {
+  __typename?: 'UpdatePspMerchantPayload';
+  merchant?: Maybe<PspMerchant>;
+  userErrors: Array<PspUserError>;
+};
+
+export type UpdatePspStatusInput = {
+  transactions: Array<PspTransactionUpdateInput>;
+};
+
+export type UpdatePspStatusPayload = {
+  __typename?: 'UpdatePspStatusPayload';
+  /** How many updates were queued for the nightly batch. */
+  queued?: Maybe<Scalars['Int']['output']>;
+  userErrors: Array<PspUserError>;
 };
 
 export type UpdateSalesUnitInput = {
@@ -1676,6 +1952,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ( PaymentView & { __typename: 'Payment' } )
     | ( PaymentEventRow & { __typename: 'PaymentEvent' } )
     | ( ProductOrderRow & { __typename: 'ProductOrder' } )
+    | ( PspPaymentRow & { __typename: 'PspPayment' } )
     | ( SalesUnitParent & { __typename: 'SalesUnit' } )
     | ( WebhookDeliveryView & { __typename: 'WebhookDelivery' } )
   ;
@@ -1739,6 +2016,8 @@ export type ResolversTypes = ResolversObject<{
   HelthjemIntegrationInput: HelthjemIntegrationInput;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   IndustryDataInput: IndustryDataInput;
+  InitiatePspPaymentInput: InitiatePspPaymentInput;
+  InitiatePspPaymentPayload: ResolverTypeWrapper<Omit<InitiatePspPaymentPayload, 'pspPayment'> & { pspPayment?: Maybe<ResolversTypes['PspPayment']> }>;
   InstaboxIntegrationInput: InstaboxIntegrationInput;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Ledger: ResolverTypeWrapper<LedgerView>;
@@ -1806,6 +2085,20 @@ export type ResolversTypes = ResolversObject<{
   ProductOrder: ResolverTypeWrapper<ProductOrderRow>;
   ProductOrderConnection: ResolverTypeWrapper<Omit<ProductOrderConnection, 'edges'> & { edges: Array<ResolversTypes['ProductOrderEdge']> }>;
   ProductOrderEdge: ResolverTypeWrapper<Omit<ProductOrderEdge, 'node'> & { node: ResolversTypes['ProductOrder'] }>;
+  PspErrorCode: PspErrorCode;
+  PspMerchant: ResolverTypeWrapper<SignupMerchantRow>;
+  PspMerchantAddress: ResolverTypeWrapper<PspMerchantAddress>;
+  PspMerchantAddressInput: PspMerchantAddressInput;
+  PspPayment: ResolverTypeWrapper<PspPaymentRow>;
+  PspPaymentChange: ResolverTypeWrapper<PspPaymentChangeSource>;
+  PspPaymentConnection: ResolverTypeWrapper<Omit<PspPaymentConnection, 'edges'> & { edges: Array<ResolversTypes['PspPaymentEdge']> }>;
+  PspPaymentEdge: ResolverTypeWrapper<Omit<PspPaymentEdge, 'node'> & { node: ResolversTypes['PspPayment'] }>;
+  PspPaymentState: PspPaymentState;
+  PspSalesUnit: ResolverTypeWrapper<PspSalesUnit>;
+  PspTransactionLogEntry: ResolverTypeWrapper<PspPaymentLogRow>;
+  PspTransactionSummary: ResolverTypeWrapper<PspTransactionSummary>;
+  PspTransactionUpdateInput: PspTransactionUpdateInput;
+  PspUserError: ResolverTypeWrapper<PspUserError>;
   QrFormatInput: QrFormatInput;
   QrImageFormat: QrImageFormat;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -1822,12 +2115,18 @@ export type ResolversTypes = ResolversObject<{
   SalesUnitPrice: ResolverTypeWrapper<SalesUnitPrice>;
   SalesUnitStatus: SalesUnitStatus;
   ShippingInfoInput: ShippingInfoInput;
+  SignUpPspMerchantInput: SignUpPspMerchantInput;
+  SignUpPspMerchantPayload: ResolverTypeWrapper<Omit<SignUpPspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversTypes['PspMerchant']> }>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TestClock: ResolverTypeWrapper<TestClock>;
   TestClockErrorCode: TestClockErrorCode;
   TestClockUserError: ResolverTypeWrapper<TestClockUserError>;
   UnitInfoInput: UnitInfoInput;
+  UpdatePspMerchantInput: UpdatePspMerchantInput;
+  UpdatePspMerchantPayload: ResolverTypeWrapper<Omit<UpdatePspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversTypes['PspMerchant']> }>;
+  UpdatePspStatusInput: UpdatePspStatusInput;
+  UpdatePspStatusPayload: ResolverTypeWrapper<UpdatePspStatusPayload>;
   UpdateSalesUnitInput: UpdateSalesUnitInput;
   UpdateSalesUnitPayload: ResolverTypeWrapper<Omit<UpdateSalesUnitPayload, 'salesUnit'> & { salesUnit?: Maybe<ResolversTypes['SalesUnit']> }>;
   UserFlow: UserFlow;
@@ -1900,6 +2199,8 @@ export type ResolversParentTypes = ResolversObject<{
   HelthjemIntegrationInput: HelthjemIntegrationInput;
   ID: Scalars['ID']['output'];
   IndustryDataInput: IndustryDataInput;
+  InitiatePspPaymentInput: InitiatePspPaymentInput;
+  InitiatePspPaymentPayload: Omit<InitiatePspPaymentPayload, 'pspPayment'> & { pspPayment?: Maybe<ResolversParentTypes['PspPayment']> };
   InstaboxIntegrationInput: InstaboxIntegrationInput;
   Int: Scalars['Int']['output'];
   Ledger: LedgerView;
@@ -1956,6 +2257,18 @@ export type ResolversParentTypes = ResolversObject<{
   ProductOrder: ProductOrderRow;
   ProductOrderConnection: Omit<ProductOrderConnection, 'edges'> & { edges: Array<ResolversParentTypes['ProductOrderEdge']> };
   ProductOrderEdge: Omit<ProductOrderEdge, 'node'> & { node: ResolversParentTypes['ProductOrder'] };
+  PspMerchant: SignupMerchantRow;
+  PspMerchantAddress: PspMerchantAddress;
+  PspMerchantAddressInput: PspMerchantAddressInput;
+  PspPayment: PspPaymentRow;
+  PspPaymentChange: PspPaymentChangeSource;
+  PspPaymentConnection: Omit<PspPaymentConnection, 'edges'> & { edges: Array<ResolversParentTypes['PspPaymentEdge']> };
+  PspPaymentEdge: Omit<PspPaymentEdge, 'node'> & { node: ResolversParentTypes['PspPayment'] };
+  PspSalesUnit: PspSalesUnit;
+  PspTransactionLogEntry: PspPaymentLogRow;
+  PspTransactionSummary: PspTransactionSummary;
+  PspTransactionUpdateInput: PspTransactionUpdateInput;
+  PspUserError: PspUserError;
   QrFormatInput: QrFormatInput;
   Query: Record<PropertyKey, never>;
   ReceiptInput: ReceiptInput;
@@ -1970,11 +2283,17 @@ export type ResolversParentTypes = ResolversObject<{
   SalesUnitEdge: Omit<SalesUnitEdge, 'node'> & { node: ResolversParentTypes['SalesUnit'] };
   SalesUnitPrice: SalesUnitPrice;
   ShippingInfoInput: ShippingInfoInput;
+  SignUpPspMerchantInput: SignUpPspMerchantInput;
+  SignUpPspMerchantPayload: Omit<SignUpPspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversParentTypes['PspMerchant']> };
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   TestClock: TestClock;
   TestClockUserError: TestClockUserError;
   UnitInfoInput: UnitInfoInput;
+  UpdatePspMerchantInput: UpdatePspMerchantInput;
+  UpdatePspMerchantPayload: Omit<UpdatePspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversParentTypes['PspMerchant']> };
+  UpdatePspStatusInput: UpdatePspStatusInput;
+  UpdatePspStatusPayload: UpdatePspStatusPayload;
   UpdateSalesUnitInput: UpdateSalesUnitInput;
   UpdateSalesUnitPayload: Omit<UpdateSalesUnitPayload, 'salesUnit'> & { salesUnit?: Maybe<ResolversParentTypes['SalesUnit']> };
   UserInfo: UserInfoView;
@@ -2131,6 +2450,11 @@ export type DeleteWebhookPayloadResolvers<ContextType = GraphQLContext, ParentTy
   userErrors?: Resolver<Array<ResolversTypes['WebhookUserError']>, ParentType, ContextType>;
 }>;
 
+export type InitiatePspPaymentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['InitiatePspPaymentPayload'] = ResolversParentTypes['InitiatePspPaymentPayload']> = ResolversObject<{
+  pspPayment?: Resolver<Maybe<ResolversTypes['PspPayment']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
+}>;
+
 export type LedgerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Ledger'] = ResolversParentTypes['Ledger']> = ResolversObject<{
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   firstPayout?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -2249,15 +2573,19 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   createPayment?: Resolver<ResolversTypes['CreatePaymentPayload'], ParentType, ContextType, RequireFields<MutationCreatePaymentArgs, 'input'>>;
   deleteWebhook?: Resolver<ResolversTypes['DeleteWebhookPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'input'>>;
   giveMerchantConsent?: Resolver<ResolversTypes['MerchantConsentPayload'], ParentType, ContextType, RequireFields<MutationGiveMerchantConsentArgs, 'input'>>;
+  initiatePspPayment?: Resolver<ResolversTypes['InitiatePspPaymentPayload'], ParentType, ContextType, RequireFields<MutationInitiatePspPaymentArgs, 'input'>>;
   redeliverWebhookDelivery?: Resolver<ResolversTypes['RedeliverWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'input'>>;
   refundPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationRefundPaymentArgs, 'input'>>;
   registerWebhook?: Resolver<ResolversTypes['RegisterWebhookPayload'], ParentType, ContextType, RequireFields<MutationRegisterWebhookArgs, 'input'>>;
+  signUpPspMerchant?: Resolver<ResolversTypes['SignUpPspMerchantPayload'], ParentType, ContextType, RequireFields<MutationSignUpPspMerchantArgs, 'input'>>;
+  updatePspMerchant?: Resolver<ResolversTypes['UpdatePspMerchantPayload'], ParentType, ContextType, RequireFields<MutationUpdatePspMerchantArgs, 'input'>>;
+  updatePspStatus?: Resolver<ResolversTypes['UpdatePspStatusPayload'], ParentType, ContextType, RequireFields<MutationUpdatePspStatusArgs, 'input'>>;
   updateSalesUnit?: Resolver<ResolversTypes['UpdateSalesUnitPayload'], ParentType, ContextType, RequireFields<MutationUpdateSalesUnitArgs, 'input'>>;
   withdrawMerchantConsent?: Resolver<ResolversTypes['MerchantConsentPayload'], ParentType, ContextType, RequireFields<MutationWithdrawMerchantConsentArgs, 'input'>>;
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
-  __resolveType: TypeResolveFn<'CheckoutSession' | 'Ledger' | 'LedgerTransaction' | 'Merchant' | 'Partner' | 'Payment' | 'PaymentEvent' | 'ProductOrder' | 'SalesUnit' | 'WebhookDelivery', ParentType, ContextType>;
+  __resolveType: TypeResolveFn<'CheckoutSession' | 'Ledger' | 'LedgerTransaction' | 'Merchant' | 'Partner' | 'Payment' | 'PaymentEvent' | 'ProductOrder' | 'PspPayment' | 'SalesUnit' | 'WebhookDelivery', ParentType, ContextType>;
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -2448,6 +2776,90 @@ export type ProductOrderEdgeResolvers<ContextType = GraphQLContext, ParentType e
   node?: Resolver<ResolversTypes['ProductOrder'], ParentType, ContextType>;
 }>;
 
+export type PspMerchantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspMerchant'] = ResolversParentTypes['PspMerchant']> = ResolversObject<{
+  address?: Resolver<ResolversTypes['PspMerchantAddress'], ParentType, ContextType>;
+  companyEmail?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  companyName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  mccCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  merchantSerialNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  organizationNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  salesUnits?: Resolver<Array<ResolversTypes['PspSalesUnit']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  updatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  website?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+}>;
+
+export type PspMerchantAddressResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspMerchantAddress'] = ResolversParentTypes['PspMerchantAddress']> = ResolversObject<{
+  addressLine1?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  addressLine2?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  city?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  country?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  postCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type PspPaymentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspPayment'] = ResolversParentTypes['PspPayment']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  log?: Resolver<Array<ResolversTypes['PspTransactionLogEntry']>, ParentType, ContextType>;
+  merchantOrderId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  merchantSerialNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  paymentText?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  pspTransactionId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  redirectUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['PspPaymentState'], ParentType, ContextType>;
+  summary?: Resolver<ResolversTypes['PspTransactionSummary'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type PspPaymentChangeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspPaymentChange'] = ResolversParentTypes['PspPaymentChange']> = ResolversObject<{
+  eventName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  pspPayment?: Resolver<ResolversTypes['PspPayment'], ParentType, ContextType>;
+}>;
+
+export type PspPaymentConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspPaymentConnection'] = ResolversParentTypes['PspPaymentConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['PspPaymentEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type PspPaymentEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspPaymentEdge'] = ResolversParentTypes['PspPaymentEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['PspPayment'], ParentType, ContextType>;
+}>;
+
+export type PspSalesUnitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspSalesUnit'] = ResolversParentTypes['PspSalesUnit']> = ResolversObject<{
+  merchantSerialNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  skipLandingPageAllowed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  takesPspPayments?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
+export type PspTransactionLogEntryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspTransactionLogEntry'] = ResolversParentTypes['PspTransactionLogEntry']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  operation?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  paymentText?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  success?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  timeStamp?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+}>;
+
+export type PspTransactionSummaryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspTransactionSummary'] = ResolversParentTypes['PspTransactionSummary']> = ResolversObject<{
+  capturedAmount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  refundedAmount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  remainingAmountToCapture?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+  remainingAmountToRefund?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
+}>;
+
+export type PspUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspUserError'] = ResolversParentTypes['PspUserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['PspErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   checkoutSession?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType, RequireFields<QueryCheckoutSessionArgs, 'reference'>>;
   checkoutSessions?: Resolver<ResolversTypes['CheckoutSessionConnection'], ParentType, ContextType, RequireFields<QueryCheckoutSessionsArgs, 'first'>>;
@@ -2458,6 +2870,9 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, ContextType, RequireFields<QueryPaymentEventsPerMinuteArgs, 'since'>>;
   paymentTotals?: Resolver<ResolversTypes['PaymentTotals'], ParentType, ContextType, RequireFields<QueryPaymentTotalsArgs, 'since'>>;
   payments?: Resolver<ResolversTypes['PaymentConnection'], ParentType, ContextType, RequireFields<QueryPaymentsArgs, 'first'>>;
+  pspMerchants?: Resolver<Array<ResolversTypes['PspMerchant']>, ParentType, ContextType>;
+  pspPayment?: Resolver<Maybe<ResolversTypes['PspPayment']>, ParentType, ContextType, RequireFields<QueryPspPaymentArgs, 'pspTransactionId'>>;
+  pspPayments?: Resolver<ResolversTypes['PspPaymentConnection'], ParentType, ContextType, RequireFields<QueryPspPaymentsArgs, 'first'>>;
   recentPaymentEvents?: Resolver<ResolversTypes['PaymentEventNotificationConnection'], ParentType, ContextType, RequireFields<QueryRecentPaymentEventsArgs, 'first'>>;
   salesUnits?: Resolver<Array<ResolversTypes['SalesUnit']>, ParentType, ContextType>;
   testClock?: Resolver<ResolversTypes['TestClock'], ParentType, ContextType>;
@@ -2513,9 +2928,15 @@ export type SalesUnitPriceResolvers<ContextType = GraphQLContext, ParentType ext
   recipientHandle?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type SignUpPspMerchantPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SignUpPspMerchantPayload'] = ResolversParentTypes['SignUpPspMerchantPayload']> = ResolversObject<{
+  merchant?: Resolver<Maybe<ResolversTypes['PspMerchant']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
+}>;
+
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
   checkoutSessionEvents?: SubscriptionResolver<ResolversTypes['CheckoutSessionNotification'], "checkoutSessionEvents", ParentType, ContextType, Partial<SubscriptionCheckoutSessionEventsArgs>>;
   paymentEvents?: SubscriptionResolver<ResolversTypes['PaymentEventNotification'], "paymentEvents", ParentType, ContextType, Partial<SubscriptionPaymentEventsArgs>>;
+  pspPaymentChanges?: SubscriptionResolver<ResolversTypes['PspPaymentChange'], "pspPaymentChanges", ParentType, ContextType, Partial<SubscriptionPspPaymentChangesArgs>>;
 }>;
 
 export type TestClockResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TestClock'] = ResolversParentTypes['TestClock']> = ResolversObject<{
@@ -2526,6 +2947,16 @@ export type TestClockUserErrorResolvers<ContextType = GraphQLContext, ParentType
   code?: Resolver<ResolversTypes['TestClockErrorCode'], ParentType, ContextType>;
   field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type UpdatePspMerchantPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdatePspMerchantPayload'] = ResolversParentTypes['UpdatePspMerchantPayload']> = ResolversObject<{
+  merchant?: Resolver<Maybe<ResolversTypes['PspMerchant']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
+}>;
+
+export type UpdatePspStatusPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdatePspStatusPayload'] = ResolversParentTypes['UpdatePspStatusPayload']> = ResolversObject<{
+  queued?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
 }>;
 
 export type UpdateSalesUnitPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateSalesUnitPayload'] = ResolversParentTypes['UpdateSalesUnitPayload']> = ResolversObject<{
@@ -2658,6 +3089,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Date?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
   DeleteWebhookPayload?: DeleteWebhookPayloadResolvers<ContextType>;
+  InitiatePspPaymentPayload?: InitiatePspPaymentPayloadResolvers<ContextType>;
   Ledger?: LedgerResolvers<ContextType>;
   LedgerBankAccount?: LedgerBankAccountResolvers<ContextType>;
   LedgerConnection?: LedgerConnectionResolvers<ContextType>;
@@ -2702,6 +3134,16 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   ProductOrder?: ProductOrderResolvers<ContextType>;
   ProductOrderConnection?: ProductOrderConnectionResolvers<ContextType>;
   ProductOrderEdge?: ProductOrderEdgeResolvers<ContextType>;
+  PspMerchant?: PspMerchantResolvers<ContextType>;
+  PspMerchantAddress?: PspMerchantAddressResolvers<ContextType>;
+  PspPayment?: PspPaymentResolvers<ContextType>;
+  PspPaymentChange?: PspPaymentChangeResolvers<ContextType>;
+  PspPaymentConnection?: PspPaymentConnectionResolvers<ContextType>;
+  PspPaymentEdge?: PspPaymentEdgeResolvers<ContextType>;
+  PspSalesUnit?: PspSalesUnitResolvers<ContextType>;
+  PspTransactionLogEntry?: PspTransactionLogEntryResolvers<ContextType>;
+  PspTransactionSummary?: PspTransactionSummaryResolvers<ContextType>;
+  PspUserError?: PspUserErrorResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RedeliverWebhookDeliveryPayload?: RedeliverWebhookDeliveryPayloadResolvers<ContextType>;
   RegisterWebhookPayload?: RegisterWebhookPayloadResolvers<ContextType>;
@@ -2710,9 +3152,12 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SalesUnitConnection?: SalesUnitConnectionResolvers<ContextType>;
   SalesUnitEdge?: SalesUnitEdgeResolvers<ContextType>;
   SalesUnitPrice?: SalesUnitPriceResolvers<ContextType>;
+  SignUpPspMerchantPayload?: SignUpPspMerchantPayloadResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   TestClock?: TestClockResolvers<ContextType>;
   TestClockUserError?: TestClockUserErrorResolvers<ContextType>;
+  UpdatePspMerchantPayload?: UpdatePspMerchantPayloadResolvers<ContextType>;
+  UpdatePspStatusPayload?: UpdatePspStatusPayloadResolvers<ContextType>;
   UpdateSalesUnitPayload?: UpdateSalesUnitPayloadResolvers<ContextType>;
   UserInfo?: UserInfoResolvers<ContextType>;
   UserInfoAccount?: UserInfoAccountResolvers<ContextType>;

@@ -2,6 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { flushApiQuality } from '../../src/management/api-quality.counter.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { MerchantClient, newReference, paymentBody } from '../support/merchant-client.js';
+import { PspClient } from '../support/psp-client.js';
+import { newIds } from '../psp/psp-fixture.js';
+
+/** issue 10: the PSP's sales unit check (psp_merchant), the page, then one batch of logs. */
+const PSP_PAGE_STATEMENTS = 3;
+/** issue 10: tenancy, then begin, the PSP sales unit rule, two duplicate checks, the payment and event inserts, commit. */
+const PSP_INITIATE_STATEMENTS = 8;
 import { PartnerClient } from '../support/partner-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { approveWithConsent } from '../support/user-consent.js';
@@ -331,5 +338,57 @@ describe('SQL statements of checkout sessions', () => {
       expect((await checkout.getSession(paidReference)).body.sessionState).toBe('PaymentSuccessful'),
     );
     expect(pollPaid).toHaveLength(3);
+  });
+});
+
+// issue 10: PSP payments and signup
+describe('SQL statements of PSP payments', () => {
+  const msnHeaders = { 'Merchant-Serial-Number': '112233' };
+  const initBody = () => ({
+    ...newIds(),
+    amount: 1_000,
+    currency: 'NOK',
+    pspRedirectUrl: 'https://psp.example/r',
+    makePaymentUrl: 'http://127.0.0.1:9/cb',
+  });
+  const PSP_PAGE = `query Page($first: Int!) {
+    pspPayments(first: $first) { edges { node { pspTransactionId state summary { capturedAmount } log { operation } } } }
+  }`;
+
+  test('a page of PSP payments with their logs costs the same statements for 1, 12 and 30 payments', async () => {
+    const psp = new PspClient(t.baseUrl);
+    for (let i = 0; i < 31; i++) {
+      t.clock.advance(1_000);
+      expect((await psp.request('POST', '/psp/v3/psppayments/init', initBody(), msnHeaders)).status).toBe(200);
+    }
+    await psp.graphql('{ pspPayments(first: 1) { edges { cursor } } }', {}, msnHeaders);
+    const counts: number[] = [];
+    for (const first of [1, 12, 30]) {
+      const statements = await statementsFor(async () => {
+        const res = await psp.graphql(PSP_PAGE, { first }, msnHeaders);
+        expect(res.body.errors).toBeUndefined();
+        expect(res.body.data.pspPayments.edges).toHaveLength(first);
+      });
+      counts.push(statements.length);
+    }
+    expect(counts).toEqual([PSP_PAGE_STATEMENTS, PSP_PAGE_STATEMENTS, PSP_PAGE_STATEMENTS]);
+  });
+
+  test('initiate runs the same statements on REST and on the graph', async () => {
+    const psp = new PspClient(t.baseUrl);
+    await psp.request('POST', '/psp/v3/psppayments/init', initBody(), msnHeaders);
+    const rest = await statementsFor(async () =>
+      expect((await psp.request('POST', '/psp/v3/psppayments/init', initBody(), msnHeaders)).status).toBe(200),
+    );
+    const graph = await statementsFor(async () => {
+      const res = await psp.graphql(
+        'mutation($input: InitiatePspPaymentInput!) { initiatePspPayment(input: $input) { userErrors { code } } }',
+        { input: initBody() },
+        msnHeaders,
+      );
+      expect(res.body.data.initiatePspPayment.userErrors).toEqual([]);
+    });
+    expect(rest).toHaveLength(PSP_INITIATE_STATEMENTS);
+    expect(graph).toHaveLength(rest.length);
   });
 });

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { MERCHANT_A, MERCHANT_B, MerchantClient } from '../support/merchant-client.js';
 import { PartnerClient } from '../support/partner-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { PspClient } from '../support/psp-client.js';
 import { approveWithConsent } from '../support/user-consent.js';
 
 let t: TestApp;
@@ -63,8 +64,27 @@ async function expectDocumentedRefusal(route: string, res: Response): Promise<vo
   if (type.startsWith('text/html')) {
     // Only the pages answer in HTML: the wallet's landing page with its message for the user (issue 12: the
     // merchant's prefill page of a product order; issue 11: the checkout page with its message for the buyer).
-    expect(route).toMatch(/^\w+ \/(wallet\/landing|merchant-portal\/prefill|checkout\/page)/);
+    // issue 10: the PSP landing page too.
+    expect(route).toMatch(/^\w+ \/(wallet\/landing|wallet\/psp|merchant-portal\/prefill|checkout\/page)/);
     expect(text).toMatch(/^<!doctype html>/i);
+    return;
+  }
+  if (route.includes(' /psp/v3/')) {
+    // issue 10: the PSP API's documented error array (FACTS §6).
+    expect(type).toMatch(/^application\/json/);
+    const entries = JSON.parse(text) as unknown[];
+    expect(entries.length).toBeGreaterThan(0);
+    for (const entry of entries) {
+      expect(entry).toEqual({ errorCode: expect.stringMatching(/^\d+$/), errorMessage: expect.any(String), contextId: expect.any(String) });
+    }
+    return;
+  }
+  if (route.includes(' /merchant-management/psp/')) {
+    // issue 10: the PSP signup API's documented error (FACTS §7), with a numeric status.
+    expect(type).toBe('application/json;charset=UTF-8');
+    expect(JSON.parse(text)).toEqual(
+      expect.objectContaining({ title: expect.any(String), status: res.status, detail: expect.any(String), instance: expect.any(String) }),
+    );
     return;
   }
   if (/^\w+ \/checkout\/v3\//.test(route)) {
@@ -588,6 +608,41 @@ describe('malformed requests get only documented 4xx answers', () => {
       { numRuns: CASES_PER_ROUTE, seed: SEED },
     );
   });
+
+  // issue 10: the PSP routes with the PSP's own valid credentials, so the bodies, paths and User-Token are what is
+  // malformed (with a merchant's credentials, above, they stop at the principal check).
+  test('the PSP routes refuse malformed bodies, ids and user tokens with the PSP credentials', async () => {
+    const psp = new PspClient(t.baseUrl);
+    const pspRoutes = t.app.router.routes.filter(
+      (r) =>
+        (r.pattern.startsWith('/psp/v3/') || r.pattern.startsWith('/merchant-management/psp/')) &&
+        !(r.method === 'GET' && !r.pattern.includes('{')),
+    );
+    expect(pspRoutes.length).toBeGreaterThanOrEqual(9);
+    for (const [index, route] of pspRoutes.entries()) {
+      const name = `${route.method} ${route.pattern}`;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(fc.string({ maxLength: 60 }), fc.stringMatching(/^[a-z0-9]{1,36}$/), fc.stringMatching(/^\d{5,6}$/)),
+          badBody,
+          fc.oneof(fc.constant(''), fc.string({ maxLength: 80 }), fc.constant('a.b.c')),
+          async (param, body, userToken) => {
+            const headers = sanitize({
+              ...(await psp.headers({ 'Merchant-Serial-Number': '112233', 'Idempotency-Key': `fuzz-${index}-${param.length}` })),
+              'User-Token': userToken,
+            });
+            const res = await fetch(t.baseUrl + fill(route.pattern, param || 'x'), {
+              method: route.method,
+              headers,
+              body: route.method === 'GET' || route.method === 'DELETE' ? undefined : body,
+            });
+            await expectDocumentedRefusal(name, res);
+          },
+        ),
+        { numRuns: CASES_PER_ROUTE, seed: SEED + 100 + index },
+      );
+    }
+  }, 60_000);
 
   // Runs after the others in this file: the whole of the run, not one part of it, has to reach the number.
   test('at least 1,000 malformed requests in all', () => {

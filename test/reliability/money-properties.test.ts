@@ -3,6 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { MerchantClient, newReference, paymentBody, type HttpResult } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { onPostgres } from '../support/test-database.js';
+import { forkEm } from '../../src/platform/db/orm.js';
+import { PSP_UPDATE_STATUSES } from '../../src/psp/psp-payment.schemas.js';
+import { eventually, PspEndpoint } from '../psp/psp-endpoint.js';
+import { newIds, testPspClient } from '../psp/psp-fixture.js';
 import { CheckoutClient } from '../checkout/support/checkout-client.js';
 
 let t: TestApp;
@@ -298,3 +302,89 @@ test('checkout: order plus shipping is paid once, and the session shows the paym
     { numRuns: onPostgres ? 15 : 8, interruptAfterTimeLimit: 40_000 },
   );
 }, 60_000);
+
+// issue 10: PSP status updates. Random batches, in any order of arrival and split over any number of nights: the
+// nightly batch never makes captured exceed reserved or refunded exceed captured.
+describe('PSP payments: random status update batches', () => {
+  let endpoint: PspEndpoint;
+  beforeAll(async () => {
+    endpoint = await new PspEndpoint().start();
+  });
+  afterAll(() => endpoint.close());
+
+  const pspUpdate = fc.record({
+    status: fc.constantFrom(...PSP_UPDATE_STATUSES),
+    amount: fc.integer({ min: 0, max: 6_000 }),
+    operationStatus: fc.constantFrom('SUCCESS', 'SUCCESS', 'SUCCESS', 'FAILED'),
+  });
+  /** Posts, each a batch of updates; a post may be the last of its night. */
+  const nights = fc.array(fc.array(pspUpdate, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 3 });
+
+  async function nextNight(): Promise<void> {
+    const now = t.clock.now();
+    const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 2, 0, 1));
+    if (next <= now) next.setUTCDate(next.getUTCDate() + 1);
+    t.clock.advance(next.getTime() - now.getTime());
+    const period = new Date(next.getTime() - 1000).toISOString().slice(0, 10);
+    await eventually(async () => {
+      const rows = await forkEm(t.app.services.orm).execute<{ finished_at: unknown }[]>(
+        'select finished_at from psp_batch_run where period = ?',
+        [period],
+      );
+      return rows[0]?.finished_at != null;
+    }, 'the nightly batch');
+  }
+
+  test('no batch ever makes captured exceed reserved or refunded exceed captured', async () => {
+    await fc.assert(
+      fc.asyncProperty(nights, async (plan) => {
+        // Access tokens last an hour of the test clock, and each night moves it a day: a new client per night.
+        let psp = testPspClient(t);
+        const call = (method: string, path: string, body?: unknown) => psp.request(method, path, body, psp.msnHeaders);
+        const ids = newIds();
+        const init = await call('POST', '/psp/v3/psppayments/init', {
+          ...ids,
+          amount: 10_000,
+          currency: 'NOK',
+          pspRedirectUrl: 'https://psp.example/r',
+          makePaymentUrl: endpoint.url(`/mp/${ids.pspTransactionId}`),
+        });
+        const token = new URL(init.body.vippsRedirectUrl).searchParams.get('token')!;
+        await call('POST', `/psp/v3/integration-test/psppayments/${ids.pspTransactionId}/approve`, {
+          customerPhoneNumber: '91234567',
+          token,
+        });
+        const details = async () => (await call('GET', `/psp/v3/psppayments/${ids.pspTransactionId}/details`)).body;
+        await eventually(async () => (await details()).transactionLogHistory.length === 1, 'RESERVED');
+        for (const night of plan) {
+          const res = await call('POST', '/psp/v3/psppayments/updatestatus', {
+            transactions: night.map((u) => ({ pspTransactionId: ids.pspTransactionId, ...u })),
+          });
+          expect(res.status).toBe(200);
+          await nextNight();
+          psp = testPspClient(t);
+          const [row] = await forkEm(t.app.services.orm).execute<Record<string, string | number>[]>(
+            'select amount, reserved_amount, captured_amount, cancelled_amount, refunded_amount from psp_payment where psp_transaction_id = ?',
+            [ids.pspTransactionId],
+          );
+          const [amount, reserved, captured, cancelled, refunded] = [
+            row!.amount,
+            row!.reserved_amount,
+            row!.captured_amount,
+            row!.cancelled_amount,
+            row!.refunded_amount,
+          ].map(Number);
+          expect(reserved).toBeLessThanOrEqual(amount!);
+          expect(captured! + cancelled!).toBeLessThanOrEqual(reserved!);
+          expect(refunded).toBeLessThanOrEqual(captured!);
+          const fresh = testPspClient(t);
+          const summary = (await fresh.request('GET', `/psp/v3/psppayments/${ids.pspTransactionId}/details`, undefined, fresh.msnHeaders))
+            .body.transactionSummary;
+          expect(summary.remainingAmountToCapture).toBeGreaterThanOrEqual(0);
+          expect(summary.remainingAmountToRefund).toBeGreaterThanOrEqual(0);
+        }
+      }),
+      { numRuns: onPostgres ? 8 : 4, interruptAfterTimeLimit: 60_000 },
+    );
+  }, 120_000);
+});

@@ -9,3 +9,9 @@ export const MERCHANT_API_AUTH: AuthRule = { method: 'bearer', accepts: ['mercha
 
 /** ePayment and webhooks (FACTS §1, §2): the MSN names the sales unit; system headers up to 30 characters. */
 export const MERCHANT_API_HEADERS: HeaderRules = { msn: 'required', systemHeaders: { presence: 'optional', maxLength: 30 } };
+
+/**
+ * Both faces of the graph: a merchant or partner for its sales units, a PSP for its merchants' sales units (naming
+ * the MSN like a partner; a `Psp-Id` header, when sent, must be its own). PSP-only fields check the kind themselves.
+ */
+export const GRAPH_API_AUTH: AuthRule = { method: 'bearer', accepts: ['merchant', 'partner', 'psp'] };

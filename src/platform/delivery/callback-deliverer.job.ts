@@ -23,6 +23,8 @@ interface ClaimedCallback {
   url: string;
   authorization: string | null;
   body: string;
+  streamType: string;
+  streamId: string;
 }
 
 /**
@@ -86,7 +88,7 @@ export class CallbackDeliverer {
        ), claimed as (
          update outbound_callback c set lease_until = ?
          from due where c.id = due.id
-         returning c.id, c.kind, c.url, c.authorization_value, c.body, c.attempt_count
+         returning c.id, c.kind, c.url, c.authorization_value, c.body, c.attempt_count, c.stream_type, c.stream_id
        ), interrupted as (
          -- An earlier claim's attempt still without outcome: its lease ran out, so its instance stopped mid-POST.
          update outbound_callback_attempt a set error = ?
@@ -109,6 +111,8 @@ export class CallbackDeliverer {
       url: row.url as string,
       authorization: (row.authorization_value as string | null) ?? null,
       body: row.body as string,
+      streamType: row.stream_type as string,
+      streamId: row.stream_id as string,
     }));
   }
 
@@ -119,6 +123,7 @@ export class CallbackDeliverer {
     const outcome = await postOutbound(new URL(callback.url), callback.body, headers, {
       timeoutMs: callback.kind.timeoutMs,
       env: this.services.config.env,
+      readResponseBody: callback.kind.readResponseBody,
     });
     await this.record(callback, Math.round(performance.now() - started), outcome);
   }
@@ -140,12 +145,31 @@ export class CallbackDeliverer {
         callback.attemptId,
       ]);
       // Only the lease holder moves the callback on; a holder whose lease ran out leaves it to the next one.
-      await em.execute(
+      const moved = await em.execute<Row[]>(
         `update outbound_callback set status = ?, attempt_count = attempt_count + 1, next_attempt_at = ?, lease_until = null,
            delivered_at = ?, last_status_code = ?
-         where id = ? and lease_until = ?`,
+         where id = ? and lease_until = ? returning id`,
         [next.status, next.nextAttemptAt, delivered ? now : null, statusCode, callback.id, callback.leaseUntil],
       );
+      // The kind's reaction runs once per recorded outcome, in the same transaction: only for the lease holder.
+      if (moved.length === 0) return;
+      const onOutcome = callback.kind.onOutcome;
+      if (onOutcome) {
+        await onOutcome(
+          em,
+          {
+            callbackId: callback.id,
+            streamType: callback.streamType,
+            streamId: callback.streamId,
+            delivered,
+            final: next.status !== 'pending',
+            statusCode,
+            responseBody: 'body' in outcome ? (outcome.body ?? null) : null,
+            error,
+          },
+          now,
+        );
+      }
     });
   }
 }

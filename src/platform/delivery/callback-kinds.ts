@@ -1,3 +1,4 @@
+import type { Em } from '../db/orm.js';
 import type { DeliveryStatus } from './delivery-status.js';
 import { backoffDelayMs } from './backoff.js';
 
@@ -19,6 +20,27 @@ export interface CallbackKind {
   name: string;
   timeoutMs: number;
   retry: CallbackRetryPolicy;
+  /** Read the recipient's answer (bounded) and hand it to `onOutcome`. */
+  readResponseBody?: boolean;
+  /**
+   * Called in the transaction that records an attempt's outcome, so the domain's reaction (a PSP payment becoming
+   * RESERVED or FAILED) commits with it: `final` when no further attempt follows (delivered, or out of attempts).
+   */
+  onOutcome?(em: Em, outcome: CallbackOutcome, now: Date): Promise<void>;
+}
+
+/** What one attempt of a callback came to, for its kind's `onOutcome`. */
+export interface CallbackOutcome {
+  callbackId: number;
+  streamType: string;
+  streamId: string;
+  /** A 2xx status. */
+  delivered: boolean;
+  final: boolean;
+  statusCode: number | null;
+  /** The answer's body when the kind reads it. */
+  responseBody: string | null;
+  error: string | null;
 }
 
 /**

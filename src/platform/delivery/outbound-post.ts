@@ -3,18 +3,21 @@ import https from 'node:https';
 import type { PaygraphEnv } from '../../config.js';
 import { outboundUrlShapeProblem, publicOnlyLookup } from './outbound-url.js';
 
-export type OutboundOutcome = { statusCode: number } | { error: string };
+export type OutboundOutcome = { statusCode: number; body?: string } | { error: string };
+
+/** The most of a recipient's answer kept when a kind reads it (`readResponseBody`); the rest is cut off. */
+const MAX_RESPONSE_BYTES = 64 * 1024;
 
 /**
  * POSTs `body` to a merchant's URL and reports the status code, or why there is none. The caller holds no
  * database transaction. Redirects are never followed (node:http does not, and a 3xx is not a 2xx), the whole
- * exchange is bounded by `timeoutMs`, and the receiver's body is discarded.
+ * exchange is bounded by `timeoutMs`, and the receiver's body is discarded unless the caller reads it.
  */
 export function postOutbound(
   url: URL,
   body: string,
   headers: Record<string, string>,
-  options: { timeoutMs: number; env: PaygraphEnv },
+  options: { timeoutMs: number; env: PaygraphEnv; readResponseBody?: boolean },
 ): Promise<OutboundOutcome> {
   const problem = outboundUrlShapeProblem(url, options.env);
   if (problem) return Promise.resolve({ error: `refused: ${problem}` });
@@ -29,6 +32,20 @@ export function postOutbound(
         lookup: options.env === 'production' ? publicOnlyLookup : undefined,
       },
       (response) => {
+        if (options.readResponseBody) {
+          // The answer decides the outcome (the PSP make-payment callback): read it, bounded, within the timeout.
+          const chunks: Buffer[] = [];
+          let size = 0;
+          response.on('data', (chunk: Buffer) => {
+            if (size < MAX_RESPONSE_BYTES) chunks.push(chunk);
+            size += chunk.length;
+          });
+          response.on('end', () =>
+            resolve({ statusCode: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8').slice(0, MAX_RESPONSE_BYTES) }),
+          );
+          response.on('error', (error) => resolve({ error: describe(error, options.timeoutMs) }));
+          return;
+        }
         // The status is all we need; the rest of the body is drained (or cut off by the timeout) and ignored.
         response.on('error', () => undefined);
         response.resume();

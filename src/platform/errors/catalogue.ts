@@ -11,6 +11,8 @@ export interface CatalogueEntry {
   vippsCode?: string;
   /** The checkout API's `errorCode` (FACTS §8: `Session-00100`, ...), where the failure has one. */
   checkoutCode?: string;
+  /** The PSP API's `errorCode` (FACTS §6: 21, 44, 99, 121–124), where the failure has one. */
+  pspCode?: string;
   /** The failure depends on the state of the resource, so an idempotent retry must get the same answer. */
   replayable?: boolean;
   /**

@@ -2,7 +2,7 @@ import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
-import { MERCHANT_API_AUTH, MERCHANT_API_HEADERS } from '../auth/merchant-api.js';
+import { GRAPH_API_AUTH, MERCHANT_API_HEADERS } from '../auth/merchant-api.js';
 import { createRequestContext } from '../auth/request-context.js';
 import type { Services } from '../context.js';
 import { AppError } from '../errors/app-error.js';
@@ -11,6 +11,7 @@ import { requestHeaders } from '../rest/headers.js';
 import type { HttpRequest, HttpResponse } from '../rest/http-types.js';
 import { logError } from '../../log.js';
 import type { GraphQLContext } from './graphql-context.js';
+import { forbiddenFieldsError, refusedRootFields } from './principal-fields.js';
 import { queryLimitRules } from './query-limits.js';
 import { schemaDisclosure } from './schema.js';
 
@@ -35,7 +36,7 @@ export async function createGraphQLServer(services: Services, schema: GraphQLSch
     stringifyResult: (result) => JSON.stringify(result),
     // The cache-control plugin hooks every resolved field to compute cache hints for an HTTP cache that
     // authenticated, per-merchant answers never use; without it a payment query costs measurably less.
-    plugins: [ApolloServerPluginCacheControlDisabled(), subscriptionsOnTheSocketOnly],
+    plugins: [ApolloServerPluginCacheControlDisabled(), subscriptionsOnTheSocketOnly, principalRootFields],
   });
   await apollo.start();
   return apollo;
@@ -52,6 +53,16 @@ const subscriptionsOnTheSocketOnly: ApolloServerPlugin<GraphQLContext> = {
       throw new GraphQLError('Subscriptions are served over graphql-ws (subprotocol graphql-transport-ws) on /graphql', {
         extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
       });
+    },
+  }),
+};
+
+/** A PSP may use only its own root fields (principal-fields.ts): refused before any resolver runs. */
+const principalRootFields: ApolloServerPlugin<GraphQLContext> = {
+  requestDidStart: async ({ contextValue }) => ({
+    didResolveOperation: async ({ operation }) => {
+      const refused = operation ? refusedRootFields(contextValue.request.principal, operation) : [];
+      if (refused.length > 0) throw forbiddenFieldsError(refused);
     },
   }),
 };
@@ -77,7 +88,7 @@ export async function handleGraphQLRequest(
   try {
     const { ctx } = await createRequestContext(services, requestHeaders(request), {
       traceId: request.traceId,
-      auth: MERCHANT_API_AUTH,
+      auth: GRAPH_API_AUTH,
       headers: MERCHANT_API_HEADERS,
     });
     context = { services, request: ctx };

@@ -1,12 +1,13 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { GraphQLError, specifiedRules, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, getOperationAST, specifiedRules, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { Services } from '../context.js';
 import { AppError } from '../errors/app-error.js';
 import { SubscriberTooSlowError } from '../events/event-stream.js';
 import { logError } from '../../log.js';
+import { forbiddenFieldsError, refusedRootFields } from './principal-fields.js';
 import { queryLimitRules } from './query-limits.js';
 import { schemaDisclosure } from './schema.js';
 import { GRAPHQL_WS_PATH, prepareOperation } from './socket-operation.js';
@@ -45,8 +46,13 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
       schema,
       isProd: services.config.env === 'production',
       onConnect: (ctx) => authenticateSocket(services, ctx),
-      onSubscribe: (_ctx, _id, payload) =>
-        prepareOperation(schema, rules, payload.query, payload.operationName ?? undefined, payload.variables ?? undefined),
+      onSubscribe: (ctx, _id, payload) => {
+        const prepared = prepareOperation(schema, rules, payload.query, payload.operationName ?? undefined, payload.variables ?? undefined);
+        if (!('document' in prepared)) return prepared;
+        const operation = getOperationAST(prepared.document, prepared.operationName);
+        const refused = operation ? refusedRootFields(sessionOf(ctx).principal, operation) : [];
+        return refused.length > 0 ? [forbiddenFieldsError(refused)] : prepared;
+      },
       context: (ctx) => operationContext(services, sessionOf(ctx)),
       subscribe: (args) => subscribeWithFreshContextPerEvent(services, args),
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map(clientError) } : undefined),

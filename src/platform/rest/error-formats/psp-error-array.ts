@@ -1,3 +1,4 @@
+import { errorEntry } from '../../errors/catalogue.js';
 import type { ErrorFormat } from './error-format.js';
 
 /** PSP error code 51: "invalid request" (FACTS §6). */
@@ -6,7 +7,7 @@ const INVALID_REQUEST = '51';
 /**
  * The PSP API (FACTS §6: `ErrorDetails`): the body is an array of `{errorCode, errorMessage, contextId}`, one
  * entry per failing field of a bad request, otherwise one entry. Codes are strings; a failure without a PSP
- * code of its own gives its HTTP status.
+ * code of its own (`pspCode` in the catalogue) gives its HTTP status.
  */
 export const pspErrorArray: ErrorFormat = {
   name: 'PSP error array',
@@ -20,7 +21,7 @@ export const pspErrorArray: ErrorFormat = {
   },
   render(error, request) {
     const validation = error.code === 'VALIDATION_FAILED' || error.code === 'MALFORMED_JSON';
-    const errorCode = validation ? INVALID_REQUEST : String(error.status);
+    const errorCode = validation ? INVALID_REQUEST : (errorEntry(error.code).pspCode ?? String(error.status));
     const entries =
       validation && error.details.length > 0
         ? error.details.map((d) => ({ errorCode, errorMessage: `${d.name}: ${d.reason}`, contextId: request.traceId }))

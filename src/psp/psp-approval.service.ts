@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import { Merchant } from '../merchants/merchant.entity.js';
+import { SalesUnit } from '../merchants/sales-unit.entity.js';
+import type { RequestContext, Services } from '../platform/context.js';
+import { forkEm, type Em } from '../platform/db/orm.js';
+import { AppError } from '../platform/errors/app-error.js';
+import { normalizePhoneNumber } from '../wallet/phone-number.js';
+import { TestUser } from '../wallet/test-user.entity.js';
+import { recordMakePaymentCallback } from './psp-make-payment.callback.js';
+import { PspAgreement, PspPayment } from './psp-payment.entity.js';
+import { recordPspChange } from './psp-payment.events.js';
+import type { PspForceApproveCommand } from './psp-payment.schemas.js';
+import { findOwnPspPayment } from './psp-payment.service.js';
+import { assertPspTransition } from './psp-payment.transitions.js';
+import { signPspUserToken } from './psp-user-token.js';
+
+/** Whether the wallet user may still act on the payment: initiated and not past its 10 minutes. */
+export function pspAwaitsUser(payment: PspPayment, now: Date): boolean {
+  return payment.state === 'INITIATED' && payment.expiresAt.getTime() > now.getTime();
+}
+
+/**
+ * The test user approves: the payment becomes ACCEPTED and the make-payment callback (with a user token when the
+ * PSP asked for `psp_subscription`) is recorded in the same transaction, so the outbox sends it after any restart.
+ */
+function accept(em: Em, payment: PspPayment, user: TestUser, now: Date, secret: string): void {
+  assertPspTransition(payment.state, 'ACCEPTED');
+  payment.state = 'ACCEPTED';
+  payment.approvedBySub = user.sub;
+  payment.updatedAt = now;
+  let userToken: string | undefined;
+  if (payment.scope === 'psp_subscription') {
+    const agreement = em.create(PspAgreement, {
+      id: randomUUID(),
+      pspId: payment.pspId,
+      msn: payment.msn,
+      userSub: user.sub,
+      status: 'ACTIVE',
+      createdAt: now,
+      stoppedAt: null,
+    });
+    payment.agreementId = agreement.id;
+    userToken = signPspUserToken(agreement.id, now, secret);
+  }
+  recordPspChange(em, payment, now, { name: 'ACCEPTED' });
+  recordMakePaymentCallback(em, payment, 'ACCEPTED', now, { userToken });
+}
+
+/** The user cancels on the landing page, or the payment timed out: the state and its callback commit together. */
+function end(em: Em, payment: PspPayment, state: 'USER_CANCEL' | 'TIMEOUT', now: Date): void {
+  assertPspTransition(payment.state, state);
+  payment.state = state;
+  payment.updatedAt = now;
+  recordPspChange(em, payment, now, { name: state });
+  recordMakePaymentCallback(em, payment, state, now);
+}
+
+/** Force approve (FACTS §6, test only): the same rules as ePayment force approve. */
+export async function forceApprovePspPayment(
+  ctx: RequestContext,
+  pspTransactionId: string,
+  command: PspForceApproveCommand,
+): Promise<void> {
+  if (ctx.config.env !== 'test') throw new AppError('FORBIDDEN_IN_PRODUCTION', 'Force approve is only available in the test environment');
+  const fail = (name: string, reason: string) => new AppError('PSP_APPROVE_FAILED', reason, [{ name, reason }]);
+  const found = await findOwnPspPayment(ctx, pspTransactionId);
+  const refusal = await ctx.em.transactional(async (em) => {
+    const now = ctx.clock.now();
+    const payment = await em.findOneOrFail(PspPayment, { id: found.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (command.token !== payment.approvalToken) throw fail('token', 'Not the token of this payment');
+    if (payment.state === 'INITIATED' && !pspAwaitsUser(payment, now)) {
+      end(em, payment, 'TIMEOUT', now);
+      await em.flush();
+      return fail('pspTransactionId', 'The payment timed out and cannot be approved');
+    }
+    if (!pspAwaitsUser(payment, now)) throw fail('pspTransactionId', `The payment is ${payment.state} and cannot be approved`);
+    const phoneNumber = normalizePhoneNumber(command.customerPhoneNumber)!;
+    if (payment.customerMobileNumber && normalizePhoneNumber(payment.customerMobileNumber) !== phoneNumber) {
+      throw fail('customerPhoneNumber', 'The payment was initiated for another customer');
+    }
+    const user = await em.findOne(TestUser, { phoneNumber });
+    if (!user) throw fail('customerPhoneNumber', `No test user has phone number ${command.customerPhoneNumber}`);
+    if (user.approvedPaymentsCount === 0) {
+      throw fail('customerPhoneNumber', 'This test user has not approved a payment on the landing page yet; approve one there first');
+    }
+    accept(em, payment, user, now, ctx.config.tokenSecret);
+    return undefined;
+  });
+  if (refusal) throw refusal;
+}
+
+/** What the PSP landing page shows: only what the wallet app would show its user. */
+export interface PspLandingPayment {
+  merchantName: string;
+  amount: number;
+  currency: string;
+  description: string | null;
+  state: string;
+  awaitsUser: boolean;
+  customerPhoneNumber: string | null;
+  pspRedirectUrl: string | null;
+  subscription: boolean;
+}
+
+export async function findPspLandingPayment(services: Services, token: string): Promise<PspLandingPayment | undefined> {
+  const em = forkEm(services.orm);
+  const payment = await em.findOne(PspPayment, { approvalToken: token });
+  return payment ? describe(em, payment, services.clock.now()) : undefined;
+}
+
+async function describe(em: Em, payment: PspPayment, now: Date): Promise<PspLandingPayment> {
+  const unit = await em.findOneOrFail(SalesUnit, { msn: payment.msn });
+  const merchant = await em.findOne(Merchant, { id: unit.merchantId });
+  const awaits = pspAwaitsUser(payment, now);
+  return {
+    merchantName: merchant?.name ?? unit.name,
+    amount: payment.amount,
+    currency: payment.currency,
+    description: payment.paymentText ?? null,
+    state: payment.state === 'INITIATED' && !awaits ? 'TIMEOUT' : payment.state,
+    awaitsUser: awaits,
+    customerPhoneNumber: payment.customerMobileNumber ?? null,
+    pspRedirectUrl: payment.pspRedirectUrl ?? null,
+    subscription: payment.scope === 'psp_subscription',
+  };
+}
+
+export type PspLandingOutcome = { ok: true; payment: PspLandingPayment } | { ok: false; message: string; payment?: PspLandingPayment };
+
+/** The person on the landing page approves as the test user with this phone number, or cancels. */
+export async function actOnPspLanding(
+  services: Services,
+  token: string,
+  action: { approve: string } | { cancel: true },
+): Promise<PspLandingOutcome> {
+  if (services.config.env !== 'test') return { ok: false, message: 'There is no simulated wallet user in production.' };
+  return forkEm(services.orm).transactional(async (em) => {
+    const now = services.clock.now();
+    const payment = await em.findOne(PspPayment, { approvalToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!payment) return { ok: false, message: 'This payment link is not valid.' };
+    if (!pspAwaitsUser(payment, now)) {
+      if (payment.state === 'INITIATED') end(em, payment, 'TIMEOUT', now);
+      return { ok: false, message: 'This payment can no longer be approved.', payment: await describe(em, payment, now) };
+    }
+    if ('cancel' in action) {
+      end(em, payment, 'USER_CANCEL', now);
+      return { ok: true, payment: await describe(em, payment, now) };
+    }
+    const phoneNumber = normalizePhoneNumber(action.approve);
+    const user = phoneNumber ? await em.findOne(TestUser, { phoneNumber }) : null;
+    if (!user) return { ok: false, message: 'No test user has this phone number.', payment: await describe(em, payment, now) };
+    if (payment.customerMobileNumber && normalizePhoneNumber(payment.customerMobileNumber) !== phoneNumber) {
+      return { ok: false, message: 'This payment is for another phone number.', payment: await describe(em, payment, now) };
+    }
+    user.approvedPaymentsCount += 1;
+    accept(em, payment, user, now, services.config.tokenSecret);
+    return { ok: true, payment: await describe(em, payment, now) };
+  });
+}
+
+const BATCH_SIZE = 100;
+
+/** The timeout job: payments nobody acted on for 10 minutes become TIMEOUT, and the PSP is told (SKIP LOCKED). */
+export async function timeOutPspPayments(services: Services): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const count = await forkEm(services.orm).transactional(async (em) => {
+      const now = services.clock.now();
+      const due = await em.find(
+        PspPayment,
+        { state: 'INITIATED', expiresAt: { $lte: now } },
+        { orderBy: { expiresAt: 'asc' }, limit: BATCH_SIZE, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+      );
+      for (const payment of due) end(em, payment, 'TIMEOUT', now);
+      await em.flush();
+      return due.length;
+    });
+    total += count;
+    if (count < BATCH_SIZE) return total;
+  }
+}

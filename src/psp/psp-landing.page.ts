@@ -1,0 +1,100 @@
+import type { Services } from '../platform/context.js';
+import { AppError } from '../platform/errors/app-error.js';
+import type { HttpRequest, HttpResponse } from '../platform/rest/http-types.js';
+import type { PageRoute } from '../platform/rest/page-route.js';
+import { pageAssets, type PageAssets } from '../pages/assets.js';
+import { escapeHtml } from '../pages/html.js';
+import { pageSecurityHeaders } from '../pages/security-headers.js';
+import { approvalForms } from '../wallet/kit/approval-forms.js';
+import { isSameOriginPost } from '../wallet/kit/same-origin.js';
+import { paymentSummary, walletDocument, walletMessage, type WalletMessage } from '../wallet/kit/wallet-document.js';
+import { actOnPspLanding, findPspLandingPayment, type PspLandingPayment } from './psp-approval.service.js';
+
+/** The PSP landing page (the `vippsRedirectUrl`): a person plays the wallet user and approves or cancels. */
+export function pspLandingPage(assets: PageAssets, token: string, payment: PspLandingPayment | undefined, message?: WalletMessage): string {
+  if (!payment) {
+    return walletDocument(assets, {
+      title: 'Payment not found',
+      main: walletMessage({ kind: 'error', text: message?.text ?? 'This payment link is not valid.' }),
+    });
+  }
+  const t = encodeURIComponent(token);
+  const choices = payment.awaitsUser
+    ? approvalForms({
+        approveAction: `/wallet/psp/approve?token=${t}`,
+        rejectAction: `/wallet/psp/cancel?token=${t}`,
+        merchantName: payment.merchantName,
+        phoneNumber: payment.customerPhoneNumber,
+        profileScope: null,
+      })
+    : '';
+  const card = `<p class="hint" data-testid="card-note">Paid with your stored card${payment.subscription ? '; the card is kept for later payments to this merchant' : ''}.</p>`;
+  const back =
+    !payment.awaitsUser && payment.pspRedirectUrl && /^https?:\/\//i.test(payment.pspRedirectUrl)
+      ? `<p class="back"><a href="${escapeHtml(payment.pspRedirectUrl)}">Back to ${escapeHtml(payment.merchantName)}</a></p>`
+      : '';
+  return walletDocument(assets, {
+    title: 'Approve card payment',
+    main: `${paymentSummary(payment)}${card}${walletMessage(message)}${choices}${back}`,
+  });
+}
+
+export function pspLandingPages(services: Services, assets: PageAssets = pageAssets): PageRoute[] {
+  const html = (request: HttpRequest, status: number, page: string): HttpResponse => ({
+    status,
+    headers: pageSecurityHeaders(request),
+    body: page,
+  });
+  const post = (
+    pattern: string,
+    act: (token: string, form: URLSearchParams) => ReturnType<typeof actOnPspLanding>,
+    ok: string,
+  ): PageRoute => ({
+    method: 'POST',
+    pattern,
+    run: async (request) => {
+      if (!isSameOriginPost(request, services.config.publicUrl)) {
+        return html(
+          request,
+          403,
+          walletDocument(assets, {
+            title: 'Request refused',
+            main: walletMessage({ kind: 'error', text: 'This form may only be sent from the wallet’s own page.' }),
+          }),
+        );
+      }
+      const token = tokenOf(request);
+      const outcome = await act(token, new URLSearchParams(request.rawBody.toString('utf8')));
+      return outcome.ok
+        ? html(request, 200, pspLandingPage(assets, token, outcome.payment, { kind: 'ok', text: ok }))
+        : html(
+            request,
+            outcome.payment ? 400 : 404,
+            pspLandingPage(assets, token, outcome.payment, { kind: 'error', text: outcome.message }),
+          );
+    },
+  });
+  return [
+    {
+      method: 'GET',
+      pattern: '/wallet/psp',
+      run: async (request) => {
+        const token = tokenOf(request);
+        const payment = await findPspLandingPayment(services, token);
+        return html(request, payment ? 200 : 404, pspLandingPage(assets, token, payment));
+      },
+    },
+    post(
+      '/wallet/psp/approve',
+      (token, form) => actOnPspLanding(services, token, { approve: form.get('phoneNumber') ?? '' }),
+      'Payment approved.',
+    ),
+    post('/wallet/psp/cancel', (token) => actOnPspLanding(services, token, { cancel: true }), 'Payment cancelled.'),
+  ];
+}
+
+function tokenOf(request: HttpRequest): string {
+  const token = request.query.get('token');
+  if (!token) throw AppError.validation([{ name: 'token', reason: 'The token query parameter is required' }]);
+  return token;
+}

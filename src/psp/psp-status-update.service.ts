@@ -1,0 +1,172 @@
+import { LockMode } from '@mikro-orm/core';
+import type { RequestContext, Services } from '../platform/context.js';
+import { forkEm, type Em } from '../platform/db/orm.js';
+import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
+import { PspBatchRun, PspPayment, PspStatusUpdate } from './psp-payment.entity.js';
+import { recordPspChange } from './psp-payment.events.js';
+import type { PspTransactionUpdate, PspUpdateStatus } from './psp-payment.schemas.js';
+import { pspOf } from './psp-payment.service.js';
+
+/** The public enum a status of either vocabulary means (FACTS §0: REJECT is a failed reserve). */
+export function canonicalStatus(status: PspUpdateStatus): {
+  operation: 'RESERVED' | 'CAPTURED' | 'CANCELLED' | 'REFUNDED';
+  rejects: boolean;
+} {
+  switch (status) {
+    case 'RESERVE':
+      return { operation: 'RESERVED', rejects: false };
+    case 'CAPTURE':
+      return { operation: 'CAPTURED', rejects: false };
+    case 'REJECT':
+      return { operation: 'RESERVED', rejects: true };
+    default:
+      return { operation: status, rejects: false };
+  }
+}
+
+/**
+ * Queues a batch of status updates (FACTS §6): every transaction must be one of the PSP's payments of the sales
+ * unit, or the whole batch is refused (400 with one entry per invalid transaction). A valid batch changes nothing
+ * now; the nightly batch applies it.
+ */
+export async function queueStatusUpdates(ctx: RequestContext, updates: readonly PspTransactionUpdate[]): Promise<number> {
+  const psp = pspOf(ctx);
+  return ctx.em.transactional(async (em) => {
+    const now = ctx.clock.now();
+    const ids = [...new Set(updates.map((u) => u.pspTransactionId))];
+    const payments = await em.find(PspPayment, { pspId: psp.pspId, msn: ctx.scope.msn, pspTransactionId: { $in: ids } });
+    const byId = new Map(payments.map((p) => [p.pspTransactionId, p]));
+    const details: ErrorDetail[] = [];
+    updates.forEach((u, i) => {
+      if (!byId.has(u.pspTransactionId))
+        details.push({ name: `transactions[${i}].pspTransactionId`, reason: `Unknown PSP transaction ${u.pspTransactionId}` });
+    });
+    if (details.length > 0) throw new AppError('PSP_INVALID_TRANSACTION', details.map((d) => d.reason).join('; '), details);
+    for (const u of updates) {
+      em.create(PspStatusUpdate, {
+        pspId: psp.pspId,
+        pspPaymentId: byId.get(u.pspTransactionId)!.id,
+        status: u.status,
+        operationStatus: u.operationStatus ?? 'SUCCESS',
+        amount: u.amount,
+        currency: u.currency ?? 'NOK',
+        paymentText: u.paymentText ?? null,
+        receivedAt: now,
+        appliedAt: null,
+        outcome: null,
+      });
+    }
+    return updates.length;
+  });
+}
+
+/** The nightly batch runs once the clock passes this hour (UTC) of a day, for updates received before then. */
+export const NIGHTLY_BATCH_HOUR_UTC = 2;
+
+/** The period (UTC date) whose batch is due at `now`, and the cut-off its updates were received before. */
+export function duePeriod(now: Date): { period: string; cutoff: Date } {
+  const cutoff = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), NIGHTLY_BATCH_HOUR_UTC));
+  if (cutoff.getTime() > now.getTime()) cutoff.setUTCDate(cutoff.getUTCDate() - 1);
+  return { period: cutoff.toISOString().slice(0, 10), cutoff };
+}
+
+/** Per process (per app): the last period whose batch is known to be finished. */
+const settledPeriods = new WeakMap<Services, string>();
+
+/**
+ * The nightly batch job: once per period, on one instance (the period's run row, claimed with SKIP LOCKED), applies
+ * the queued updates received before the cut-off in the order they arrived. Each update is applied once (its
+ * `appliedAt`) with the money rules of ePayment; one that would break them is recorded as failed, not applied.
+ */
+export async function runNightlyBatch(services: Services): Promise<number | undefined> {
+  const now = services.clock.now();
+  const { period, cutoff } = duePeriod(now);
+  // The scheduler ticks often; once this process saw the period's batch finished, it asks the database no more.
+  if (settledPeriods.get(services) === period) return undefined;
+  const em = forkEm(services.orm);
+  await em.execute(`insert into psp_batch_run (period, started_at, applied_count) values (?, ?, 0) on conflict (period) do nothing`, [
+    period,
+    now,
+  ]);
+  const applied = await forkEm(services.orm).transactional(async (tx) => {
+    const run = await tx.findOne(PspBatchRun, { period, finishedAt: null }, { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE });
+    if (!run) {
+      // Finished (by this or another instance), or running on another instance right now: then it is not settled.
+      const finished = await tx.count(PspBatchRun, { period, finishedAt: { $ne: null } });
+      if (finished > 0) settledPeriods.set(services, period);
+      return undefined;
+    }
+    const pending = await tx.find(PspStatusUpdate, { appliedAt: null, receivedAt: { $lt: cutoff } }, { orderBy: { id: 'asc' } });
+    for (const update of pending) await applyUpdate(tx, update, now);
+    run.finishedAt = now;
+    run.appliedCount = pending.length;
+    return pending.length;
+  });
+  // Only once committed is the period settled.
+  if (applied !== undefined) settledPeriods.set(services, period);
+  return applied;
+}
+
+/** Applies one update under the payment's row lock; the CHECK constraints back the same limits. */
+export async function applyUpdate(em: Em, update: PspStatusUpdate, now: Date): Promise<void> {
+  const payment = await em.findOneOrFail(PspPayment, { id: update.pspPaymentId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const { operation, rejects } = canonicalStatus(update.status as PspUpdateStatus);
+  const refusal = rejects || update.operationStatus === 'FAILED' ? 'reported as failed' : moneyRefusal(payment, operation, update.amount);
+  update.appliedAt = now;
+  update.outcome = refusal ? `FAILED: ${refusal}` : 'APPLIED';
+  if (!refusal) {
+    switch (operation) {
+      case 'RESERVED':
+        if (payment.state === 'ACCEPTED') payment.state = 'RESERVED';
+        payment.reservedAmount = update.amount;
+        break;
+      case 'CAPTURED':
+        payment.capturedAmount += update.amount;
+        break;
+      case 'REFUNDED':
+        payment.refundedAmount += update.amount;
+        break;
+      case 'CANCELLED':
+        payment.cancelledAmount = payment.reservedAmount - payment.capturedAmount;
+        break;
+    }
+  } else if (operation === 'RESERVED' && payment.state === 'ACCEPTED') {
+    // A failed reserve of a token payment (or REJECT) ends it.
+    payment.state = 'FAILED';
+  }
+  payment.updatedAt = now;
+  const amount = operation === 'CANCELLED' && !refusal ? payment.cancelledAmount : update.amount;
+  recordPspChange(em, payment, now, {
+    name: refusal ? 'UPDATE_FAILED' : operation,
+    log: { operation, amount, paymentText: update.paymentText ?? null, success: !refusal },
+  });
+}
+
+/** Why an operation of `amount` may not be applied (captured <= reserved, refunded <= captured), or undefined. */
+export function moneyRefusal(
+  payment: Pick<PspPayment, 'state' | 'amount' | 'reservedAmount' | 'capturedAmount' | 'cancelledAmount' | 'refundedAmount'>,
+  operation: 'RESERVED' | 'CAPTURED' | 'CANCELLED' | 'REFUNDED',
+  amount: number,
+): string | undefined {
+  const reserved = payment.state === 'RESERVED' || payment.reservedAmount > 0;
+  switch (operation) {
+    case 'RESERVED':
+      if (payment.state !== 'ACCEPTED' && payment.state !== 'RESERVED') return `cannot reserve a ${payment.state} payment`;
+      if (amount > payment.amount) return 'reserve amount exceeds the payment amount';
+      if (amount < payment.capturedAmount + payment.cancelledAmount) return 'reserve amount is below what is captured';
+      return undefined;
+    case 'CAPTURED':
+      if (!reserved) return 'cannot capture before reservation';
+      if (payment.cancelledAmount > 0) return 'cannot capture a cancelled payment';
+      if (payment.capturedAmount + amount > payment.reservedAmount) return 'capture amount too high';
+      return undefined;
+    case 'REFUNDED':
+      if (payment.refundedAmount + amount > payment.capturedAmount) return 'not enough refundable';
+      return undefined;
+    case 'CANCELLED':
+      if (!reserved) return 'cannot cancel a non-reserved payment';
+      if (payment.cancelledAmount > 0) return 'already cancelled';
+      if (payment.capturedAmount >= payment.reservedAmount) return 'cannot cancel a captured payment';
+      return undefined;
+  }
+}

@@ -1,0 +1,117 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { PspClient } from '../support/psp-client.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { eventually, PspEndpoint } from '../psp/psp-endpoint.js';
+import { newIds } from '../psp/psp-fixture.js';
+import { seriousAxeViolations } from './support/axe.js';
+import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
+
+// issue 10: the PSP landing page, where a person plays the wallet user of a PSP payment.
+let t: TestApp;
+let psp: PspClient;
+let endpoint: PspEndpoint;
+let browser: Browser;
+let phone: BrowserContext;
+let page: Page;
+let errors: string[];
+
+const PHONE = { width: 390, height: 844 };
+const MSN = { 'Merchant-Serial-Number': '112233' };
+
+beforeAll(async () => {
+  t = await startTestApp();
+  psp = new PspClient(t.baseUrl);
+  endpoint = await new PspEndpoint().start();
+  browser = await launchBrowser();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await endpoint?.close();
+  await t?.close();
+});
+
+beforeEach(async () => {
+  phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+  phone.setDefaultTimeout(10_000);
+  page = await phone.newPage();
+  errors = collectPageErrors(page);
+});
+
+afterEach(async () => {
+  await phone.close();
+  expect(errors.splice(0)).toEqual([]);
+});
+
+async function initiate(): Promise<{ id: string; url: string; path: string }> {
+  const ids = newIds();
+  const path = `/landing/${ids.pspTransactionId}`;
+  const res = await psp.request(
+    'POST',
+    '/psp/v3/psppayments/init',
+    {
+      ...ids,
+      amount: 49_900,
+      currency: 'NOK',
+      paymentText: 'Årsabonnement',
+      pspRedirectUrl: 'https://psp.example/return',
+      makePaymentUrl: endpoint.url(path),
+    },
+    MSN,
+  );
+  expect(res.status).toBe(200);
+  return { id: ids.pspTransactionId, url: res.body.vippsRedirectUrl, path };
+}
+
+async function expectNoHorizontalScroll(): Promise<void> {
+  expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+}
+
+test('the PSP landing page shows merchant, amount and text, passes axe on a phone, and approving sends the card token', async () => {
+  const { id, url, path } = await initiate();
+  await page.goto(url);
+  await page.getByRole('heading', { name: 'PSP-kunde AS' }).waitFor();
+  expect(await page.getByTestId('amount').textContent()).toMatch(/499,00/);
+  await page.getByText('Årsabonnement').waitFor();
+  await expectNoHorizontalScroll();
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, 'psp-landing');
+
+  await page.getByLabel('Your phone number (test user)').fill('91234567');
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await page.getByText('Payment approved.').waitFor();
+  await page.getByText('Status: ACCEPTED').waitFor();
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, 'psp-landing-approved');
+  await eventually(() => endpoint.at(path).length === 1, 'the make-payment callback');
+  expect(endpoint.at(path)[0]!.body).toMatchObject({ pspTransactionId: id, paymentState: 'ACCEPTED', paymentInstrument: 'TOKEN' });
+  // Opened again (not reloaded, which would send the form again): the PSP's answer made the payment RESERVED.
+  await page.goto(url);
+  await page.getByText('Status: RESERVED').waitFor();
+  await page.getByRole('link', { name: 'Back to PSP-kunde AS' }).waitFor();
+});
+
+test('rejecting on the PSP landing page tells the PSP USER_CANCEL', async () => {
+  const { url, path } = await initiate();
+  await page.goto(url);
+  await page.getByRole('button', { name: 'Reject' }).click();
+  await page.getByText('Payment cancelled.').waitFor();
+  await page.getByText('Status: USER_CANCEL').waitFor();
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await eventually(() => endpoint.at(path).length === 1, 'the make-payment callback');
+  expect(endpoint.at(path)[0]!.body.paymentState).toBe('USER_CANCEL');
+});
+
+test('an unknown phone number is told on the page, and the payment still awaits the user', async () => {
+  const { url } = await initiate();
+  await page.goto(url);
+  await page.getByLabel('Your phone number (test user)').fill('11111111');
+  await page.getByRole('button', { name: 'Approve' }).click();
+  await page.getByRole('alert').getByText('No test user has this phone number.').waitFor();
+  await page.getByRole('button', { name: 'Approve' }).waitFor();
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  // The refusal is this page's answer (400 with the message shown), not a failure of the page.
+  const expected = errors.filter((e) => /^response: 400 POST .*\/wallet\/psp\/approve/.test(e));
+  expect(expected.length).toBeGreaterThan(0);
+  errors.splice(0, errors.length, ...errors.filter((e) => !expected.includes(e)));
+});
