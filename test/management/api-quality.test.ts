@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { flushApiQuality } from '../../src/management/api-quality.counter.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { useTestApp } from '../support/app-fixture.js';
@@ -5,6 +6,8 @@ import { MERCHANT_B, MerchantClient } from '../support/merchant-client.js';
 import { startTestApp } from '../support/test-app.js';
 import { mgmt } from './management-support.js';
 
+// Several helpers share the machine's two cores: a request can take seconds.
+jest.setTimeout(30_000);
 const t = useTestApp({ runJobs: false });
 
 type Item = Record<string, number | string>;
