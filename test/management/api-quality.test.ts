@@ -1,8 +1,13 @@
+import { jest } from '@jest/globals';
 import { flushApiQuality } from '../../src/management/api-quality.counter.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { useTestApp } from '../support/app-fixture.js';
+import { MERCHANT_B, MerchantClient } from '../support/merchant-client.js';
+import { startTestApp } from '../support/test-app.js';
 import { mgmt } from './management-support.js';
 
+// Several helpers share the machine's two cores: a request can take seconds.
+jest.setTimeout(30_000);
 const t = useTestApp({ runJobs: false });
 
 type Item = Record<string, number | string>;
@@ -49,3 +54,18 @@ test('only for a unit the caller sees: another merchantâ€™s is 404, the partnerâ
   expect((await mgmt(t.partner.forSalesUnit('654321'), 'GET', '/api-quality/sales-units/654321')).status).toBe(200);
   expect((await mgmt(t.partner.forSalesUnit('123456'), 'GET', '/api-quality/sales-units/112233')).status).toBe(404);
 });
+
+test('a graceful stop flushes what is still counted in memory before the database closes', async () => {
+  const app = await startTestApp({ runJobs: false });
+  const flushes = () => app.queries.filter((sql) => /insert into api_quality_count/.test(sql));
+  try {
+    const client = new MerchantClient(app.baseUrl, MERCHANT_B);
+    await client.getPayment('closing-reference-1');
+    await client.getPayment('closing-reference-2');
+    expect(flushes()).toEqual([]);
+  } finally {
+    await app.close();
+  }
+  // The close ran the flush, one statement for both requests, while the database was still open.
+  expect(flushes()).toHaveLength(1);
+}, 60_000);

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { useTestApp } from '../support/app-fixture.js';
@@ -7,6 +8,8 @@ import { mgmt, orderBody } from './management-support.js';
 // Row-lock races only exist on a PostgreSQL server; PGlite runs one transaction at a time.
 const describeOnPostgres = onPostgres ? describe : describe.skip;
 
+// Several helpers share the machine's two cores: a request can take seconds.
+jest.setTimeout(30_000);
 const t = useTestApp({ runJobs: false });
 
 async function submit(prefillUrl: string): Promise<number> {

@@ -1,7 +1,10 @@
+import { jest } from '@jest/globals';
 import { useTestApp } from '../support/app-fixture.js';
 import { paymentBody } from '../support/merchant-client.js';
 import { mgmt, png, PRICE_PACKAGE_I_KASSA, PRICE_PACKAGE_PA_NETT, SYSTEM_HEADERS } from './management-support.js';
 
+// Several helpers share the machine's two cores: a request can take seconds.
+jest.setTimeout(30_000);
 const t = useTestApp({ runJobs: false });
 
 const problemShape = {

@@ -1,7 +1,10 @@
+import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { useTestApp } from '../support/app-fixture.js';
 import { mgmt, orderBody } from './management-support.js';
 
+// Several helpers share the machine's two cores: a request can take seconds.
+jest.setTimeout(30_000);
 const t = useTestApp({ runJobs: false });
 
 const VIEWER = `{

@@ -1,8 +1,11 @@
+import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { useTestApp } from '../support/app-fixture.js';
 import { PartnerClient } from '../support/partner-client.js';
 import { mgmt, orderBody, png, PRICE_PACKAGE_I_KASSA, SYSTEM_HEADERS } from './management-support.js';
 
+// Several helpers share the machine's two cores: a request can take seconds.
+jest.setTimeout(30_000);
 const t = useTestApp({ runJobs: false });
 
 function order(body: unknown, key: string = randomUUID()) {
