@@ -61,6 +61,8 @@ export interface RouteDeclaration<A extends InterfaceAuth, P extends string, B, 
    * tokens) names its scheme here, for the OpenAPI document: a bearer token and the subscription key.
    */
   documentedAuth?: 'bearer';
+  /** A larger request body than the default 1 MiB (an image upload); every other route keeps the default. */
+  maxBodyBytes?: number;
   handler(ctx: HandlerContext<A>, values: RouteValues<P, B, I>): Promise<HttpResponse>;
 }
 
@@ -76,6 +78,7 @@ export interface DeclaredRoute {
   body: BodyShape<unknown> | undefined;
   success: { status: number; description: string };
   documentedAuth?: 'bearer';
+  maxBodyBytes?: number;
   run(request: HttpRequest): Promise<HttpResponse>;
 }
 
@@ -111,6 +114,7 @@ export function defineRestInterface<A extends InterfaceAuth>(
     body: declared.body,
     success: declared.success,
     ...(declared.documentedAuth ? { documentedAuth: declared.documentedAuth } : {}),
+    ...(declared.maxBodyBytes ? { maxBodyBytes: declared.maxBodyBytes } : {}),
     run: (request) => runRoute(services, declaration, declared, request),
   });
   const { name, prefix, errorFormat, auth, headers } = declaration;
