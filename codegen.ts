@@ -24,6 +24,10 @@ const config: CodegenConfig = {
           PaymentEventNotification: '../payments/payment-event.subscription.js#PaymentEventNotificationSource',
           PaymentProfile: '../payments/payment.view.js#PaymentProfileView',
           UserInfo: '../user-profiles/user-info.graph.js#UserInfoView',
+          // issue 9: orders and QR
+          Order: '../orders/order.view.js#OrderView',
+          PaymentOrder: '../orders/order.view.js#OrderView',
+          OrderReceipt: '../orders/order.schemas.js#ReceiptDocument',
         },
         resolversNonOptionalTypename: { interfaceImplementingType: true },
       },

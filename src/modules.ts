@@ -7,6 +7,7 @@ import { platformModule } from './platform/platform.module.js';
 import { userProfilesModule } from './user-profiles/user-profiles.module.js';
 import { walletModule } from './wallet/wallet.module.js';
 import { webhooksModule } from './webhooks/webhooks.module.js';
+import { ordersModule } from './orders/orders.module.js';
 
 /** Every domain of the service. A new domain adds its folder and one line here. */
 export const modules: readonly DomainModule[] = [
@@ -18,4 +19,5 @@ export const modules: readonly DomainModule[] = [
   businessRegistryModule,
   pagesModule,
   userProfilesModule,
+  ordersModule,
 ];

@@ -6,6 +6,8 @@ import type { Webhook as WebhookRow } from '../webhooks/webhook.entity.js';
 import type { WebhookDeliveryView, WebhookAttemptView } from '../webhooks/webhook-delivery.service.js';
 import type { PaymentEventNotificationSource } from '../payments/payment-event.subscription.js';
 import type { UserInfoView } from '../user-profiles/user-info.graph.js';
+import type { OrderView } from '../orders/order.view.js';
+import type { ReceiptDocument } from '../orders/order.schemas.js';
 import type { GraphQLContext } from '../platform/graph/graphql-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -22,6 +24,31 @@ export type Scalars = {
   DateTime: { input: string; output: string; }
   /** An amount in minor units (100 = 1 NOK). Always an integer. */
   MinorUnits: { input: number; output: number; }
+};
+
+export type AddOrderImageInput = {
+  imageId: Scalars['String']['input'];
+  /** Base64 PNG or JPEG data (not a URL). */
+  src: Scalars['String']['input'];
+};
+
+export type AddOrderImagePayload = {
+  __typename?: 'AddOrderImagePayload';
+  image?: Maybe<OrderImage>;
+  userErrors: Array<OrderUserError>;
+};
+
+export type AddOrderReceiptInput = {
+  orderId: Scalars['String']['input'];
+  paymentType: OrderPaymentType;
+  receipt: ReceiptInput;
+};
+
+export type AddOrderReceiptPayload = {
+  __typename?: 'AddOrderReceiptPayload';
+  order?: Maybe<Order>;
+  receiptId?: Maybe<Scalars['String']['output']>;
+  userErrors: Array<OrderUserError>;
 };
 
 export type AirlineDataInput = {
@@ -153,6 +180,10 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** @deprecated Placeholder so domains can extend Mutation. */
   _empty?: Maybe<Scalars['Boolean']['output']>;
+  /** Uploads an image; an imageId is never overwritten. */
+  addOrderImage: AddOrderImagePayload;
+  /** Sends an order's receipt; once sent it cannot be changed. */
+  addOrderReceipt: AddOrderReceiptPayload;
   /** Test environment only: approve as a test user who has approved a payment on the landing page before. */
   approveTestPayment: PaymentModificationPayload;
   cancelPayment: PaymentModificationPayload;
@@ -163,6 +194,18 @@ export type Mutation = {
   redeliverWebhookDelivery: RedeliverWebhookDeliveryPayload;
   refundPayment: PaymentModificationPayload;
   registerWebhook: RegisterWebhookPayload;
+  /** Sets an order's category; a later call replaces it. */
+  setOrderCategory: SetOrderCategoryPayload;
+};
+
+
+export type MutationAddOrderImageArgs = {
+  input: AddOrderImageInput;
+};
+
+
+export type MutationAddOrderReceiptArgs = {
+  input: AddOrderReceiptInput;
 };
 
 
@@ -205,9 +248,56 @@ export type MutationRegisterWebhookArgs = {
   input: RegisterWebhookInput;
 };
 
+
+export type MutationSetOrderCategoryArgs = {
+  input: SetOrderCategoryInput;
+};
+
 /** An object with a globally unique, opaque id. */
 export type Node = {
   id: Scalars['ID']['output'];
+};
+
+/** An order of the caller's sales unit (order management): its category, images and receipt. */
+export type Order = {
+  __typename?: 'Order';
+  category?: Maybe<OrderCategory>;
+  images: Array<OrderImage>;
+  orderId: Scalars['String']['output'];
+  paymentType: OrderPaymentType;
+  receipt?: Maybe<OrderReceipt>;
+};
+
+/** An order's latest category: a link back to the merchant's site, shown on the transaction in the app. */
+export type OrderCategory = {
+  __typename?: 'OrderCategory';
+  category?: Maybe<OrderCategoryName>;
+  imageId?: Maybe<Scalars['String']['output']>;
+  orderDetailsUrl: Scalars['String']['output'];
+};
+
+/** The category enum of order management (FACTS §4). */
+export type OrderCategoryName =
+  | 'BOOKING'
+  | 'DELIVERY'
+  | 'GENERAL'
+  | 'ORDER_CONFIRMATION'
+  | 'RECEIPT'
+  | 'TICKET';
+
+export type OrderErrorCode =
+  | 'IMAGE_ALREADY_EXISTS'
+  | 'RECEIPT_ALREADY_SENT'
+  | 'VALIDATION_FAILED';
+
+/** An image the sales unit uploaded (decoded and checked: PNG or JPEG, at least 167 px high, at most 2 MB). */
+export type OrderImage = {
+  __typename?: 'OrderImage';
+  /** png or jpeg */
+  format: Scalars['String']['output'];
+  height: Scalars['Int']['output'];
+  imageId: Scalars['String']['output'];
+  width: Scalars['Int']['output'];
 };
 
 export type OrderLineInput = {
@@ -222,6 +312,26 @@ export type OrderLineInput = {
   totalAmountExcludingTax: Scalars['MinorUnits']['input'];
   totalTaxAmount: Scalars['MinorUnits']['input'];
   unitInfo?: InputMaybe<UnitInfoInput>;
+};
+
+export type OrderPaymentType =
+  | 'ECOM'
+  | 'RECURRING';
+
+/** An order's receipt: the order lines and the bottom line's totals. */
+export type OrderReceipt = {
+  __typename?: 'OrderReceipt';
+  orderLines: Array<PaymentOrderLine>;
+  receiptNumber?: Maybe<Scalars['String']['output']>;
+  totalAmount?: Maybe<Money>;
+};
+
+/** Why an order mutation did not happen. */
+export type OrderUserError = {
+  __typename?: 'OrderUserError';
+  code: OrderErrorCode;
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
 };
 
 export type PageInfo = {
@@ -406,7 +516,13 @@ export type PaymentModificationPayload = {
 /** The order a merchant sent with a payment (its receipt): the order lines and the bottom line's totals. */
 export type PaymentOrder = {
   __typename?: 'PaymentOrder';
+  /** The order's latest category (order management), null when none was set. */
+  category?: Maybe<OrderCategory>;
+  /** The images the category names. */
+  images: Array<OrderImage>;
   orderLines: Array<PaymentOrderLine>;
+  /** The receipt sent to order management, else the one given when the payment was created. */
+  receipt?: Maybe<OrderReceipt>;
   receiptNumber?: Maybe<Scalars['String']['output']>;
   /** The bottom line's total, when the merchant gave one. */
   totalAmount?: Maybe<Money>;
@@ -492,6 +608,8 @@ export type Query = {
   __typename?: 'Query';
   /** Any object by its global id; null when it does not exist or belongs to someone else. */
   node?: Maybe<Node>;
+  /** An order of the caller's sales unit; null when there is none (or it is another merchant's). */
+  order?: Maybe<Order>;
   /** A payment of the caller's sales unit by its reference. */
   payment?: Maybe<Payment>;
   /** Events of the caller's sales unit per minute since `since` (at most 24 hours back), oldest first; minutes without events are left out. */
@@ -513,6 +631,12 @@ export type Query = {
 
 export type QueryNodeArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryOrderArgs = {
+  orderId: Scalars['String']['input'];
+  paymentType: OrderPaymentType;
 };
 
 
@@ -590,6 +714,22 @@ export type SalesUnit = {
   __typename?: 'SalesUnit';
   msn: Scalars['String']['output'];
   name: Scalars['String']['output'];
+};
+
+export type SetOrderCategoryInput = {
+  category?: InputMaybe<OrderCategoryName>;
+  imageId?: InputMaybe<Scalars['String']['input']>;
+  orderDetailsUrl: Scalars['String']['input'];
+  orderId: Scalars['String']['input'];
+  paymentType: OrderPaymentType;
+};
+
+export type SetOrderCategoryPayload = {
+  __typename?: 'SetOrderCategoryPayload';
+  /** The category's id (as REST answers it). */
+  categoryId?: Maybe<Scalars['String']['output']>;
+  order?: Maybe<Order>;
+  userErrors: Array<OrderUserError>;
 };
 
 export type ShippingInfoInput = {
@@ -891,6 +1031,10 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
+  AddOrderImageInput: AddOrderImageInput;
+  AddOrderImagePayload: ResolverTypeWrapper<AddOrderImagePayload>;
+  AddOrderReceiptInput: AddOrderReceiptInput;
+  AddOrderReceiptPayload: ResolverTypeWrapper<Omit<AddOrderReceiptPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   AirlineDataInput: AirlineDataInput;
   ApproveTestPaymentInput: ApproveTestPaymentInput;
   BarcodeInput: BarcodeInput;
@@ -917,7 +1061,15 @@ export type ResolversTypes = ResolversObject<{
   MoneyInput: MoneyInput;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
+  Order: ResolverTypeWrapper<OrderView>;
+  OrderCategory: ResolverTypeWrapper<OrderCategory>;
+  OrderCategoryName: OrderCategoryName;
+  OrderErrorCode: OrderErrorCode;
+  OrderImage: ResolverTypeWrapper<OrderImage>;
   OrderLineInput: OrderLineInput;
+  OrderPaymentType: OrderPaymentType;
+  OrderReceipt: ResolverTypeWrapper<ReceiptDocument>;
+  OrderUserError: ResolverTypeWrapper<OrderUserError>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Payment: ResolverTypeWrapper<PaymentView>;
   PaymentAggregate: ResolverTypeWrapper<PaymentAggregate>;
@@ -936,7 +1088,7 @@ export type ResolversTypes = ResolversObject<{
   PaymentMethod: ResolverTypeWrapper<PaymentMethod>;
   PaymentMethodType: PaymentMethodType;
   PaymentModificationPayload: ResolverTypeWrapper<Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversTypes['Payment']> }>;
-  PaymentOrder: ResolverTypeWrapper<PaymentOrder>;
+  PaymentOrder: ResolverTypeWrapper<OrderView>;
   PaymentOrderLine: ResolverTypeWrapper<PaymentOrderLine>;
   PaymentProfile: ResolverTypeWrapper<PaymentProfileView>;
   PaymentSourcesInput: PaymentSourcesInput;
@@ -954,6 +1106,8 @@ export type ResolversTypes = ResolversObject<{
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: ResolverTypeWrapper<Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
   SalesUnit: ResolverTypeWrapper<SalesUnit>;
+  SetOrderCategoryInput: SetOrderCategoryInput;
+  SetOrderCategoryPayload: ResolverTypeWrapper<Omit<SetOrderCategoryPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   ShippingInfoInput: ShippingInfoInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -978,6 +1132,10 @@ export type ResolversTypes = ResolversObject<{
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
+  AddOrderImageInput: AddOrderImageInput;
+  AddOrderImagePayload: AddOrderImagePayload;
+  AddOrderReceiptInput: AddOrderReceiptInput;
+  AddOrderReceiptPayload: Omit<AddOrderReceiptPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   AirlineDataInput: AirlineDataInput;
   ApproveTestPaymentInput: ApproveTestPaymentInput;
   BarcodeInput: BarcodeInput;
@@ -1002,7 +1160,12 @@ export type ResolversParentTypes = ResolversObject<{
   MoneyInput: MoneyInput;
   Mutation: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
+  Order: OrderView;
+  OrderCategory: OrderCategory;
+  OrderImage: OrderImage;
   OrderLineInput: OrderLineInput;
+  OrderReceipt: ReceiptDocument;
+  OrderUserError: OrderUserError;
   PageInfo: PageInfo;
   Payment: PaymentView;
   PaymentAggregate: PaymentAggregate;
@@ -1018,7 +1181,7 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentFilter: PaymentFilter;
   PaymentMethod: PaymentMethod;
   PaymentModificationPayload: Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
-  PaymentOrder: PaymentOrder;
+  PaymentOrder: OrderView;
   PaymentOrderLine: PaymentOrderLine;
   PaymentProfile: PaymentProfileView;
   PaymentSourcesInput: PaymentSourcesInput;
@@ -1034,6 +1197,8 @@ export type ResolversParentTypes = ResolversObject<{
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
   SalesUnit: SalesUnit;
+  SetOrderCategoryInput: SetOrderCategoryInput;
+  SetOrderCategoryPayload: Omit<SetOrderCategoryPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   ShippingInfoInput: ShippingInfoInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
@@ -1050,6 +1215,17 @@ export type ResolversParentTypes = ResolversObject<{
   WebhookDeliveryEdge: Omit<WebhookDeliveryEdge, 'node'> & { node: ResolversParentTypes['WebhookDelivery'] };
   WebhookFailureRate: WebhookFailureRate;
   WebhookUserError: WebhookUserError;
+}>;
+
+export type AddOrderImagePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AddOrderImagePayload'] = ResolversParentTypes['AddOrderImagePayload']> = ResolversObject<{
+  image?: Resolver<Maybe<ResolversTypes['OrderImage']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OrderUserError']>, ParentType, ContextType>;
+}>;
+
+export type AddOrderReceiptPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AddOrderReceiptPayload'] = ResolversParentTypes['AddOrderReceiptPayload']> = ResolversObject<{
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  receiptId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OrderUserError']>, ParentType, ContextType>;
 }>;
 
 export type CreatePaymentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatePaymentPayload'] = ResolversParentTypes['CreatePaymentPayload']> = ResolversObject<{
@@ -1083,6 +1259,8 @@ export type MoneyResolvers<ContextType = GraphQLContext, ParentType extends Reso
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   _empty?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  addOrderImage?: Resolver<ResolversTypes['AddOrderImagePayload'], ParentType, ContextType, RequireFields<MutationAddOrderImageArgs, 'input'>>;
+  addOrderReceipt?: Resolver<ResolversTypes['AddOrderReceiptPayload'], ParentType, ContextType, RequireFields<MutationAddOrderReceiptArgs, 'input'>>;
   approveTestPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationApproveTestPaymentArgs, 'input'>>;
   cancelPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCancelPaymentArgs, 'input'>>;
   capturePayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCapturePaymentArgs, 'input'>>;
@@ -1091,10 +1269,44 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   redeliverWebhookDelivery?: Resolver<ResolversTypes['RedeliverWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'input'>>;
   refundPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationRefundPaymentArgs, 'input'>>;
   registerWebhook?: Resolver<ResolversTypes['RegisterWebhookPayload'], ParentType, ContextType, RequireFields<MutationRegisterWebhookArgs, 'input'>>;
+  setOrderCategory?: Resolver<ResolversTypes['SetOrderCategoryPayload'], ParentType, ContextType, RequireFields<MutationSetOrderCategoryArgs, 'input'>>;
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
   __resolveType: TypeResolveFn<'Payment' | 'PaymentEvent' | 'WebhookDelivery', ParentType, ContextType>;
+}>;
+
+export type OrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = ResolversObject<{
+  category?: Resolver<Maybe<ResolversTypes['OrderCategory']>, ParentType, ContextType>;
+  images?: Resolver<Array<ResolversTypes['OrderImage']>, ParentType, ContextType>;
+  orderId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  paymentType?: Resolver<ResolversTypes['OrderPaymentType'], ParentType, ContextType>;
+  receipt?: Resolver<Maybe<ResolversTypes['OrderReceipt']>, ParentType, ContextType>;
+}>;
+
+export type OrderCategoryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderCategory'] = ResolversParentTypes['OrderCategory']> = ResolversObject<{
+  category?: Resolver<Maybe<ResolversTypes['OrderCategoryName']>, ParentType, ContextType>;
+  imageId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  orderDetailsUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type OrderImageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderImage'] = ResolversParentTypes['OrderImage']> = ResolversObject<{
+  format?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  height?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  imageId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  width?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type OrderReceiptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderReceipt'] = ResolversParentTypes['OrderReceipt']> = ResolversObject<{
+  orderLines?: Resolver<Array<ResolversTypes['PaymentOrderLine']>, ParentType, ContextType>;
+  receiptNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  totalAmount?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+}>;
+
+export type OrderUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderUserError'] = ResolversParentTypes['OrderUserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['OrderErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -1195,7 +1407,10 @@ export type PaymentModificationPayloadResolvers<ContextType = GraphQLContext, Pa
 }>;
 
 export type PaymentOrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOrder'] = ResolversParentTypes['PaymentOrder']> = ResolversObject<{
+  category?: Resolver<Maybe<ResolversTypes['OrderCategory']>, ParentType, ContextType>;
+  images?: Resolver<Array<ResolversTypes['OrderImage']>, ParentType, ContextType>;
   orderLines?: Resolver<Array<ResolversTypes['PaymentOrderLine']>, ParentType, ContextType>;
+  receipt?: Resolver<Maybe<ResolversTypes['OrderReceipt']>, ParentType, ContextType>;
   receiptNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   totalAmount?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
 }>;
@@ -1238,6 +1453,7 @@ export type PaymentUserErrorResolvers<ContextType = GraphQLContext, ParentType e
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'orderId' | 'paymentType'>>;
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType, RequireFields<QueryPaymentArgs, 'reference'>>;
   paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, ContextType, RequireFields<QueryPaymentEventsPerMinuteArgs, 'since'>>;
   paymentTotals?: Resolver<ResolversTypes['PaymentTotals'], ParentType, ContextType, RequireFields<QueryPaymentTotalsArgs, 'since'>>;
@@ -1262,6 +1478,12 @@ export type RegisterWebhookPayloadResolvers<ContextType = GraphQLContext, Parent
 export type SalesUnitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SalesUnit'] = ResolversParentTypes['SalesUnit']> = ResolversObject<{
   msn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type SetOrderCategoryPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SetOrderCategoryPayload'] = ResolversParentTypes['SetOrderCategoryPayload']> = ResolversObject<{
+  categoryId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OrderUserError']>, ParentType, ContextType>;
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
@@ -1367,6 +1589,8 @@ export type WebhookUserErrorResolvers<ContextType = GraphQLContext, ParentType e
 }>;
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
+  AddOrderImagePayload?: AddOrderImagePayloadResolvers<ContextType>;
+  AddOrderReceiptPayload?: AddOrderReceiptPayloadResolvers<ContextType>;
   CreatePaymentPayload?: CreatePaymentPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
   DeleteWebhookPayload?: DeleteWebhookPayloadResolvers<ContextType>;
@@ -1375,6 +1599,11 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Money?: MoneyResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   Node?: NodeResolvers<ContextType>;
+  Order?: OrderResolvers<ContextType>;
+  OrderCategory?: OrderCategoryResolvers<ContextType>;
+  OrderImage?: OrderImageResolvers<ContextType>;
+  OrderReceipt?: OrderReceiptResolvers<ContextType>;
+  OrderUserError?: OrderUserErrorResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Payment?: PaymentResolvers<ContextType>;
   PaymentAggregate?: PaymentAggregateResolvers<ContextType>;
@@ -1399,6 +1628,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   RedeliverWebhookDeliveryPayload?: RedeliverWebhookDeliveryPayloadResolvers<ContextType>;
   RegisterWebhookPayload?: RegisterWebhookPayloadResolvers<ContextType>;
   SalesUnit?: SalesUnitResolvers<ContextType>;
+  SetOrderCategoryPayload?: SetOrderCategoryPayloadResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   UserInfo?: UserInfoResolvers<ContextType>;
   UserInfoAccount?: UserInfoAccountResolvers<ContextType>;

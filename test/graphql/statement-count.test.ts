@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { approveWithConsent } from '../support/user-consent.js';
+import { pngImage } from '../orders/images.js';
 
 let t: TestApp;
 let merchant: MerchantClient;
@@ -151,5 +152,52 @@ describe('SQL statements of user profiles', () => {
     });
     // The client holding the subscription key, then the consent and the profile.
     expect(byUserToken).toHaveLength(3);
+  });
+});
+
+// issue 9: orders
+describe('SQL statements of orders', () => {
+  const ORDER_PAGE = `query Page($first: Int!) {
+    payments(first: $first) { edges { node { reference order { category { category imageId } images { imageId width } receipt { receiptNumber } } } } }
+  }`;
+
+  test("a page of payments with their orders (the dashboard's payment page) costs the same statements for 1, 12 and 50 payments", async () => {
+    // The newest 12 payments have an order with a category, an image and a receipt.
+    const image = pngImage(200, 200);
+    expect(
+      (
+        await merchant.request('POST', '/order-management/v1/images', {
+          imageId: 'count-image',
+          src: image.toString('base64'),
+          type: 'base64',
+        })
+      ).status,
+    ).toBe(200);
+    for (let i = 0; i < 12; i++) {
+      t.clock.advance(1_000);
+      const reference = await merchant.authorizedPayment(1_000);
+      await merchant.request('PUT', `/order-management/v2/ecom/categories/${reference}`, {
+        category: 'GENERAL',
+        orderDetailsUrl: 'https://shop.example/o',
+        imageId: 'count-image',
+      });
+      await merchant.request('POST', `/order-management/v2/ecom/receipts/${reference}`, {
+        orderLines: [{ name: 'Socks', id: '1', totalAmount: 100, totalAmountExcludingTax: 80, totalTaxAmount: 20, taxPercentage: 25 }],
+        bottomLine: { currency: 'NOK', receiptNumber: `r-${i}` },
+      });
+    }
+    const counts: number[] = [];
+    for (const first of [1, 12, 50]) {
+      const statements = await statementsFor(async () => {
+        const res = await merchant.graphql(ORDER_PAGE, { first });
+        expect(res.body.errors).toBeUndefined();
+        const orders = res.body.data.payments.edges.map((e: { node: { order: unknown } }) => e.node.order).filter(Boolean);
+        expect(orders).toHaveLength(Math.min(first, 12));
+        expect(orders[0].images).toEqual([{ imageId: 'count-image', width: 200 }]);
+      });
+      counts.push(statements.length);
+    }
+    // The page, then one batch of orders (category, image and receipt in one statement).
+    expect(counts).toEqual([2, 2, 2]);
   });
 });

@@ -80,6 +80,21 @@ async function expectDocumentedRefusal(route: string, res: Response): Promise<vo
     );
     return;
   }
+  if (/^\w+ \/(order-management|qr)\//.test(route)) {
+    // issue 9: order management and QR answer in their `invalidParams` body (FACTS §4, §5).
+    expect(type).toMatch(/^application\/json/);
+    const body = JSON.parse(text) as { invalidParams?: unknown };
+    expect(body).toEqual(
+      expect.objectContaining({
+        type: expect.any(String),
+        title: expect.any(String),
+        detail: expect.any(String),
+        instance: expect.any(String),
+      }),
+    );
+    expect(Array.isArray(body.invalidParams)).toBe(true);
+    return;
+  }
   expect(type).toBe('application/problem+json');
   expect(JSON.parse(text)).toEqual(
     expect.objectContaining({

@@ -57,6 +57,11 @@ beforeAll(async () => {
     events: ['epayments.payment.created.v1'],
   });
   const reference = await owner.authorizedPayment(10_000);
+  // issue 9: the payment's order has a category, so the order probes ask about a real order.
+  await owner.request('PUT', `/order-management/v2/ecom/categories/${reference}`, {
+    category: 'GENERAL',
+    orderDetailsUrl: 'https://a.example/o',
+  });
   const res = await owner.graphql('query($r: String!) { payment(reference: $r) { id events { edges { node { id } } } } }', {
     r: reference,
   });
@@ -140,7 +145,29 @@ const restMatrix: Record<string, Entry> = {
   'GET /vipps-userinfo-api/userinfo/': {
     none: "the wallet user's own token names the consent and its sales unit; another merchant's key is refused (test/user-profiles/userinfo.test.ts)",
   },
+  // issue 9: order management. Writes go to the caller's own order of that id (orders are keyed by sales unit):
+  // another merchant writing "the same" id changes nothing of A's (test/orders/order-management.test.ts, tenancy).
+  'PUT /order-management/v2/{paymentType}/categories/{orderId}': { none: "writes the caller's own order of that id" },
+  'POST /order-management/v1/images': { none: "uploads to the caller's own images; an imageId of another merchant is unknown" },
+  'GET /order-management/v2/{paymentType}/{orderId}': async (c, ids) =>
+    traced(await c.request('GET', `/order-management/v2/ecom/${ids.reference}`)),
+  'POST /order-management/v2/{paymentType}/receipts/{orderId}': { none: "writes the caller's own order of that id" },
+  'PUT /order-management/v1/orders/{transactionId}': {
+    none: "a transactionId resolves among the caller's payments only; writes its own order",
+  },
+  'GET /order-management/v1/orders/{transactionId}': async (c, ids) =>
+    traced(await c.request('GET', `/order-management/v1/orders/${ids.reference}`)),
+  'GET /order-management/v1/receipts/{transactionId}': async (c, ids) =>
+    traced(await c.request('GET', `/order-management/v1/receipts/${ids.reference}`)),
+  'POST /order-management/v1/receipts/{transactionId}': {
+    none: "a transactionId resolves among the caller's payments only; writes its own order",
+  },
 };
+
+/** issue 9: the `invalidParams` body's `instance` is the request's trace id (a new one each time), like `traceId` elsewhere. */
+function traced(res: HttpResult): HttpResult {
+  return typeof res.body?.instance === 'string' ? { ...res, body: { ...res.body, instance: '<trace>' } } : res;
+}
 
 const gql =
   (query: string, pick: (ids: Identifiers) => Record<string, unknown>): Probe =>
@@ -188,6 +215,13 @@ const graphMatrix: Record<string, Entry> = {
     'mutation($r: String!) { approveTestPayment(input: { reference: $r }) { payment { reference } userErrors { code field } } }',
     (ids) => ({ r: ids.reference }),
   ),
+  // issue 9: order management
+  'Query.order': gql('query($o: String!) { order(paymentType: ECOM, orderId: $o) { orderId category { orderDetailsUrl } } }', (ids) => ({
+    o: ids.reference,
+  })),
+  'Mutation.setOrderCategory': { none: "writes the caller's own order of that id" },
+  'Mutation.addOrderImage': { none: "uploads to the caller's own images" },
+  'Mutation.addOrderReceipt': { none: "writes the caller's own order of that id" },
   'Subscription.paymentEvents': { socket: 'probed over graphql-ws below: a subscription to another merchant’s reference' },
 };
 
