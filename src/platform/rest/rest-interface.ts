@@ -43,6 +43,8 @@ export interface RouteValues<P extends string, B, I extends boolean> {
   query: URLSearchParams;
   /** For the few bodies that are not JSON (the landing page's form). */
   rawBody: Buffer;
+  /** Any request header, for the few operations that read one beyond the interface's rules (QR: `Accept`, `Size`). */
+  lookupHeader: HeaderLookup;
 }
 
 export interface RouteDeclaration<A extends InterfaceAuth, P extends string, B, I extends boolean> {
@@ -138,6 +140,7 @@ async function runRoute<A extends InterfaceAuth, P extends string, B, I extends 
     headers: front.headers,
     query: request.query,
     rawBody: request.rawBody,
+    lookupHeader,
   };
   return route.handler(front.ctx as HandlerContext<A>, values);
 }
