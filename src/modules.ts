@@ -8,6 +8,7 @@ import { userProfilesModule } from './user-profiles/user-profiles.module.js';
 import { walletModule } from './wallet/wallet.module.js';
 import { webhooksModule } from './webhooks/webhooks.module.js';
 import { ordersModule } from './orders/orders.module.js';
+import { qrModule } from './qr/qr.module.js';
 
 /** Every domain of the service. A new domain adds its folder and one line here. */
 export const modules: readonly DomainModule[] = [
@@ -20,4 +21,5 @@ export const modules: readonly DomainModule[] = [
   pagesModule,
   userProfilesModule,
   ordersModule,
+  qrModule,
 ];

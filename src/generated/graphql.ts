@@ -8,6 +8,8 @@ import type { PaymentEventNotificationSource } from '../payments/payment-event.s
 import type { UserInfoView } from '../user-profiles/user-info.graph.js';
 import type { OrderView } from '../orders/order.view.js';
 import type { ReceiptDocument } from '../orders/order.schemas.js';
+import type { QrRow } from '../qr/qr.view.js';
+import type { CheckInPayload } from '../qr/qr-event.types.js';
 import type { GraphQLContext } from '../platform/graph/graphql-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -86,6 +88,42 @@ export type BottomLineInput = {
   totalTax?: InputMaybe<Scalars['MinorUnits']['input']>;
 };
 
+/** A callback QR of the caller's sales unit: scanning it checks the wallet user in. */
+export type CallbackQr = {
+  __typename?: 'CallbackQr';
+  imageUrl: Scalars['String']['output'];
+  locationDescription: Scalars['String']['output'];
+  merchantQrId: Scalars['String']['output'];
+  merchantSerialNumber: Scalars['String']['output'];
+  /** What the QR encodes: the scan URL. */
+  qrContent: Scalars['String']['output'];
+};
+
+
+/** A callback QR of the caller's sales unit: scanning it checks the wallet user in. */
+export type CallbackQrImageUrlArgs = {
+  format?: InputMaybe<QrCodeImageFormat>;
+  size?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type CallbackQrConnection = {
+  __typename?: 'CallbackQrConnection';
+  edges: Array<CallbackQrEdge>;
+  pageInfo: PageInfo;
+};
+
+export type CallbackQrEdge = {
+  __typename?: 'CallbackQrEdge';
+  cursor: Scalars['String']['output'];
+  node: CallbackQr;
+};
+
+export type CallbackQrPayload = {
+  __typename?: 'CallbackQrPayload';
+  callbackQr?: Maybe<CallbackQr>;
+  userErrors: Array<QrUserError>;
+};
+
 export type CancelPaymentInput = {
   idempotencyKey: Scalars['String']['input'];
   reference: Scalars['String']['input'];
@@ -125,6 +163,13 @@ export type CreatePaymentPayload = {
   userErrors: Array<PaymentUserError>;
 };
 
+export type CreateRedirectQrInput = {
+  id: Scalars['String']['input'];
+  redirectUrl: Scalars['String']['input'];
+  /** Seconds, 300 to 2147483647; absent: never expires. */
+  ttl?: InputMaybe<Scalars['Int']['input']>;
+};
+
 export type Currency =
   | 'DKK'
   | 'EUR'
@@ -139,6 +184,26 @@ export type CustomerInput = {
 export type CustomerInteraction =
   | 'CUSTOMER_NOT_PRESENT'
   | 'CUSTOMER_PRESENT';
+
+export type DeleteCallbackQrInput = {
+  merchantQrId: Scalars['String']['input'];
+};
+
+export type DeleteCallbackQrPayload = {
+  __typename?: 'DeleteCallbackQrPayload';
+  deletedMerchantQrId?: Maybe<Scalars['String']['output']>;
+  userErrors: Array<QrUserError>;
+};
+
+export type DeleteRedirectQrInput = {
+  id: Scalars['String']['input'];
+};
+
+export type DeleteRedirectQrPayload = {
+  __typename?: 'DeleteRedirectQrPayload';
+  deletedId?: Maybe<Scalars['String']['output']>;
+  userErrors: Array<QrUserError>;
+};
 
 export type DeleteWebhookInput = {
   id: Scalars['ID']['input'];
@@ -189,13 +254,19 @@ export type Mutation = {
   cancelPayment: PaymentModificationPayload;
   capturePayment: PaymentModificationPayload;
   createPayment: CreatePaymentPayload;
+  createRedirectQr: RedirectQrPayload;
+  deleteCallbackQr: DeleteCallbackQrPayload;
+  deleteRedirectQr: DeleteRedirectQrPayload;
   deleteWebhook: DeleteWebhookPayload;
   /** Makes a pending or failed delivery due now (a failed one gets one more try). */
   redeliverWebhookDelivery: RedeliverWebhookDeliveryPayload;
   refundPayment: PaymentModificationPayload;
   registerWebhook: RegisterWebhookPayload;
+  /** Creates or updates a callback QR: a later call changes the location, never the image. */
+  setCallbackQr: CallbackQrPayload;
   /** Sets an order's category; a later call replaces it. */
   setOrderCategory: SetOrderCategoryPayload;
+  updateRedirectQr: RedirectQrPayload;
 };
 
 
@@ -229,6 +300,21 @@ export type MutationCreatePaymentArgs = {
 };
 
 
+export type MutationCreateRedirectQrArgs = {
+  input: CreateRedirectQrInput;
+};
+
+
+export type MutationDeleteCallbackQrArgs = {
+  input: DeleteCallbackQrInput;
+};
+
+
+export type MutationDeleteRedirectQrArgs = {
+  input: DeleteRedirectQrInput;
+};
+
+
 export type MutationDeleteWebhookArgs = {
   input: DeleteWebhookInput;
 };
@@ -249,8 +335,18 @@ export type MutationRegisterWebhookArgs = {
 };
 
 
+export type MutationSetCallbackQrArgs = {
+  input: SetCallbackQrInput;
+};
+
+
 export type MutationSetOrderCategoryArgs = {
   input: SetOrderCategoryInput;
+};
+
+
+export type MutationUpdateRedirectQrArgs = {
+  input: UpdateRedirectQrInput;
 };
 
 /** An object with a globally unique, opaque id. */
@@ -593,6 +689,27 @@ export type PaymentUserError = {
   message: Scalars['String']['output'];
 };
 
+/** A wallet user scanned one of the sales unit's callback QRs (`user.checked-in.v1`, the spec's QrScannedEvent). */
+export type QrCheckIn = {
+  __typename?: 'QrCheckIn';
+  /** Names the user to a later createPayment `customer.customerToken`. */
+  customerToken: Scalars['String']['output'];
+  initiatedAt: Scalars['DateTime']['output'];
+  /** The callback QR's merchantQrId (a mapped beacon's beaconId). */
+  merchantQrId: Scalars['String']['output'];
+  merchantSerialNumber: Scalars['String']['output'];
+};
+
+/** The image formats a QR is served in. */
+export type QrCodeImageFormat =
+  | 'PNG'
+  | 'SVG';
+
+export type QrErrorCode =
+  | 'QR_ALREADY_EXISTS'
+  | 'QR_NOT_FOUND'
+  | 'VALIDATION_FAILED';
+
 export type QrFormatInput = {
   format: QrImageFormat;
   /** Pixels per side, 100 to 2000; PNG only. */
@@ -604,8 +721,17 @@ export type QrImageFormat =
   | 'IMAGE_SVG'
   | 'TEXT_TARGETURL';
 
+export type QrUserError = {
+  __typename?: 'QrUserError';
+  code: QrErrorCode;
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
+};
+
 export type Query = {
   __typename?: 'Query';
+  /** The sales unit's callback QRs, by merchantQrId. */
+  callbackQrs: CallbackQrConnection;
   /** Any object by its global id; null when it does not exist or belongs to someone else. */
   node?: Maybe<Node>;
   /** An order of the caller's sales unit; null when there is none (or it is another merchant's). */
@@ -620,12 +746,20 @@ export type Query = {
   payments: PaymentConnection;
   /** Committed events of the caller's sales unit, newest first, in the shape Subscription.paymentEvents sends them: its history. */
   recentPaymentEvents: PaymentEventNotificationConnection;
+  /** The sales unit's live redirect QRs, by id. */
+  redirectQrs: RedirectQrConnection;
   /** The sales units the caller's credentials may act for. */
   salesUnits: Array<SalesUnit>;
   /** A registration's deliveries, newest first; null when the registration is not the caller's. */
   webhookDeliveries?: Maybe<WebhookDeliveryConnection>;
   /** The caller's webhook registrations, oldest first. */
   webhooks: Array<Webhook>;
+};
+
+
+export type QueryCallbackQrsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -668,6 +802,12 @@ export type QueryRecentPaymentEventsArgs = {
 };
 
 
+export type QueryRedirectQrsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
 export type QueryWebhookDeliveriesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -687,6 +827,44 @@ export type RedeliverWebhookDeliveryPayload = {
   __typename?: 'RedeliverWebhookDeliveryPayload';
   delivery?: Maybe<WebhookDelivery>;
   userErrors: Array<WebhookUserError>;
+};
+
+/** A merchant redirect QR of the caller's sales unit: its image keeps working when redirectUrl changes. */
+export type RedirectQr = {
+  __typename?: 'RedirectQr';
+  /** Seconds left; -1 when it never expires. */
+  expiresIn: Scalars['Int']['output'];
+  id: Scalars['String']['output'];
+  /** The image (no credentials needed); PNG of `size` pixels (100 to 2000, default 800). */
+  imageUrl: Scalars['String']['output'];
+  redirectUrl: Scalars['String']['output'];
+  /** What the QR encodes: this service's stable redirect URL. */
+  targetUrl: Scalars['String']['output'];
+};
+
+
+/** A merchant redirect QR of the caller's sales unit: its image keeps working when redirectUrl changes. */
+export type RedirectQrImageUrlArgs = {
+  format?: InputMaybe<QrCodeImageFormat>;
+  size?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type RedirectQrConnection = {
+  __typename?: 'RedirectQrConnection';
+  edges: Array<RedirectQrEdge>;
+  pageInfo: PageInfo;
+};
+
+export type RedirectQrEdge = {
+  __typename?: 'RedirectQrEdge';
+  cursor: Scalars['String']['output'];
+  node: RedirectQr;
+};
+
+export type RedirectQrPayload = {
+  __typename?: 'RedirectQrPayload';
+  redirectQr?: Maybe<RedirectQr>;
+  userErrors: Array<QrUserError>;
 };
 
 export type RefundPaymentInput = {
@@ -714,6 +892,11 @@ export type SalesUnit = {
   __typename?: 'SalesUnit';
   msn: Scalars['String']['output'];
   name: Scalars['String']['output'];
+};
+
+export type SetCallbackQrInput = {
+  locationDescription: Scalars['String']['input'];
+  merchantQrId: Scalars['String']['input'];
 };
 
 export type SetOrderCategoryInput = {
@@ -744,6 +927,8 @@ export type Subscription = {
   __typename?: 'Subscription';
   /** Committed events of the caller's sales unit, optionally narrowed to one payment reference and to some event names. */
   paymentEvents: PaymentEventNotification;
+  /** Check-ins at the caller's sales unit's callback QRs, from now on. */
+  qrCheckIns: QrCheckIn;
 };
 
 
@@ -757,6 +942,11 @@ export type UnitInfoInput = {
   quantity: Scalars['String']['input'];
   quantityUnit?: InputMaybe<Scalars['String']['input']>;
   unitPrice: Scalars['MinorUnits']['input'];
+};
+
+export type UpdateRedirectQrInput = {
+  id: Scalars['String']['input'];
+  redirectUrl: Scalars['String']['input'];
 };
 
 export type UserFlow =
@@ -1040,14 +1230,23 @@ export type ResolversTypes = ResolversObject<{
   BarcodeInput: BarcodeInput;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   BottomLineInput: BottomLineInput;
+  CallbackQr: ResolverTypeWrapper<QrRow>;
+  CallbackQrConnection: ResolverTypeWrapper<Omit<CallbackQrConnection, 'edges'> & { edges: Array<ResolversTypes['CallbackQrEdge']> }>;
+  CallbackQrEdge: ResolverTypeWrapper<Omit<CallbackQrEdge, 'node'> & { node: ResolversTypes['CallbackQr'] }>;
+  CallbackQrPayload: ResolverTypeWrapper<Omit<CallbackQrPayload, 'callbackQr'> & { callbackQr?: Maybe<ResolversTypes['CallbackQr']> }>;
   CancelPaymentInput: CancelPaymentInput;
   CapturePaymentInput: CapturePaymentInput;
   CreatePaymentInput: CreatePaymentInput;
   CreatePaymentPayload: ResolverTypeWrapper<Omit<CreatePaymentPayload, 'payment'> & { payment?: Maybe<ResolversTypes['Payment']> }>;
+  CreateRedirectQrInput: CreateRedirectQrInput;
   Currency: Currency;
   CustomerInput: CustomerInput;
   CustomerInteraction: CustomerInteraction;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DeleteCallbackQrInput: DeleteCallbackQrInput;
+  DeleteCallbackQrPayload: ResolverTypeWrapper<DeleteCallbackQrPayload>;
+  DeleteRedirectQrInput: DeleteRedirectQrInput;
+  DeleteRedirectQrPayload: ResolverTypeWrapper<DeleteRedirectQrPayload>;
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: ResolverTypeWrapper<DeleteWebhookPayload>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
@@ -1096,22 +1295,32 @@ export type ResolversTypes = ResolversObject<{
   PaymentStateCount: ResolverTypeWrapper<PaymentStateCount>;
   PaymentTotals: ResolverTypeWrapper<PaymentTotals>;
   PaymentUserError: ResolverTypeWrapper<PaymentUserError>;
+  QrCheckIn: ResolverTypeWrapper<CheckInPayload>;
+  QrCodeImageFormat: QrCodeImageFormat;
+  QrErrorCode: QrErrorCode;
   QrFormatInput: QrFormatInput;
   QrImageFormat: QrImageFormat;
+  QrUserError: ResolverTypeWrapper<QrUserError>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ReceiptInput: ReceiptInput;
   RedeliverWebhookDeliveryInput: RedeliverWebhookDeliveryInput;
   RedeliverWebhookDeliveryPayload: ResolverTypeWrapper<Omit<RedeliverWebhookDeliveryPayload, 'delivery'> & { delivery?: Maybe<ResolversTypes['WebhookDelivery']> }>;
+  RedirectQr: ResolverTypeWrapper<QrRow>;
+  RedirectQrConnection: ResolverTypeWrapper<Omit<RedirectQrConnection, 'edges'> & { edges: Array<ResolversTypes['RedirectQrEdge']> }>;
+  RedirectQrEdge: ResolverTypeWrapper<Omit<RedirectQrEdge, 'node'> & { node: ResolversTypes['RedirectQr'] }>;
+  RedirectQrPayload: ResolverTypeWrapper<Omit<RedirectQrPayload, 'redirectQr'> & { redirectQr?: Maybe<ResolversTypes['RedirectQr']> }>;
   RefundPaymentInput: RefundPaymentInput;
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: ResolverTypeWrapper<Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
   SalesUnit: ResolverTypeWrapper<SalesUnit>;
+  SetCallbackQrInput: SetCallbackQrInput;
   SetOrderCategoryInput: SetOrderCategoryInput;
   SetOrderCategoryPayload: ResolverTypeWrapper<Omit<SetOrderCategoryPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   ShippingInfoInput: ShippingInfoInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UnitInfoInput: UnitInfoInput;
+  UpdateRedirectQrInput: UpdateRedirectQrInput;
   UserFlow: UserFlow;
   UserInfo: ResolverTypeWrapper<UserInfoView>;
   UserInfoAccount: ResolverTypeWrapper<UserInfoAccount>;
@@ -1141,12 +1350,21 @@ export type ResolversParentTypes = ResolversObject<{
   BarcodeInput: BarcodeInput;
   Boolean: Scalars['Boolean']['output'];
   BottomLineInput: BottomLineInput;
+  CallbackQr: QrRow;
+  CallbackQrConnection: Omit<CallbackQrConnection, 'edges'> & { edges: Array<ResolversParentTypes['CallbackQrEdge']> };
+  CallbackQrEdge: Omit<CallbackQrEdge, 'node'> & { node: ResolversParentTypes['CallbackQr'] };
+  CallbackQrPayload: Omit<CallbackQrPayload, 'callbackQr'> & { callbackQr?: Maybe<ResolversParentTypes['CallbackQr']> };
   CancelPaymentInput: CancelPaymentInput;
   CapturePaymentInput: CapturePaymentInput;
   CreatePaymentInput: CreatePaymentInput;
   CreatePaymentPayload: Omit<CreatePaymentPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
+  CreateRedirectQrInput: CreateRedirectQrInput;
   CustomerInput: CustomerInput;
   DateTime: Scalars['DateTime']['output'];
+  DeleteCallbackQrInput: DeleteCallbackQrInput;
+  DeleteCallbackQrPayload: DeleteCallbackQrPayload;
+  DeleteRedirectQrInput: DeleteRedirectQrInput;
+  DeleteRedirectQrPayload: DeleteRedirectQrPayload;
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: DeleteWebhookPayload;
   Float: Scalars['Float']['output'];
@@ -1188,21 +1406,29 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentStateCount: PaymentStateCount;
   PaymentTotals: PaymentTotals;
   PaymentUserError: PaymentUserError;
+  QrCheckIn: CheckInPayload;
   QrFormatInput: QrFormatInput;
+  QrUserError: QrUserError;
   Query: Record<PropertyKey, never>;
   ReceiptInput: ReceiptInput;
   RedeliverWebhookDeliveryInput: RedeliverWebhookDeliveryInput;
   RedeliverWebhookDeliveryPayload: Omit<RedeliverWebhookDeliveryPayload, 'delivery'> & { delivery?: Maybe<ResolversParentTypes['WebhookDelivery']> };
+  RedirectQr: QrRow;
+  RedirectQrConnection: Omit<RedirectQrConnection, 'edges'> & { edges: Array<ResolversParentTypes['RedirectQrEdge']> };
+  RedirectQrEdge: Omit<RedirectQrEdge, 'node'> & { node: ResolversParentTypes['RedirectQr'] };
+  RedirectQrPayload: Omit<RedirectQrPayload, 'redirectQr'> & { redirectQr?: Maybe<ResolversParentTypes['RedirectQr']> };
   RefundPaymentInput: RefundPaymentInput;
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
   SalesUnit: SalesUnit;
+  SetCallbackQrInput: SetCallbackQrInput;
   SetOrderCategoryInput: SetOrderCategoryInput;
   SetOrderCategoryPayload: Omit<SetOrderCategoryPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   ShippingInfoInput: ShippingInfoInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UnitInfoInput: UnitInfoInput;
+  UpdateRedirectQrInput: UpdateRedirectQrInput;
   UserInfo: UserInfoView;
   UserInfoAccount: UserInfoAccount;
   UserInfoAddress: UserInfoAddress;
@@ -1228,6 +1454,29 @@ export type AddOrderReceiptPayloadResolvers<ContextType = GraphQLContext, Parent
   userErrors?: Resolver<Array<ResolversTypes['OrderUserError']>, ParentType, ContextType>;
 }>;
 
+export type CallbackQrResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CallbackQr'] = ResolversParentTypes['CallbackQr']> = ResolversObject<{
+  imageUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType, RequireFields<CallbackQrImageUrlArgs, 'format'>>;
+  locationDescription?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  merchantQrId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  merchantSerialNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  qrContent?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type CallbackQrConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CallbackQrConnection'] = ResolversParentTypes['CallbackQrConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['CallbackQrEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type CallbackQrEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CallbackQrEdge'] = ResolversParentTypes['CallbackQrEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['CallbackQr'], ParentType, ContextType>;
+}>;
+
+export type CallbackQrPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CallbackQrPayload'] = ResolversParentTypes['CallbackQrPayload']> = ResolversObject<{
+  callbackQr?: Resolver<Maybe<ResolversTypes['CallbackQr']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['QrUserError']>, ParentType, ContextType>;
+}>;
+
 export type CreatePaymentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatePaymentPayload'] = ResolversParentTypes['CreatePaymentPayload']> = ResolversObject<{
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType>;
   redirectUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1237,6 +1486,16 @@ export type CreatePaymentPayloadResolvers<ContextType = GraphQLContext, ParentTy
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
+
+export type DeleteCallbackQrPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteCallbackQrPayload'] = ResolversParentTypes['DeleteCallbackQrPayload']> = ResolversObject<{
+  deletedMerchantQrId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['QrUserError']>, ParentType, ContextType>;
+}>;
+
+export type DeleteRedirectQrPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteRedirectQrPayload'] = ResolversParentTypes['DeleteRedirectQrPayload']> = ResolversObject<{
+  deletedId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['QrUserError']>, ParentType, ContextType>;
+}>;
 
 export type DeleteWebhookPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteWebhookPayload'] = ResolversParentTypes['DeleteWebhookPayload']> = ResolversObject<{
   deletedWebhookId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
@@ -1265,11 +1524,16 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   cancelPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCancelPaymentArgs, 'input'>>;
   capturePayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCapturePaymentArgs, 'input'>>;
   createPayment?: Resolver<ResolversTypes['CreatePaymentPayload'], ParentType, ContextType, RequireFields<MutationCreatePaymentArgs, 'input'>>;
+  createRedirectQr?: Resolver<ResolversTypes['RedirectQrPayload'], ParentType, ContextType, RequireFields<MutationCreateRedirectQrArgs, 'input'>>;
+  deleteCallbackQr?: Resolver<ResolversTypes['DeleteCallbackQrPayload'], ParentType, ContextType, RequireFields<MutationDeleteCallbackQrArgs, 'input'>>;
+  deleteRedirectQr?: Resolver<ResolversTypes['DeleteRedirectQrPayload'], ParentType, ContextType, RequireFields<MutationDeleteRedirectQrArgs, 'input'>>;
   deleteWebhook?: Resolver<ResolversTypes['DeleteWebhookPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'input'>>;
   redeliverWebhookDelivery?: Resolver<ResolversTypes['RedeliverWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'input'>>;
   refundPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationRefundPaymentArgs, 'input'>>;
   registerWebhook?: Resolver<ResolversTypes['RegisterWebhookPayload'], ParentType, ContextType, RequireFields<MutationRegisterWebhookArgs, 'input'>>;
+  setCallbackQr?: Resolver<ResolversTypes['CallbackQrPayload'], ParentType, ContextType, RequireFields<MutationSetCallbackQrArgs, 'input'>>;
   setOrderCategory?: Resolver<ResolversTypes['SetOrderCategoryPayload'], ParentType, ContextType, RequireFields<MutationSetOrderCategoryArgs, 'input'>>;
+  updateRedirectQr?: Resolver<ResolversTypes['RedirectQrPayload'], ParentType, ContextType, RequireFields<MutationUpdateRedirectQrArgs, 'input'>>;
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
@@ -1451,7 +1715,21 @@ export type PaymentUserErrorResolvers<ContextType = GraphQLContext, ParentType e
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type QrCheckInResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QrCheckIn'] = ResolversParentTypes['QrCheckIn']> = ResolversObject<{
+  customerToken?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  initiatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  merchantQrId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  merchantSerialNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type QrUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QrUserError'] = ResolversParentTypes['QrUserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['QrErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
+  callbackQrs?: Resolver<ResolversTypes['CallbackQrConnection'], ParentType, ContextType, RequireFields<QueryCallbackQrsArgs, 'first'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'orderId' | 'paymentType'>>;
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType, RequireFields<QueryPaymentArgs, 'reference'>>;
@@ -1459,6 +1737,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   paymentTotals?: Resolver<ResolversTypes['PaymentTotals'], ParentType, ContextType, RequireFields<QueryPaymentTotalsArgs, 'since'>>;
   payments?: Resolver<ResolversTypes['PaymentConnection'], ParentType, ContextType, RequireFields<QueryPaymentsArgs, 'first'>>;
   recentPaymentEvents?: Resolver<ResolversTypes['PaymentEventNotificationConnection'], ParentType, ContextType, RequireFields<QueryRecentPaymentEventsArgs, 'first'>>;
+  redirectQrs?: Resolver<ResolversTypes['RedirectQrConnection'], ParentType, ContextType, RequireFields<QueryRedirectQrsArgs, 'first'>>;
   salesUnits?: Resolver<Array<ResolversTypes['SalesUnit']>, ParentType, ContextType>;
   webhookDeliveries?: Resolver<Maybe<ResolversTypes['WebhookDeliveryConnection']>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first' | 'webhookId'>>;
   webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
@@ -1467,6 +1746,29 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
 export type RedeliverWebhookDeliveryPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedeliverWebhookDeliveryPayload'] = ResolversParentTypes['RedeliverWebhookDeliveryPayload']> = ResolversObject<{
   delivery?: Resolver<Maybe<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['WebhookUserError']>, ParentType, ContextType>;
+}>;
+
+export type RedirectQrResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedirectQr'] = ResolversParentTypes['RedirectQr']> = ResolversObject<{
+  expiresIn?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  imageUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType, RequireFields<RedirectQrImageUrlArgs, 'format'>>;
+  redirectUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  targetUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type RedirectQrConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedirectQrConnection'] = ResolversParentTypes['RedirectQrConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['RedirectQrEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type RedirectQrEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedirectQrEdge'] = ResolversParentTypes['RedirectQrEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['RedirectQr'], ParentType, ContextType>;
+}>;
+
+export type RedirectQrPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedirectQrPayload'] = ResolversParentTypes['RedirectQrPayload']> = ResolversObject<{
+  redirectQr?: Resolver<Maybe<ResolversTypes['RedirectQr']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['QrUserError']>, ParentType, ContextType>;
 }>;
 
 export type RegisterWebhookPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RegisterWebhookPayload'] = ResolversParentTypes['RegisterWebhookPayload']> = ResolversObject<{
@@ -1488,6 +1790,7 @@ export type SetOrderCategoryPayloadResolvers<ContextType = GraphQLContext, Paren
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
   paymentEvents?: SubscriptionResolver<ResolversTypes['PaymentEventNotification'], "paymentEvents", ParentType, ContextType, Partial<SubscriptionPaymentEventsArgs>>;
+  qrCheckIns?: SubscriptionResolver<ResolversTypes['QrCheckIn'], "qrCheckIns", ParentType, ContextType>;
 }>;
 
 export type UserInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserInfo'] = ResolversParentTypes['UserInfo']> = ResolversObject<{
@@ -1591,8 +1894,14 @@ export type WebhookUserErrorResolvers<ContextType = GraphQLContext, ParentType e
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   AddOrderImagePayload?: AddOrderImagePayloadResolvers<ContextType>;
   AddOrderReceiptPayload?: AddOrderReceiptPayloadResolvers<ContextType>;
+  CallbackQr?: CallbackQrResolvers<ContextType>;
+  CallbackQrConnection?: CallbackQrConnectionResolvers<ContextType>;
+  CallbackQrEdge?: CallbackQrEdgeResolvers<ContextType>;
+  CallbackQrPayload?: CallbackQrPayloadResolvers<ContextType>;
   CreatePaymentPayload?: CreatePaymentPayloadResolvers<ContextType>;
   DateTime?: GraphQLScalarType;
+  DeleteCallbackQrPayload?: DeleteCallbackQrPayloadResolvers<ContextType>;
+  DeleteRedirectQrPayload?: DeleteRedirectQrPayloadResolvers<ContextType>;
   DeleteWebhookPayload?: DeleteWebhookPayloadResolvers<ContextType>;
   MetadataEntry?: MetadataEntryResolvers<ContextType>;
   MinorUnits?: GraphQLScalarType;
@@ -1624,8 +1933,14 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PaymentStateCount?: PaymentStateCountResolvers<ContextType>;
   PaymentTotals?: PaymentTotalsResolvers<ContextType>;
   PaymentUserError?: PaymentUserErrorResolvers<ContextType>;
+  QrCheckIn?: QrCheckInResolvers<ContextType>;
+  QrUserError?: QrUserErrorResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RedeliverWebhookDeliveryPayload?: RedeliverWebhookDeliveryPayloadResolvers<ContextType>;
+  RedirectQr?: RedirectQrResolvers<ContextType>;
+  RedirectQrConnection?: RedirectQrConnectionResolvers<ContextType>;
+  RedirectQrEdge?: RedirectQrEdgeResolvers<ContextType>;
+  RedirectQrPayload?: RedirectQrPayloadResolvers<ContextType>;
   RegisterWebhookPayload?: RegisterWebhookPayloadResolvers<ContextType>;
   SalesUnit?: SalesUnitResolvers<ContextType>;
   SetOrderCategoryPayload?: SetOrderCategoryPayloadResolvers<ContextType>;

@@ -61,7 +61,8 @@ async function expectDocumentedRefusal(route: string, res: Response): Promise<vo
   expect(res.status).toBeLessThan(500);
   if (type.startsWith('text/html')) {
     // Only the wallet's pages answer in HTML: the landing page with its message for the user.
-    expect(route).toMatch(/^\w+ \/wallet\/landing/);
+    // issue 9: and the QR scan page, the wallet user's page too.
+    expect(route).toMatch(/^\w+ \/(wallet\/landing|qr\/scan\/)/);
     expect(text).toMatch(/^<!doctype html>/i);
     return;
   }

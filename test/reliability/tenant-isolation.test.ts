@@ -162,7 +162,32 @@ const restMatrix: Record<string, Entry> = {
   'POST /order-management/v1/receipts/{transactionId}': {
     none: "a transactionId resolves among the caller's payments only; writes its own order",
   },
+  // issue 9: QR. QRs are keyed by sales unit: a write of "the same" id is the caller's own QR (test/qr/qr.test.ts).
+  'POST /qr/v1/merchant-redirect': { none: "creates in the caller's sales unit" },
+  'GET /qr/v1/merchant-redirect': { none: "lists only the caller's sales unit (test/qr/qr.test.ts)" },
+  'GET /qr/v1/merchant-redirect/{id}': async (c, ids) =>
+    traced(await c.request('GET', `/qr/v1/merchant-redirect/${qrId(ids)}`, undefined, SVG)),
+  'PUT /qr/v1/merchant-redirect/{id}': async (c, ids) =>
+    traced(await c.request('PUT', `/qr/v1/merchant-redirect/${qrId(ids)}`, { redirectUrl: 'https://x.example' }, SVG)),
+  'DELETE /qr/v1/merchant-redirect/{id}': async (c, ids) => traced(await c.request('DELETE', `/qr/v1/merchant-redirect/${qrId(ids)}`)),
+  'POST /qr/v1': { none: "a landing URL of another merchant's payment is refused like a made-up one (test/qr/qr.test.ts)" },
+  'GET /qr/v1/merchant-callback': { none: "lists only the caller's sales unit (test/qr/qr.test.ts)" },
+  'GET /qr/v1/merchant-callback/{merchantQrId}': async (c, ids) =>
+    traced(await c.request('GET', `/qr/v1/merchant-callback/${qrId(ids)}`, undefined, SVG)),
+  'PUT /qr/v1/merchant-callback/{merchantQrId}': { none: "creates or updates the caller's own callback QR of that id" },
+  'DELETE /qr/v1/merchant-callback/{merchantQrId}': async (c, ids) =>
+    traced(await c.request('DELETE', `/qr/v1/merchant-callback/${qrId(ids)}`)),
+  'PUT /qr/v1/merchant-callback/mobilepay/{beaconId}': { none: "maps a beacon to the caller's own sales unit" },
+  'GET /qr/public/images/{file}': { none: 'public: an unguessable key names the image, not a merchant' },
+  'GET /qr/public/redirect/{key}': { none: 'public: an unguessable key names the redirect, not a merchant' },
+  'GET /qr/scan/{key}': { none: "public: the wallet user's scan page, named by an unguessable key" },
+  'POST /qr/scan/{key}': { none: "public: the wallet user's scan, named by an unguessable key" },
 };
+const SVG = { Accept: 'image/svg+xml' };
+/** issue 9: merchant A's QR id, or one that exists for nobody. */
+function qrId(ids: Identifiers): string {
+  return ids === owned ? 'tenant-qr' : 'missing-qr';
+}
 
 /** issue 9: the `invalidParams` body's `instance` is the request's trace id (a new one each time), like `traceId` elsewhere. */
 function traced(res: HttpResult): HttpResult {
@@ -222,6 +247,26 @@ const graphMatrix: Record<string, Entry> = {
   'Mutation.setOrderCategory': { none: "writes the caller's own order of that id" },
   'Mutation.addOrderImage': { none: "uploads to the caller's own images" },
   'Mutation.addOrderReceipt': { none: "writes the caller's own order of that id" },
+  // issue 9: QR
+  'Query.redirectQrs': { none: "lists only the caller's sales unit (test/qr/qr.test.ts)" },
+  'Query.callbackQrs': { none: "lists only the caller's sales unit (test/qr/qr.test.ts)" },
+  'Mutation.createRedirectQr': { none: "creates in the caller's sales unit" },
+  'Mutation.updateRedirectQr': gql(
+    'mutation($id: String!) { updateRedirectQr(input: { id: $id, redirectUrl: "https://x.example" }) { redirectQr { id } userErrors { code field } } }',
+    (ids) => ({ id: qrId(ids) }),
+  ),
+  'Mutation.deleteRedirectQr': gql(
+    'mutation($id: String!) { deleteRedirectQr(input: { id: $id }) { deletedId userErrors { code field } } }',
+    (ids) => ({
+      id: qrId(ids),
+    }),
+  ),
+  'Mutation.setCallbackQr': { none: "creates or updates the caller's own callback QR of that id" },
+  'Mutation.deleteCallbackQr': gql(
+    'mutation($id: String!) { deleteCallbackQr(input: { merchantQrId: $id }) { deletedMerchantQrId userErrors { code field } } }',
+    (ids) => ({ id: qrId(ids) }),
+  ),
+  'Subscription.qrCheckIns': { socket: "bound to the connection's sales unit (test/qr/qr.test.ts: merchant B's subscriber hears nothing)" },
   'Subscription.paymentEvents': { socket: 'probed over graphql-ws below: a subscription to another merchant’s reference' },
 };
 
