@@ -10,7 +10,7 @@ const COLUMNS = 'key, msn, kind, qr_id, target_url, location_description, expire
 /** A QR past its expiry is gone: every read and write of the QR API sees only live ones. */
 const LIVE = '(expires_at is null or expires_at > ?)';
 
-function notFound(kind: QrKind, id: string): AppError {
+function notFound(kind: QrKind): AppError {
   const name = kind === 'redirect' ? 'id' : kind === 'callback' ? 'merchantQrId' : 'beaconId';
   return new AppError('QR_NOT_FOUND', 'No such QR code', [{ name, reason: 'Not found' }]);
 }
@@ -22,7 +22,7 @@ export async function findQr(ctx: RequestContext, kind: QrKind, id: string): Pro
     id,
     ctx.clock.now(),
   ]);
-  if (!row) throw notFound(kind, id);
+  if (!row) throw notFound(kind);
   return row;
 }
 
@@ -57,7 +57,7 @@ export async function updateRedirectQr(ctx: RequestContext, id: string, redirect
     `update qr_code set target_url = ? where msn = ? and kind = 'redirect' and qr_id = ? and ${LIVE} returning ${COLUMNS}`,
     [redirectUrl, scoped(ctx).msn, id, ctx.clock.now()],
   );
-  if (!row) throw notFound('redirect', id);
+  if (!row) throw notFound('redirect');
   return row;
 }
 
@@ -66,7 +66,7 @@ export async function deleteQr(ctx: RequestContext, kind: QrKind, id: string): P
     `delete from qr_code where msn = ? and kind = ? and qr_id = ? and ${LIVE} returning key`,
     [scoped(ctx).msn, kind, id, ctx.clock.now()],
   );
-  if (rows.length === 0) throw notFound(kind, id);
+  if (rows.length === 0) throw notFound(kind);
 }
 
 /**

@@ -205,13 +205,14 @@ describe('check-in', () => {
     expect([spec.status, current.status]).toEqual([201, 201]);
     receiver.route('/spec', spec.body.secret);
     receiver.route('/current', current.body.secret);
+    const before = t.app.services.events.subscriberCount;
     const subscriber = new Subscriber(t.baseUrl, await connectionParamsOf(merchant)).subscribe(
       'subscription { qrCheckIns { customerToken merchantQrId merchantSerialNumber initiatedAt } }',
     );
     sockets.push(subscriber);
     const foreign = new Subscriber(t.baseUrl, await connectionParamsOf(other)).subscribe('subscription { qrCheckIns { merchantQrId } }');
     sockets.push(foreign);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await eventually(() => t.app.services.events.subscriberCount === before + 2, 'both subscriptions to register', 10_000);
 
     await merchant.request('PUT', '/qr/v1/merchant-callback/till-7', { locationDescription: 'Till 7' });
     const { qrContent } = (await merchant.request('GET', '/qr/v1/merchant-callback/till-7', undefined, SVG)).body;
@@ -239,7 +240,7 @@ describe('check-in', () => {
       });
     }
     expect(byCurrent!.body).toEqual(bySpec!.body);
-    await eventually(() => subscriber.results.length > 0, 'the subscriber to see the check-in');
+    await eventually(() => subscriber.results.length > 0, 'the subscriber to see the check-in', 10_000);
     expect(subscriber.results[0]!.data.qrCheckIns).toEqual(bySpec!.body);
 
     // The customer token names the user to a PUSH_MESSAGE payment, which is then approved.
