@@ -201,3 +201,37 @@ describe('SQL statements of orders', () => {
     expect(counts).toEqual([2, 2, 2]);
   });
 });
+
+// issue 9: QR
+describe('SQL statements of QR codes', () => {
+  test('a page of callback QRs costs one statement for 1 and 12 QRs; a callback QR put runs the same statements on both faces', async () => {
+    for (let i = 0; i < 12; i++) {
+      expect((await merchant.request('PUT', `/qr/v1/merchant-callback/count-${i}`, { locationDescription: `Till ${i}` })).status).toBe(200);
+    }
+    const counts: number[] = [];
+    for (const first of [1, 12]) {
+      const statements = await statementsFor(async () => {
+        const res = await merchant.graphql(
+          'query($f: Int!) { callbackQrs(first: $f) { edges { node { merchantQrId imageUrl qrContent } } } }',
+          {
+            f: first,
+          },
+        );
+        expect(res.body.data.callbackQrs.edges).toHaveLength(first);
+      });
+      counts.push(statements.length);
+    }
+    expect(counts).toEqual([1, 1]);
+    const rest = await statementsFor(async () =>
+      expect((await merchant.request('PUT', '/qr/v1/merchant-callback/count-0', { locationDescription: 'Moved' })).status).toBe(200),
+    );
+    const graph = await statementsFor(async () => {
+      const res = await merchant.graphql(
+        'mutation { setCallbackQr(input: { merchantQrId: "count-0", locationDescription: "Moved" }) { callbackQr { merchantQrId } userErrors { code } } }',
+      );
+      expect(res.body.data.setCallbackQr.userErrors).toEqual([]);
+    });
+    expect(rest).toHaveLength(1);
+    expect(graph).toEqual(rest);
+  });
+});
