@@ -39,6 +39,13 @@ const config: CodegenConfig = {
           PspTransactionLogEntry: '../psp/psp-payment.entity.js#PspPaymentLog as PspPaymentLogRow',
           PspMerchant: '../psp-signup/signup-merchant.entity.js#SignupMerchant as SignupMerchantRow',
           PspPaymentChange: '../psp/psp-payment.queries.js#PspPaymentChangeSource',
+          // issue 9: orders and QR
+          Order: '../orders/order.view.js#OrderView',
+          PaymentOrder: '../orders/order.view.js#OrderView',
+          OrderReceipt: '../orders/order.schemas.js#ReceiptDocument',
+          RedirectQr: '../qr/qr.view.js#QrRow',
+          CallbackQr: '../qr/qr.view.js#QrRow',
+          QrCheckIn: '../qr/qr-event.types.js#CheckInPayload',
         },
         resolversNonOptionalTypename: { interfaceImplementingType: true },
       },

@@ -16,6 +16,7 @@ import { renderLedgerRead, runLedgerRead } from './ledger-read.js';
 import { renderWebhookLatency, runWebhookLatency } from './webhook-latency.js';
 import { graphqlSucceeded, runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { paymentBody } from './payment-body.js';
+import { renderQrImages, runQrImages } from './qr-images.js';
 
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -193,6 +194,30 @@ async function main(): Promise<void> {
       runGraph(() => graph(PAGE, {})),
     );
 
+    // issue 9: the dashboard's payment page with each payment's order (category, image, receipt: one batch). It has
+    // no baseline of its own, so it is reported beside the QR images rather than in the table.
+    const ordersPage = await runGraph(() =>
+      graph(
+        '{ payments(first: 50) { edges { node { reference order { category { category } images { imageId } receipt { receiptNumber } } } } } }',
+        {},
+      ),
+    );
+    const ordersPageRow =
+      `Page of 50 payments with their orders (GraphQL): ${ordersPage.perSecond.toFixed(0)} req/s, p50 ${ordersPage.p50Ms.toFixed(1)} ms, ` +
+      `p99 ${ordersPage.p99Ms.toFixed(1)} ms, ${ordersPage.failures} failures (two SQL statements per page, test/graphql/statement-count.test.ts).`;
+    process.stderr.write(`${ordersPageRow}\n`);
+    const qrImages = await runQrImages(
+      paygraph.baseUrl,
+      (method, path, h, body) => json(paygraph.baseUrl, method, path, h, body),
+      headers,
+      {
+        concurrency: CONCURRENCY,
+        durationMs: DURATION_MS,
+        warmUpMs: WARM_UP_MS,
+      },
+    );
+    process.stderr.write(`${renderQrImages(qrImages)}\n`);
+
     const webhookLatency = await runWebhookLatency((method, path, h, body) => json(paygraph.baseUrl, method, path, h, body), headers);
     process.stderr.write(`${renderWebhookLatency(webhookLatency)}\n`);
 
@@ -213,6 +238,7 @@ async function main(): Promise<void> {
       `Run on ${stamp} with \`npm run bench\` (concurrency ${CONCURRENCY}, ${DURATION_MS / 1000} s per row after a ${WARM_UP_MS / 1000} s warm-up, ` +
         `PostgreSQL ${url.host}, Node ${process.version}, ${cpus().length} cores shared by every process of the run).`,
       renderTable(results),
+      `### QR images and orders (issue 9)\n\n${renderQrImages(qrImages)}\n\n${ordersPageRow}`,
       renderWebhookLatency(webhookLatency),
       renderFanOut(fanOut),
       renderLedgerRead(ledgerRead),

@@ -6,7 +6,6 @@ import {
   readPaymentEventsPerMinute,
   readPaymentTotals,
 } from '../src/payments/payment-activity.queries.js';
-import { readPaymentOrder } from '../src/payments/payment-order.queries.js';
 import { connectionFrom, encodeCursor, idCursor, pageSize } from '../src/platform/graph/relay.js';
 import { listPaymentWebhookDeliveries, readWebhookFailureRate } from '../src/webhooks/webhook-activity.queries.js';
 
@@ -33,7 +32,6 @@ export const dashboardResolvers: Resolvers = {
     },
   },
   Payment: {
-    order: async (p, _, { request }) => (await readPaymentOrder(request, p.id)) ?? null,
     webhookDeliveries: async (p, { first, after }, { request }) => {
       const size = pageSize(first, 20);
       const rows = await listPaymentWebhookDeliveries(request, p.id, { limit: size + 1, beforeId: after ? idCursor(after) : undefined });

@@ -18,7 +18,7 @@ import { NodeRegistry } from './platform/graph/node-registry.js';
 import { buildSchema } from './platform/graph/schema.js';
 import { modules as allModules } from './modules.js';
 import type { DomainModule } from './platform/module.js';
-import { readBody } from './platform/rest/body.js';
+import { MAX_BODY_BYTES, readBody } from './platform/rest/body.js';
 import type { HttpRequest, HttpResponse } from './platform/rest/http-types.js';
 import type { RequestObserver } from './platform/rest/request-observer.js';
 import { epaymentProblem } from './platform/rest/error-formats/epayment-problem.js';
@@ -184,7 +184,7 @@ async function handle(
   let response: HttpResponse;
   let failure: unknown;
   try {
-    request.rawBody = await readBody(req);
+    request.rawBody = await readBody(req, router.bodyLimitFor(request, MAX_BODY_BYTES));
     response = await route(services, router, apollo, request);
   } catch (error) {
     failure = error;

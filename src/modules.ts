@@ -3,12 +3,14 @@ import { checkoutModule } from './checkout/checkout.module.js';
 import { ledgersModule } from './ledgers/ledgers.module.js';
 import { managementModule, partnerApiModule } from './management/management.module.js';
 import { merchantsModule } from './merchants/merchants.module.js';
+import { ordersModule } from './orders/orders.module.js';
+import { pagesModule } from './pages/pages.module.js';
 import { paymentsModule } from './payments/payments.module.js';
 import type { DomainModule } from './platform/module.js';
-import { pagesModule } from './pages/pages.module.js';
-import { pspModule } from './psp/psp.module.js';
-import { pspSignupModule } from './psp-signup/psp-signup.module.js';
 import { platformModule } from './platform/platform.module.js';
+import { pspSignupModule } from './psp-signup/psp-signup.module.js';
+import { pspModule } from './psp/psp.module.js';
+import { qrModule } from './qr/qr.module.js';
 import { userProfilesModule } from './user-profiles/user-profiles.module.js';
 import { walletModule } from './wallet/wallet.module.js';
 import { webhooksModule } from './webhooks/webhooks.module.js';
@@ -29,4 +31,6 @@ export const modules: readonly DomainModule[] = [
   checkoutModule,
   pspModule,
   pspSignupModule,
+  ordersModule,
+  qrModule,
 ];

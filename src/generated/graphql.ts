@@ -16,6 +16,10 @@ import type { OutboxEvent } from '../platform/events/outbox-event.js';
 import type { PspPayment as PspPaymentRow, PspPaymentLog as PspPaymentLogRow } from '../psp/psp-payment.entity.js';
 import type { SignupMerchant as SignupMerchantRow } from '../psp-signup/signup-merchant.entity.js';
 import type { PspPaymentChangeSource } from '../psp/psp-payment.queries.js';
+import type { OrderView } from '../orders/order.view.js';
+import type { ReceiptDocument } from '../orders/order.schemas.js';
+import type { QrRow } from '../qr/qr.view.js';
+import type { CheckInPayload } from '../qr/qr-event.types.js';
 import type { GraphQLContext } from '../platform/graph/graphql-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -34,6 +38,31 @@ export type Scalars = {
   DateTime: { input: string; output: string; }
   /** An amount in minor units (100 = 1 NOK). Always an integer. */
   MinorUnits: { input: number; output: number; }
+};
+
+export type AddOrderImageInput = {
+  imageId: Scalars['String']['input'];
+  /** Base64 PNG or JPEG data (not a URL). */
+  src: Scalars['String']['input'];
+};
+
+export type AddOrderImagePayload = {
+  __typename?: 'AddOrderImagePayload';
+  image?: Maybe<OrderImage>;
+  userErrors: Array<OrderUserError>;
+};
+
+export type AddOrderReceiptInput = {
+  orderId: Scalars['String']['input'];
+  paymentType: OrderPaymentType;
+  receipt: ReceiptInput;
+};
+
+export type AddOrderReceiptPayload = {
+  __typename?: 'AddOrderReceiptPayload';
+  order?: Maybe<Order>;
+  receiptId?: Maybe<Scalars['String']['output']>;
+  userErrors: Array<OrderUserError>;
 };
 
 /** Exactly one of seconds and until. */
@@ -97,6 +126,42 @@ export type BottomLineInput = {
   totalAmount?: InputMaybe<Scalars['MinorUnits']['input']>;
   totalDiscount?: InputMaybe<Scalars['MinorUnits']['input']>;
   totalTax?: InputMaybe<Scalars['MinorUnits']['input']>;
+};
+
+/** A callback QR of the caller's sales unit: scanning it checks the wallet user in. */
+export type CallbackQr = {
+  __typename?: 'CallbackQr';
+  imageUrl: Scalars['String']['output'];
+  locationDescription: Scalars['String']['output'];
+  merchantQrId: Scalars['String']['output'];
+  merchantSerialNumber: Scalars['String']['output'];
+  /** What the QR encodes: the scan URL. */
+  qrContent: Scalars['String']['output'];
+};
+
+
+/** A callback QR of the caller's sales unit: scanning it checks the wallet user in. */
+export type CallbackQrImageUrlArgs = {
+  format?: InputMaybe<QrCodeImageFormat>;
+  size?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type CallbackQrConnection = {
+  __typename?: 'CallbackQrConnection';
+  edges: Array<CallbackQrEdge>;
+  pageInfo: PageInfo;
+};
+
+export type CallbackQrEdge = {
+  __typename?: 'CallbackQrEdge';
+  cursor: Scalars['String']['output'];
+  node: CallbackQr;
+};
+
+export type CallbackQrPayload = {
+  __typename?: 'CallbackQrPayload';
+  callbackQr?: Maybe<CallbackQr>;
+  userErrors: Array<QrUserError>;
 };
 
 export type CancelPaymentInput = {
@@ -407,6 +472,13 @@ export type CreatePaymentPayload = {
   userErrors: Array<PaymentUserError>;
 };
 
+export type CreateRedirectQrInput = {
+  id: Scalars['String']['input'];
+  redirectUrl: Scalars['String']['input'];
+  /** Seconds, 300 to 2147483647; absent: never expires. */
+  ttl?: InputMaybe<Scalars['Int']['input']>;
+};
+
 export type Currency =
   | 'DKK'
   | 'EUR'
@@ -421,6 +493,26 @@ export type CustomerInput = {
 export type CustomerInteraction =
   | 'CUSTOMER_NOT_PRESENT'
   | 'CUSTOMER_PRESENT';
+
+export type DeleteCallbackQrInput = {
+  merchantQrId: Scalars['String']['input'];
+};
+
+export type DeleteCallbackQrPayload = {
+  __typename?: 'DeleteCallbackQrPayload';
+  deletedMerchantQrId?: Maybe<Scalars['String']['output']>;
+  userErrors: Array<QrUserError>;
+};
+
+export type DeleteRedirectQrInput = {
+  id: Scalars['String']['input'];
+};
+
+export type DeleteRedirectQrPayload = {
+  __typename?: 'DeleteRedirectQrPayload';
+  deletedId?: Maybe<Scalars['String']['output']>;
+  userErrors: Array<QrUserError>;
+};
 
 export type DeleteWebhookInput = {
   id: Scalars['ID']['input'];
@@ -687,6 +779,10 @@ export type Mutation = {
   __typename?: 'Mutation';
   /** @deprecated Placeholder so domains can extend Mutation. */
   _empty?: Maybe<Scalars['Boolean']['output']>;
+  /** Uploads an image; an imageId is never overwritten. */
+  addOrderImage: AddOrderImagePayload;
+  /** Sends an order's receipt; once sent it cannot be changed. */
+  addOrderReceipt: AddOrderReceiptPayload;
   /** Test environment only: moves the clock forward and runs every job that became due (expiry, payouts, refund deductions) before answering. */
   advanceTestClock: AdvanceTestClockPayload;
   /** Test environment only: approve as a test user who has approved a payment on the landing page before. */
@@ -696,6 +792,9 @@ export type Mutation = {
   /** Opens a checkout session for the caller's sales unit (REST: POST /checkout/v3/session). */
   createCheckoutSession: CreateCheckoutSessionPayload;
   createPayment: CreatePaymentPayload;
+  createRedirectQr: RedirectQrPayload;
+  deleteCallbackQr: DeleteCallbackQrPayload;
+  deleteRedirectQr: DeleteRedirectQrPayload;
   deleteWebhook: DeleteWebhookPayload;
   /** The merchant consents to share its own data with a partner its sales units are connected to (merchants only). */
   giveMerchantConsent: MerchantConsentPayload;
@@ -705,15 +804,30 @@ export type Mutation = {
   redeliverWebhookDelivery: RedeliverWebhookDeliveryPayload;
   refundPayment: PaymentModificationPayload;
   registerWebhook: RegisterWebhookPayload;
+  /** Creates or updates a callback QR: a later call changes the location, never the image. */
+  setCallbackQr: CallbackQrPayload;
+  /** Sets an order's category; a later call replaces it. */
+  setOrderCategory: SetOrderCategoryPayload;
   /** Sign up a merchant; its sales unit takes PSP payments at once. */
   signUpPspMerchant: SignUpPspMerchantPayload;
   updatePspMerchant: UpdatePspMerchantPayload;
   /** Report status changes; applied by the nightly batch. */
   updatePspStatus: UpdatePspStatusPayload;
+  updateRedirectQr: RedirectQrPayload;
   /** Changes a sales unit's name, logo or status (the same rules as PATCH /management/v1/sales-units/{msn}). */
   updateSalesUnit: UpdateSalesUnitPayload;
   /** The merchant withdraws that consent; the partner keeps acting for the units but no longer reads the merchant's data. */
   withdrawMerchantConsent: MerchantConsentPayload;
+};
+
+
+export type MutationAddOrderImageArgs = {
+  input: AddOrderImageInput;
+};
+
+
+export type MutationAddOrderReceiptArgs = {
+  input: AddOrderReceiptInput;
 };
 
 
@@ -747,6 +861,21 @@ export type MutationCreatePaymentArgs = {
 };
 
 
+export type MutationCreateRedirectQrArgs = {
+  input: CreateRedirectQrInput;
+};
+
+
+export type MutationDeleteCallbackQrArgs = {
+  input: DeleteCallbackQrInput;
+};
+
+
+export type MutationDeleteRedirectQrArgs = {
+  input: DeleteRedirectQrInput;
+};
+
+
 export type MutationDeleteWebhookArgs = {
   input: DeleteWebhookInput;
 };
@@ -777,6 +906,16 @@ export type MutationRegisterWebhookArgs = {
 };
 
 
+export type MutationSetCallbackQrArgs = {
+  input: SetCallbackQrInput;
+};
+
+
+export type MutationSetOrderCategoryArgs = {
+  input: SetOrderCategoryInput;
+};
+
+
 export type MutationSignUpPspMerchantArgs = {
   input: SignUpPspMerchantInput;
 };
@@ -789,6 +928,11 @@ export type MutationUpdatePspMerchantArgs = {
 
 export type MutationUpdatePspStatusArgs = {
   input: UpdatePspStatusInput;
+};
+
+
+export type MutationUpdateRedirectQrArgs = {
+  input: UpdateRedirectQrInput;
 };
 
 
@@ -806,6 +950,48 @@ export type Node = {
   id: Scalars['ID']['output'];
 };
 
+/** An order of the caller's sales unit (order management): its category, images and receipt. */
+export type Order = {
+  __typename?: 'Order';
+  category?: Maybe<OrderCategory>;
+  images: Array<OrderImage>;
+  orderId: Scalars['String']['output'];
+  paymentType: OrderPaymentType;
+  receipt?: Maybe<OrderReceipt>;
+};
+
+/** An order's latest category: a link back to the merchant's site, shown on the transaction in the app. */
+export type OrderCategory = {
+  __typename?: 'OrderCategory';
+  category?: Maybe<OrderCategoryName>;
+  imageId?: Maybe<Scalars['String']['output']>;
+  orderDetailsUrl: Scalars['String']['output'];
+};
+
+/** The category enum of order management (FACTS §4). */
+export type OrderCategoryName =
+  | 'BOOKING'
+  | 'DELIVERY'
+  | 'GENERAL'
+  | 'ORDER_CONFIRMATION'
+  | 'RECEIPT'
+  | 'TICKET';
+
+export type OrderErrorCode =
+  | 'IMAGE_ALREADY_EXISTS'
+  | 'RECEIPT_ALREADY_SENT'
+  | 'VALIDATION_FAILED';
+
+/** An image the sales unit uploaded (decoded and checked: PNG or JPEG, at least 167 px high, at most 2 MB). */
+export type OrderImage = {
+  __typename?: 'OrderImage';
+  /** png or jpeg */
+  format: Scalars['String']['output'];
+  height: Scalars['Int']['output'];
+  imageId: Scalars['String']['output'];
+  width: Scalars['Int']['output'];
+};
+
 export type OrderLineInput = {
   discount?: InputMaybe<Scalars['MinorUnits']['input']>;
   id: Scalars['String']['input'];
@@ -818,6 +1004,26 @@ export type OrderLineInput = {
   totalAmountExcludingTax: Scalars['MinorUnits']['input'];
   totalTaxAmount: Scalars['MinorUnits']['input'];
   unitInfo?: InputMaybe<UnitInfoInput>;
+};
+
+export type OrderPaymentType =
+  | 'ECOM'
+  | 'RECURRING';
+
+/** An order's receipt: the order lines and the bottom line's totals. */
+export type OrderReceipt = {
+  __typename?: 'OrderReceipt';
+  orderLines: Array<PaymentOrderLine>;
+  receiptNumber?: Maybe<Scalars['String']['output']>;
+  totalAmount?: Maybe<Money>;
+};
+
+/** Why an order mutation did not happen. */
+export type OrderUserError = {
+  __typename?: 'OrderUserError';
+  code: OrderErrorCode;
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
 };
 
 export type PageInfo = {
@@ -1040,7 +1246,13 @@ export type PaymentModificationPayload = {
 /** The order a merchant sent with a payment (its receipt): the order lines and the bottom line's totals. */
 export type PaymentOrder = {
   __typename?: 'PaymentOrder';
+  /** The order's latest category (order management), null when none was set. */
+  category?: Maybe<OrderCategory>;
+  /** The images the category names. */
+  images: Array<OrderImage>;
   orderLines: Array<PaymentOrderLine>;
+  /** The receipt sent to order management, else the one given when the payment was created. */
+  receipt?: Maybe<OrderReceipt>;
   receiptNumber?: Maybe<Scalars['String']['output']>;
   /** The bottom line's total, when the merchant gave one. */
   totalAmount?: Maybe<Money>;
@@ -1318,6 +1530,27 @@ export type PspUserError = {
   message: Scalars['String']['output'];
 };
 
+/** A wallet user scanned one of the sales unit's callback QRs (`user.checked-in.v1`, the spec's QrScannedEvent). */
+export type QrCheckIn = {
+  __typename?: 'QrCheckIn';
+  /** Names the user to a later createPayment `customer.customerToken`. */
+  customerToken: Scalars['String']['output'];
+  initiatedAt: Scalars['DateTime']['output'];
+  /** The callback QR's merchantQrId (a mapped beacon's beaconId). */
+  merchantQrId: Scalars['String']['output'];
+  merchantSerialNumber: Scalars['String']['output'];
+};
+
+/** The image formats a QR is served in. */
+export type QrCodeImageFormat =
+  | 'PNG'
+  | 'SVG';
+
+export type QrErrorCode =
+  | 'QR_ALREADY_EXISTS'
+  | 'QR_NOT_FOUND'
+  | 'VALIDATION_FAILED';
+
 export type QrFormatInput = {
   format: QrImageFormat;
   /** Pixels per side, 100 to 2000; PNG only. */
@@ -1329,8 +1562,17 @@ export type QrImageFormat =
   | 'IMAGE_SVG'
   | 'TEXT_TARGETURL';
 
+export type QrUserError = {
+  __typename?: 'QrUserError';
+  code: QrErrorCode;
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
+};
+
 export type Query = {
   __typename?: 'Query';
+  /** The sales unit's callback QRs, by merchantQrId. */
+  callbackQrs: CallbackQrConnection;
   /** A checkout session of the caller's sales unit by its reference; null when there is none. */
   checkoutSession?: Maybe<CheckoutSession>;
   /** The checkout sessions of the caller's sales unit, newest first. */
@@ -1341,6 +1583,8 @@ export type Query = {
   ledgers: LedgerConnection;
   /** Any object by its global id; null when it does not exist or belongs to someone else. */
   node?: Maybe<Node>;
+  /** An order of the caller's sales unit; null when there is none (or it is another merchant's). */
+  order?: Maybe<Order>;
   /** A payment of the caller's sales unit by its reference. */
   payment?: Maybe<Payment>;
   /** Events of the caller's sales unit per minute since `since` (at most 24 hours back), oldest first; minutes without events are left out. */
@@ -1357,6 +1601,8 @@ export type Query = {
   pspPayments: PspPaymentConnection;
   /** Committed events of the caller's sales unit, newest first, in the shape Subscription.paymentEvents sends them: its history. */
   recentPaymentEvents: PaymentEventNotificationConnection;
+  /** The sales unit's live redirect QRs, by id. */
+  redirectQrs: RedirectQrConnection;
   /** The sales units the caller's credentials may act for. */
   salesUnits: Array<SalesUnit>;
   testClock: TestClock;
@@ -1366,6 +1612,12 @@ export type Query = {
   webhookDeliveries?: Maybe<WebhookDeliveryConnection>;
   /** The caller's webhook registrations, oldest first. */
   webhooks: Array<Webhook>;
+};
+
+
+export type QueryCallbackQrsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1394,6 +1646,12 @@ export type QueryLedgersArgs = {
 
 export type QueryNodeArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryOrderArgs = {
+  orderId: Scalars['String']['input'];
+  paymentType: OrderPaymentType;
 };
 
 
@@ -1436,6 +1694,12 @@ export type QueryRecentPaymentEventsArgs = {
 };
 
 
+export type QueryRedirectQrsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
 export type QueryWebhookDeliveriesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -1455,6 +1719,44 @@ export type RedeliverWebhookDeliveryPayload = {
   __typename?: 'RedeliverWebhookDeliveryPayload';
   delivery?: Maybe<WebhookDelivery>;
   userErrors: Array<WebhookUserError>;
+};
+
+/** A merchant redirect QR of the caller's sales unit: its image keeps working when redirectUrl changes. */
+export type RedirectQr = {
+  __typename?: 'RedirectQr';
+  /** Seconds left; -1 when it never expires. */
+  expiresIn: Scalars['Int']['output'];
+  id: Scalars['String']['output'];
+  /** The image (no credentials needed); PNG of `size` pixels (100 to 2000, default 800). */
+  imageUrl: Scalars['String']['output'];
+  redirectUrl: Scalars['String']['output'];
+  /** What the QR encodes: this service's stable redirect URL. */
+  targetUrl: Scalars['String']['output'];
+};
+
+
+/** A merchant redirect QR of the caller's sales unit: its image keeps working when redirectUrl changes. */
+export type RedirectQrImageUrlArgs = {
+  format?: InputMaybe<QrCodeImageFormat>;
+  size?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type RedirectQrConnection = {
+  __typename?: 'RedirectQrConnection';
+  edges: Array<RedirectQrEdge>;
+  pageInfo: PageInfo;
+};
+
+export type RedirectQrEdge = {
+  __typename?: 'RedirectQrEdge';
+  cursor: Scalars['String']['output'];
+  node: RedirectQr;
+};
+
+export type RedirectQrPayload = {
+  __typename?: 'RedirectQrPayload';
+  redirectQr?: Maybe<RedirectQr>;
+  userErrors: Array<QrUserError>;
 };
 
 export type RefundPaymentInput = {
@@ -1533,6 +1835,27 @@ export type SalesUnitStatus =
   | 'ACTIVE'
   | 'DEACTIVATED';
 
+export type SetCallbackQrInput = {
+  locationDescription: Scalars['String']['input'];
+  merchantQrId: Scalars['String']['input'];
+};
+
+export type SetOrderCategoryInput = {
+  category?: InputMaybe<OrderCategoryName>;
+  imageId?: InputMaybe<Scalars['String']['input']>;
+  orderDetailsUrl: Scalars['String']['input'];
+  orderId: Scalars['String']['input'];
+  paymentType: OrderPaymentType;
+};
+
+export type SetOrderCategoryPayload = {
+  __typename?: 'SetOrderCategoryPayload';
+  /** The category's id (as REST answers it). */
+  categoryId?: Maybe<Scalars['String']['output']>;
+  order?: Maybe<Order>;
+  userErrors: Array<OrderUserError>;
+};
+
 export type ShippingInfoInput = {
   amount: Scalars['MinorUnits']['input'];
   amountExcludingTax: Scalars['MinorUnits']['input'];
@@ -1570,6 +1893,8 @@ export type Subscription = {
   paymentEvents: PaymentEventNotification;
   /** Changes of the calling PSP's payments of the connection's sales unit, optionally of one payment. */
   pspPaymentChanges: PspPaymentChange;
+  /** Check-ins at the caller's sales unit's callback QRs, from now on. */
+  qrCheckIns: QrCheckIn;
 };
 
 
@@ -1641,6 +1966,11 @@ export type UpdatePspStatusPayload = {
   /** How many updates were queued for the nightly batch. */
   queued?: Maybe<Scalars['Int']['output']>;
   userErrors: Array<PspUserError>;
+};
+
+export type UpdateRedirectQrInput = {
+  id: Scalars['String']['input'];
+  redirectUrl: Scalars['String']['input'];
 };
 
 export type UpdateSalesUnitInput = {
@@ -1960,6 +2290,10 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = ResolversObject<{
+  AddOrderImageInput: AddOrderImageInput;
+  AddOrderImagePayload: ResolverTypeWrapper<AddOrderImagePayload>;
+  AddOrderReceiptInput: AddOrderReceiptInput;
+  AddOrderReceiptPayload: ResolverTypeWrapper<Omit<AddOrderReceiptPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   AdvanceTestClockInput: AdvanceTestClockInput;
   AdvanceTestClockPayload: ResolverTypeWrapper<AdvanceTestClockPayload>;
   AirlineDataInput: AirlineDataInput;
@@ -1968,6 +2302,10 @@ export type ResolversTypes = ResolversObject<{
   BarcodeInput: BarcodeInput;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   BottomLineInput: BottomLineInput;
+  CallbackQr: ResolverTypeWrapper<QrRow>;
+  CallbackQrConnection: ResolverTypeWrapper<Omit<CallbackQrConnection, 'edges'> & { edges: Array<ResolversTypes['CallbackQrEdge']> }>;
+  CallbackQrEdge: ResolverTypeWrapper<Omit<CallbackQrEdge, 'node'> & { node: ResolversTypes['CallbackQr'] }>;
+  CallbackQrPayload: ResolverTypeWrapper<Omit<CallbackQrPayload, 'callbackQr'> & { callbackQr?: Maybe<ResolversTypes['CallbackQr']> }>;
   CancelPaymentInput: CancelPaymentInput;
   CapturePaymentInput: CapturePaymentInput;
   CaptureType: CaptureType;
@@ -2005,11 +2343,16 @@ export type ResolversTypes = ResolversObject<{
   CreateCheckoutSessionPayload: ResolverTypeWrapper<Omit<CreateCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversTypes['CheckoutSession']> }>;
   CreatePaymentInput: CreatePaymentInput;
   CreatePaymentPayload: ResolverTypeWrapper<Omit<CreatePaymentPayload, 'payment'> & { payment?: Maybe<ResolversTypes['Payment']> }>;
+  CreateRedirectQrInput: CreateRedirectQrInput;
   Currency: Currency;
   CustomerInput: CustomerInput;
   CustomerInteraction: CustomerInteraction;
   Date: ResolverTypeWrapper<Scalars['Date']['output']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DeleteCallbackQrInput: DeleteCallbackQrInput;
+  DeleteCallbackQrPayload: ResolverTypeWrapper<DeleteCallbackQrPayload>;
+  DeleteRedirectQrInput: DeleteRedirectQrInput;
+  DeleteRedirectQrPayload: ResolverTypeWrapper<DeleteRedirectQrPayload>;
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: ResolverTypeWrapper<DeleteWebhookPayload>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
@@ -2048,7 +2391,15 @@ export type ResolversTypes = ResolversObject<{
   MoneyInput: MoneyInput;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
+  Order: ResolverTypeWrapper<OrderView>;
+  OrderCategory: ResolverTypeWrapper<OrderCategory>;
+  OrderCategoryName: OrderCategoryName;
+  OrderErrorCode: OrderErrorCode;
+  OrderImage: ResolverTypeWrapper<OrderImage>;
   OrderLineInput: OrderLineInput;
+  OrderPaymentType: OrderPaymentType;
+  OrderReceipt: ResolverTypeWrapper<ReceiptDocument>;
+  OrderUserError: ResolverTypeWrapper<OrderUserError>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Partner: ResolverTypeWrapper<PartnerRow>;
   PartnerConsent: ResolverTypeWrapper<PartnerConsent>;
@@ -2069,7 +2420,7 @@ export type ResolversTypes = ResolversObject<{
   PaymentMethod: ResolverTypeWrapper<PaymentMethod>;
   PaymentMethodType: PaymentMethodType;
   PaymentModificationPayload: ResolverTypeWrapper<Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversTypes['Payment']> }>;
-  PaymentOrder: ResolverTypeWrapper<PaymentOrder>;
+  PaymentOrder: ResolverTypeWrapper<OrderView>;
   PaymentOrderLine: ResolverTypeWrapper<PaymentOrderLine>;
   PaymentProfile: ResolverTypeWrapper<PaymentProfileView>;
   PaymentSourcesInput: PaymentSourcesInput;
@@ -2099,12 +2450,20 @@ export type ResolversTypes = ResolversObject<{
   PspTransactionSummary: ResolverTypeWrapper<PspTransactionSummary>;
   PspTransactionUpdateInput: PspTransactionUpdateInput;
   PspUserError: ResolverTypeWrapper<PspUserError>;
+  QrCheckIn: ResolverTypeWrapper<CheckInPayload>;
+  QrCodeImageFormat: QrCodeImageFormat;
+  QrErrorCode: QrErrorCode;
   QrFormatInput: QrFormatInput;
   QrImageFormat: QrImageFormat;
+  QrUserError: ResolverTypeWrapper<QrUserError>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ReceiptInput: ReceiptInput;
   RedeliverWebhookDeliveryInput: RedeliverWebhookDeliveryInput;
   RedeliverWebhookDeliveryPayload: ResolverTypeWrapper<Omit<RedeliverWebhookDeliveryPayload, 'delivery'> & { delivery?: Maybe<ResolversTypes['WebhookDelivery']> }>;
+  RedirectQr: ResolverTypeWrapper<QrRow>;
+  RedirectQrConnection: ResolverTypeWrapper<Omit<RedirectQrConnection, 'edges'> & { edges: Array<ResolversTypes['RedirectQrEdge']> }>;
+  RedirectQrEdge: ResolverTypeWrapper<Omit<RedirectQrEdge, 'node'> & { node: ResolversTypes['RedirectQr'] }>;
+  RedirectQrPayload: ResolverTypeWrapper<Omit<RedirectQrPayload, 'redirectQr'> & { redirectQr?: Maybe<ResolversTypes['RedirectQr']> }>;
   RefundPaymentInput: RefundPaymentInput;
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: ResolverTypeWrapper<Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
@@ -2114,6 +2473,9 @@ export type ResolversTypes = ResolversObject<{
   SalesUnitEdge: ResolverTypeWrapper<Omit<SalesUnitEdge, 'node'> & { node: ResolversTypes['SalesUnit'] }>;
   SalesUnitPrice: ResolverTypeWrapper<SalesUnitPrice>;
   SalesUnitStatus: SalesUnitStatus;
+  SetCallbackQrInput: SetCallbackQrInput;
+  SetOrderCategoryInput: SetOrderCategoryInput;
+  SetOrderCategoryPayload: ResolverTypeWrapper<Omit<SetOrderCategoryPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
   ShippingInfoInput: ShippingInfoInput;
   SignUpPspMerchantInput: SignUpPspMerchantInput;
   SignUpPspMerchantPayload: ResolverTypeWrapper<Omit<SignUpPspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversTypes['PspMerchant']> }>;
@@ -2127,6 +2489,7 @@ export type ResolversTypes = ResolversObject<{
   UpdatePspMerchantPayload: ResolverTypeWrapper<Omit<UpdatePspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversTypes['PspMerchant']> }>;
   UpdatePspStatusInput: UpdatePspStatusInput;
   UpdatePspStatusPayload: ResolverTypeWrapper<UpdatePspStatusPayload>;
+  UpdateRedirectQrInput: UpdateRedirectQrInput;
   UpdateSalesUnitInput: UpdateSalesUnitInput;
   UpdateSalesUnitPayload: ResolverTypeWrapper<Omit<UpdateSalesUnitPayload, 'salesUnit'> & { salesUnit?: Maybe<ResolversTypes['SalesUnit']> }>;
   UserFlow: UserFlow;
@@ -2151,6 +2514,10 @@ export type ResolversTypes = ResolversObject<{
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
+  AddOrderImageInput: AddOrderImageInput;
+  AddOrderImagePayload: AddOrderImagePayload;
+  AddOrderReceiptInput: AddOrderReceiptInput;
+  AddOrderReceiptPayload: Omit<AddOrderReceiptPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   AdvanceTestClockInput: AdvanceTestClockInput;
   AdvanceTestClockPayload: AdvanceTestClockPayload;
   AirlineDataInput: AirlineDataInput;
@@ -2159,6 +2526,10 @@ export type ResolversParentTypes = ResolversObject<{
   BarcodeInput: BarcodeInput;
   Boolean: Scalars['Boolean']['output'];
   BottomLineInput: BottomLineInput;
+  CallbackQr: QrRow;
+  CallbackQrConnection: Omit<CallbackQrConnection, 'edges'> & { edges: Array<ResolversParentTypes['CallbackQrEdge']> };
+  CallbackQrEdge: Omit<CallbackQrEdge, 'node'> & { node: ResolversParentTypes['CallbackQr'] };
+  CallbackQrPayload: Omit<CallbackQrPayload, 'callbackQr'> & { callbackQr?: Maybe<ResolversParentTypes['CallbackQr']> };
   CancelPaymentInput: CancelPaymentInput;
   CapturePaymentInput: CapturePaymentInput;
   CheckoutCarrierAddressInput: CheckoutCarrierAddressInput;
@@ -2190,9 +2561,14 @@ export type ResolversParentTypes = ResolversObject<{
   CreateCheckoutSessionPayload: Omit<CreateCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversParentTypes['CheckoutSession']> };
   CreatePaymentInput: CreatePaymentInput;
   CreatePaymentPayload: Omit<CreatePaymentPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
+  CreateRedirectQrInput: CreateRedirectQrInput;
   CustomerInput: CustomerInput;
   Date: Scalars['Date']['output'];
   DateTime: Scalars['DateTime']['output'];
+  DeleteCallbackQrInput: DeleteCallbackQrInput;
+  DeleteCallbackQrPayload: DeleteCallbackQrPayload;
+  DeleteRedirectQrInput: DeleteRedirectQrInput;
+  DeleteRedirectQrPayload: DeleteRedirectQrPayload;
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: DeleteWebhookPayload;
   Float: Scalars['Float']['output'];
@@ -2226,7 +2602,12 @@ export type ResolversParentTypes = ResolversObject<{
   MoneyInput: MoneyInput;
   Mutation: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
+  Order: OrderView;
+  OrderCategory: OrderCategory;
+  OrderImage: OrderImage;
   OrderLineInput: OrderLineInput;
+  OrderReceipt: ReceiptDocument;
+  OrderUserError: OrderUserError;
   PageInfo: PageInfo;
   Partner: PartnerRow;
   PartnerConsent: PartnerConsent;
@@ -2244,7 +2625,7 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentFilter: PaymentFilter;
   PaymentMethod: PaymentMethod;
   PaymentModificationPayload: Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
-  PaymentOrder: PaymentOrder;
+  PaymentOrder: OrderView;
   PaymentOrderLine: PaymentOrderLine;
   PaymentProfile: PaymentProfileView;
   PaymentSourcesInput: PaymentSourcesInput;
@@ -2269,11 +2650,17 @@ export type ResolversParentTypes = ResolversObject<{
   PspTransactionSummary: PspTransactionSummary;
   PspTransactionUpdateInput: PspTransactionUpdateInput;
   PspUserError: PspUserError;
+  QrCheckIn: CheckInPayload;
   QrFormatInput: QrFormatInput;
+  QrUserError: QrUserError;
   Query: Record<PropertyKey, never>;
   ReceiptInput: ReceiptInput;
   RedeliverWebhookDeliveryInput: RedeliverWebhookDeliveryInput;
   RedeliverWebhookDeliveryPayload: Omit<RedeliverWebhookDeliveryPayload, 'delivery'> & { delivery?: Maybe<ResolversParentTypes['WebhookDelivery']> };
+  RedirectQr: QrRow;
+  RedirectQrConnection: Omit<RedirectQrConnection, 'edges'> & { edges: Array<ResolversParentTypes['RedirectQrEdge']> };
+  RedirectQrEdge: Omit<RedirectQrEdge, 'node'> & { node: ResolversParentTypes['RedirectQr'] };
+  RedirectQrPayload: Omit<RedirectQrPayload, 'redirectQr'> & { redirectQr?: Maybe<ResolversParentTypes['RedirectQr']> };
   RefundPaymentInput: RefundPaymentInput;
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
@@ -2282,6 +2669,9 @@ export type ResolversParentTypes = ResolversObject<{
   SalesUnitConnection: Omit<SalesUnitConnection, 'edges'> & { edges: Array<ResolversParentTypes['SalesUnitEdge']> };
   SalesUnitEdge: Omit<SalesUnitEdge, 'node'> & { node: ResolversParentTypes['SalesUnit'] };
   SalesUnitPrice: SalesUnitPrice;
+  SetCallbackQrInput: SetCallbackQrInput;
+  SetOrderCategoryInput: SetOrderCategoryInput;
+  SetOrderCategoryPayload: Omit<SetOrderCategoryPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
   ShippingInfoInput: ShippingInfoInput;
   SignUpPspMerchantInput: SignUpPspMerchantInput;
   SignUpPspMerchantPayload: Omit<SignUpPspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversParentTypes['PspMerchant']> };
@@ -2294,6 +2684,7 @@ export type ResolversParentTypes = ResolversObject<{
   UpdatePspMerchantPayload: Omit<UpdatePspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversParentTypes['PspMerchant']> };
   UpdatePspStatusInput: UpdatePspStatusInput;
   UpdatePspStatusPayload: UpdatePspStatusPayload;
+  UpdateRedirectQrInput: UpdateRedirectQrInput;
   UpdateSalesUnitInput: UpdateSalesUnitInput;
   UpdateSalesUnitPayload: Omit<UpdateSalesUnitPayload, 'salesUnit'> & { salesUnit?: Maybe<ResolversParentTypes['SalesUnit']> };
   UserInfo: UserInfoView;
@@ -2309,6 +2700,17 @@ export type ResolversParentTypes = ResolversObject<{
   WebhookDeliveryEdge: Omit<WebhookDeliveryEdge, 'node'> & { node: ResolversParentTypes['WebhookDelivery'] };
   WebhookFailureRate: WebhookFailureRate;
   WebhookUserError: WebhookUserError;
+}>;
+
+export type AddOrderImagePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AddOrderImagePayload'] = ResolversParentTypes['AddOrderImagePayload']> = ResolversObject<{
+  image?: Resolver<Maybe<ResolversTypes['OrderImage']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OrderUserError']>, ParentType, ContextType>;
+}>;
+
+export type AddOrderReceiptPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AddOrderReceiptPayload'] = ResolversParentTypes['AddOrderReceiptPayload']> = ResolversObject<{
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  receiptId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OrderUserError']>, ParentType, ContextType>;
 }>;
 
 export type AdvanceTestClockPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AdvanceTestClockPayload'] = ResolversParentTypes['AdvanceTestClockPayload']> = ResolversObject<{
@@ -2327,6 +2729,29 @@ export type ApiQualityItemResolvers<ContextType = GraphQLContext, ParentType ext
   status500?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   successRate?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   totalRequests?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type CallbackQrResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CallbackQr'] = ResolversParentTypes['CallbackQr']> = ResolversObject<{
+  imageUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType, RequireFields<CallbackQrImageUrlArgs, 'format'>>;
+  locationDescription?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  merchantQrId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  merchantSerialNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  qrContent?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type CallbackQrConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CallbackQrConnection'] = ResolversParentTypes['CallbackQrConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['CallbackQrEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type CallbackQrEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CallbackQrEdge'] = ResolversParentTypes['CallbackQrEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['CallbackQr'], ParentType, ContextType>;
+}>;
+
+export type CallbackQrPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CallbackQrPayload'] = ResolversParentTypes['CallbackQrPayload']> = ResolversObject<{
+  callbackQr?: Resolver<Maybe<ResolversTypes['CallbackQr']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['QrUserError']>, ParentType, ContextType>;
 }>;
 
 export type CheckoutContactDetailsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutContactDetails'] = ResolversParentTypes['CheckoutContactDetails']> = ResolversObject<{
@@ -2444,6 +2869,16 @@ export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
+
+export type DeleteCallbackQrPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteCallbackQrPayload'] = ResolversParentTypes['DeleteCallbackQrPayload']> = ResolversObject<{
+  deletedMerchantQrId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['QrUserError']>, ParentType, ContextType>;
+}>;
+
+export type DeleteRedirectQrPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteRedirectQrPayload'] = ResolversParentTypes['DeleteRedirectQrPayload']> = ResolversObject<{
+  deletedId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['QrUserError']>, ParentType, ContextType>;
+}>;
 
 export type DeleteWebhookPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteWebhookPayload'] = ResolversParentTypes['DeleteWebhookPayload']> = ResolversObject<{
   deletedWebhookId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
@@ -2565,27 +3000,68 @@ export type MoneyResolvers<ContextType = GraphQLContext, ParentType extends Reso
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   _empty?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  addOrderImage?: Resolver<ResolversTypes['AddOrderImagePayload'], ParentType, ContextType, RequireFields<MutationAddOrderImageArgs, 'input'>>;
+  addOrderReceipt?: Resolver<ResolversTypes['AddOrderReceiptPayload'], ParentType, ContextType, RequireFields<MutationAddOrderReceiptArgs, 'input'>>;
   advanceTestClock?: Resolver<ResolversTypes['AdvanceTestClockPayload'], ParentType, ContextType, RequireFields<MutationAdvanceTestClockArgs, 'input'>>;
   approveTestPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationApproveTestPaymentArgs, 'input'>>;
   cancelPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCancelPaymentArgs, 'input'>>;
   capturePayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCapturePaymentArgs, 'input'>>;
   createCheckoutSession?: Resolver<ResolversTypes['CreateCheckoutSessionPayload'], ParentType, ContextType, RequireFields<MutationCreateCheckoutSessionArgs, 'input'>>;
   createPayment?: Resolver<ResolversTypes['CreatePaymentPayload'], ParentType, ContextType, RequireFields<MutationCreatePaymentArgs, 'input'>>;
+  createRedirectQr?: Resolver<ResolversTypes['RedirectQrPayload'], ParentType, ContextType, RequireFields<MutationCreateRedirectQrArgs, 'input'>>;
+  deleteCallbackQr?: Resolver<ResolversTypes['DeleteCallbackQrPayload'], ParentType, ContextType, RequireFields<MutationDeleteCallbackQrArgs, 'input'>>;
+  deleteRedirectQr?: Resolver<ResolversTypes['DeleteRedirectQrPayload'], ParentType, ContextType, RequireFields<MutationDeleteRedirectQrArgs, 'input'>>;
   deleteWebhook?: Resolver<ResolversTypes['DeleteWebhookPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'input'>>;
   giveMerchantConsent?: Resolver<ResolversTypes['MerchantConsentPayload'], ParentType, ContextType, RequireFields<MutationGiveMerchantConsentArgs, 'input'>>;
   initiatePspPayment?: Resolver<ResolversTypes['InitiatePspPaymentPayload'], ParentType, ContextType, RequireFields<MutationInitiatePspPaymentArgs, 'input'>>;
   redeliverWebhookDelivery?: Resolver<ResolversTypes['RedeliverWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'input'>>;
   refundPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationRefundPaymentArgs, 'input'>>;
   registerWebhook?: Resolver<ResolversTypes['RegisterWebhookPayload'], ParentType, ContextType, RequireFields<MutationRegisterWebhookArgs, 'input'>>;
+  setCallbackQr?: Resolver<ResolversTypes['CallbackQrPayload'], ParentType, ContextType, RequireFields<MutationSetCallbackQrArgs, 'input'>>;
+  setOrderCategory?: Resolver<ResolversTypes['SetOrderCategoryPayload'], ParentType, ContextType, RequireFields<MutationSetOrderCategoryArgs, 'input'>>;
   signUpPspMerchant?: Resolver<ResolversTypes['SignUpPspMerchantPayload'], ParentType, ContextType, RequireFields<MutationSignUpPspMerchantArgs, 'input'>>;
   updatePspMerchant?: Resolver<ResolversTypes['UpdatePspMerchantPayload'], ParentType, ContextType, RequireFields<MutationUpdatePspMerchantArgs, 'input'>>;
   updatePspStatus?: Resolver<ResolversTypes['UpdatePspStatusPayload'], ParentType, ContextType, RequireFields<MutationUpdatePspStatusArgs, 'input'>>;
+  updateRedirectQr?: Resolver<ResolversTypes['RedirectQrPayload'], ParentType, ContextType, RequireFields<MutationUpdateRedirectQrArgs, 'input'>>;
   updateSalesUnit?: Resolver<ResolversTypes['UpdateSalesUnitPayload'], ParentType, ContextType, RequireFields<MutationUpdateSalesUnitArgs, 'input'>>;
   withdrawMerchantConsent?: Resolver<ResolversTypes['MerchantConsentPayload'], ParentType, ContextType, RequireFields<MutationWithdrawMerchantConsentArgs, 'input'>>;
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
   __resolveType: TypeResolveFn<'CheckoutSession' | 'Ledger' | 'LedgerTransaction' | 'Merchant' | 'Partner' | 'Payment' | 'PaymentEvent' | 'ProductOrder' | 'PspPayment' | 'SalesUnit' | 'WebhookDelivery', ParentType, ContextType>;
+}>;
+
+export type OrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = ResolversObject<{
+  category?: Resolver<Maybe<ResolversTypes['OrderCategory']>, ParentType, ContextType>;
+  images?: Resolver<Array<ResolversTypes['OrderImage']>, ParentType, ContextType>;
+  orderId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  paymentType?: Resolver<ResolversTypes['OrderPaymentType'], ParentType, ContextType>;
+  receipt?: Resolver<Maybe<ResolversTypes['OrderReceipt']>, ParentType, ContextType>;
+}>;
+
+export type OrderCategoryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderCategory'] = ResolversParentTypes['OrderCategory']> = ResolversObject<{
+  category?: Resolver<Maybe<ResolversTypes['OrderCategoryName']>, ParentType, ContextType>;
+  imageId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  orderDetailsUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type OrderImageResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderImage'] = ResolversParentTypes['OrderImage']> = ResolversObject<{
+  format?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  height?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  imageId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  width?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type OrderReceiptResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderReceipt'] = ResolversParentTypes['OrderReceipt']> = ResolversObject<{
+  orderLines?: Resolver<Array<ResolversTypes['PaymentOrderLine']>, ParentType, ContextType>;
+  receiptNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  totalAmount?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
+}>;
+
+export type OrderUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OrderUserError'] = ResolversParentTypes['OrderUserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['OrderErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type PageInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo']> = ResolversObject<{
@@ -2705,7 +3181,10 @@ export type PaymentModificationPayloadResolvers<ContextType = GraphQLContext, Pa
 }>;
 
 export type PaymentOrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOrder'] = ResolversParentTypes['PaymentOrder']> = ResolversObject<{
+  category?: Resolver<Maybe<ResolversTypes['OrderCategory']>, ParentType, ContextType>;
+  images?: Resolver<Array<ResolversTypes['OrderImage']>, ParentType, ContextType>;
   orderLines?: Resolver<Array<ResolversTypes['PaymentOrderLine']>, ParentType, ContextType>;
+  receipt?: Resolver<Maybe<ResolversTypes['OrderReceipt']>, ParentType, ContextType>;
   receiptNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   totalAmount?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
 }>;
@@ -2860,12 +3339,27 @@ export type PspUserErrorResolvers<ContextType = GraphQLContext, ParentType exten
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type QrCheckInResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QrCheckIn'] = ResolversParentTypes['QrCheckIn']> = ResolversObject<{
+  customerToken?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  initiatedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  merchantQrId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  merchantSerialNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type QrUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['QrUserError'] = ResolversParentTypes['QrUserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['QrErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
+  callbackQrs?: Resolver<ResolversTypes['CallbackQrConnection'], ParentType, ContextType, RequireFields<QueryCallbackQrsArgs, 'first'>>;
   checkoutSession?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType, RequireFields<QueryCheckoutSessionArgs, 'reference'>>;
   checkoutSessions?: Resolver<ResolversTypes['CheckoutSessionConnection'], ParentType, ContextType, RequireFields<QueryCheckoutSessionsArgs, 'first'>>;
   ledger?: Resolver<Maybe<ResolversTypes['Ledger']>, ParentType, ContextType, RequireFields<QueryLedgerArgs, 'ledgerId'>>;
   ledgers?: Resolver<ResolversTypes['LedgerConnection'], ParentType, ContextType, RequireFields<QueryLedgersArgs, 'first'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'orderId' | 'paymentType'>>;
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType, RequireFields<QueryPaymentArgs, 'reference'>>;
   paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, ContextType, RequireFields<QueryPaymentEventsPerMinuteArgs, 'since'>>;
   paymentTotals?: Resolver<ResolversTypes['PaymentTotals'], ParentType, ContextType, RequireFields<QueryPaymentTotalsArgs, 'since'>>;
@@ -2874,6 +3368,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   pspPayment?: Resolver<Maybe<ResolversTypes['PspPayment']>, ParentType, ContextType, RequireFields<QueryPspPaymentArgs, 'pspTransactionId'>>;
   pspPayments?: Resolver<ResolversTypes['PspPaymentConnection'], ParentType, ContextType, RequireFields<QueryPspPaymentsArgs, 'first'>>;
   recentPaymentEvents?: Resolver<ResolversTypes['PaymentEventNotificationConnection'], ParentType, ContextType, RequireFields<QueryRecentPaymentEventsArgs, 'first'>>;
+  redirectQrs?: Resolver<ResolversTypes['RedirectQrConnection'], ParentType, ContextType, RequireFields<QueryRedirectQrsArgs, 'first'>>;
   salesUnits?: Resolver<Array<ResolversTypes['SalesUnit']>, ParentType, ContextType>;
   testClock?: Resolver<ResolversTypes['TestClock'], ParentType, ContextType>;
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
@@ -2884,6 +3379,29 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
 export type RedeliverWebhookDeliveryPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedeliverWebhookDeliveryPayload'] = ResolversParentTypes['RedeliverWebhookDeliveryPayload']> = ResolversObject<{
   delivery?: Resolver<Maybe<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['WebhookUserError']>, ParentType, ContextType>;
+}>;
+
+export type RedirectQrResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedirectQr'] = ResolversParentTypes['RedirectQr']> = ResolversObject<{
+  expiresIn?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  imageUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType, RequireFields<RedirectQrImageUrlArgs, 'format'>>;
+  redirectUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  targetUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type RedirectQrConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedirectQrConnection'] = ResolversParentTypes['RedirectQrConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['RedirectQrEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type RedirectQrEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedirectQrEdge'] = ResolversParentTypes['RedirectQrEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['RedirectQr'], ParentType, ContextType>;
+}>;
+
+export type RedirectQrPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedirectQrPayload'] = ResolversParentTypes['RedirectQrPayload']> = ResolversObject<{
+  redirectQr?: Resolver<Maybe<ResolversTypes['RedirectQr']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['QrUserError']>, ParentType, ContextType>;
 }>;
 
 export type RegisterWebhookPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RegisterWebhookPayload'] = ResolversParentTypes['RegisterWebhookPayload']> = ResolversObject<{
@@ -2928,6 +3446,12 @@ export type SalesUnitPriceResolvers<ContextType = GraphQLContext, ParentType ext
   recipientHandle?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type SetOrderCategoryPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SetOrderCategoryPayload'] = ResolversParentTypes['SetOrderCategoryPayload']> = ResolversObject<{
+  categoryId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OrderUserError']>, ParentType, ContextType>;
+}>;
+
 export type SignUpPspMerchantPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SignUpPspMerchantPayload'] = ResolversParentTypes['SignUpPspMerchantPayload']> = ResolversObject<{
   merchant?: Resolver<Maybe<ResolversTypes['PspMerchant']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
@@ -2937,6 +3461,7 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
   checkoutSessionEvents?: SubscriptionResolver<ResolversTypes['CheckoutSessionNotification'], "checkoutSessionEvents", ParentType, ContextType, Partial<SubscriptionCheckoutSessionEventsArgs>>;
   paymentEvents?: SubscriptionResolver<ResolversTypes['PaymentEventNotification'], "paymentEvents", ParentType, ContextType, Partial<SubscriptionPaymentEventsArgs>>;
   pspPaymentChanges?: SubscriptionResolver<ResolversTypes['PspPaymentChange'], "pspPaymentChanges", ParentType, ContextType, Partial<SubscriptionPspPaymentChangesArgs>>;
+  qrCheckIns?: SubscriptionResolver<ResolversTypes['QrCheckIn'], "qrCheckIns", ParentType, ContextType>;
 }>;
 
 export type TestClockResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TestClock'] = ResolversParentTypes['TestClock']> = ResolversObject<{
@@ -3070,8 +3595,14 @@ export type WebhookUserErrorResolvers<ContextType = GraphQLContext, ParentType e
 }>;
 
 export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
+  AddOrderImagePayload?: AddOrderImagePayloadResolvers<ContextType>;
+  AddOrderReceiptPayload?: AddOrderReceiptPayloadResolvers<ContextType>;
   AdvanceTestClockPayload?: AdvanceTestClockPayloadResolvers<ContextType>;
   ApiQualityItem?: ApiQualityItemResolvers<ContextType>;
+  CallbackQr?: CallbackQrResolvers<ContextType>;
+  CallbackQrConnection?: CallbackQrConnectionResolvers<ContextType>;
+  CallbackQrEdge?: CallbackQrEdgeResolvers<ContextType>;
+  CallbackQrPayload?: CallbackQrPayloadResolvers<ContextType>;
   CheckoutContactDetails?: CheckoutContactDetailsResolvers<ContextType>;
   CheckoutPaymentDetails?: CheckoutPaymentDetailsResolvers<ContextType>;
   CheckoutSession?: CheckoutSessionResolvers<ContextType>;
@@ -3088,6 +3619,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   CreatePaymentPayload?: CreatePaymentPayloadResolvers<ContextType>;
   Date?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
+  DeleteCallbackQrPayload?: DeleteCallbackQrPayloadResolvers<ContextType>;
+  DeleteRedirectQrPayload?: DeleteRedirectQrPayloadResolvers<ContextType>;
   DeleteWebhookPayload?: DeleteWebhookPayloadResolvers<ContextType>;
   InitiatePspPaymentPayload?: InitiatePspPaymentPayloadResolvers<ContextType>;
   Ledger?: LedgerResolvers<ContextType>;
@@ -3108,6 +3641,11 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Money?: MoneyResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   Node?: NodeResolvers<ContextType>;
+  Order?: OrderResolvers<ContextType>;
+  OrderCategory?: OrderCategoryResolvers<ContextType>;
+  OrderImage?: OrderImageResolvers<ContextType>;
+  OrderReceipt?: OrderReceiptResolvers<ContextType>;
+  OrderUserError?: OrderUserErrorResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
   Partner?: PartnerResolvers<ContextType>;
   PartnerConsent?: PartnerConsentResolvers<ContextType>;
@@ -3144,14 +3682,21 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PspTransactionLogEntry?: PspTransactionLogEntryResolvers<ContextType>;
   PspTransactionSummary?: PspTransactionSummaryResolvers<ContextType>;
   PspUserError?: PspUserErrorResolvers<ContextType>;
+  QrCheckIn?: QrCheckInResolvers<ContextType>;
+  QrUserError?: QrUserErrorResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RedeliverWebhookDeliveryPayload?: RedeliverWebhookDeliveryPayloadResolvers<ContextType>;
+  RedirectQr?: RedirectQrResolvers<ContextType>;
+  RedirectQrConnection?: RedirectQrConnectionResolvers<ContextType>;
+  RedirectQrEdge?: RedirectQrEdgeResolvers<ContextType>;
+  RedirectQrPayload?: RedirectQrPayloadResolvers<ContextType>;
   RegisterWebhookPayload?: RegisterWebhookPayloadResolvers<ContextType>;
   SalesUnit?: SalesUnitResolvers<ContextType>;
   SalesUnitConfiguration?: SalesUnitConfigurationResolvers<ContextType>;
   SalesUnitConnection?: SalesUnitConnectionResolvers<ContextType>;
   SalesUnitEdge?: SalesUnitEdgeResolvers<ContextType>;
   SalesUnitPrice?: SalesUnitPriceResolvers<ContextType>;
+  SetOrderCategoryPayload?: SetOrderCategoryPayloadResolvers<ContextType>;
   SignUpPspMerchantPayload?: SignUpPspMerchantPayloadResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   TestClock?: TestClockResolvers<ContextType>;

@@ -2,7 +2,13 @@ import { defineErrors, type CatalogueEntry } from '../platform/errors/catalogue.
 
 /** Refusals that come from the state of a sales unit, whatever the interface. */
 export const merchantErrors = defineErrors('merchants', {
-  SALES_UNIT_DEACTIVATED: { status: 403, title: 'Sales unit is deactivated', vippsCode: '3010' },
+  SALES_UNIT_DEACTIVATED: {
+    status: 403,
+    title: 'Sales unit is deactivated',
+    vippsCode: '3010',
+    checkoutCode: 'Session-00403',
+    pspCode: '21',
+  },
 });
 
 declare module '../platform/errors/catalogue.js' {

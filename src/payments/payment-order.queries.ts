@@ -35,6 +35,11 @@ export async function readPaymentOrder(ctx: RequestContext, paymentId: string): 
   ]);
   const receipt = typeof row?.receipt === 'string' ? (JSON.parse(row.receipt) as Json) : (row?.receipt as Json | null | undefined);
   if (!receipt) return undefined;
+  return paymentOrderView(receipt);
+}
+
+/** A receipt (the Order Management `Receipt`, validated when it was sent) as the graph shows it. */
+export function paymentOrderView(receipt: Json): PaymentOrderView {
   const bottomLine = (receipt.bottomLine ?? {}) as Json;
   const currency = bottomLine.currency as Currency;
   const money = (value: unknown): Money | null => (typeof value === 'number' ? { value, currency } : null);

@@ -110,10 +110,11 @@ export function createPaymentCrossFieldProblems(fields: Partial<CreatePaymentFie
     if (fields.expiresAt) fail('expiresAt', 'Long-living payments are only allowed for WALLET payments');
   }
   if (userFlow === 'WEB_REDIRECT' && fields.returnUrl === undefined) fail('returnUrl', 'Required when userFlow is WEB_REDIRECT');
-  // The spec asks PUSH_MESSAGE for a valid phone number: the push goes to the user's phone, which a QR or token does not name.
+  // The spec asks PUSH_MESSAGE for a valid phone number: the push goes to the user's phone, which a personal QR does
+  // not name. A customerToken does (FACTS §1.2): a QR check-in handed it out for the user who scanned.
   const customerRefused = [...named, ...problems].some((d) => d.name.startsWith('customer'));
-  if (userFlow === 'PUSH_MESSAGE' && !fields.customer?.phoneNumber && !customerRefused)
-    fail('customer.phoneNumber', 'Required when userFlow is PUSH_MESSAGE');
+  if (userFlow === 'PUSH_MESSAGE' && !fields.customer?.phoneNumber && !fields.customer?.customerToken && !customerRefused)
+    fail('customer.phoneNumber', 'Required when userFlow is PUSH_MESSAGE (or a customerToken from a QR check-in)');
   if (fields.qrFormat && userFlow && userFlow !== 'QR') fail('qrFormat', 'Only allowed when userFlow is QR');
   if (fields.expiresAt && userFlow && userFlow !== 'PUSH_MESSAGE' && userFlow !== 'QR')
     fail('expiresAt', 'Only allowed when userFlow is PUSH_MESSAGE or QR');

@@ -1,11 +1,13 @@
 import type { Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { assertSalesUnitAcceptsPayments } from '../merchants/sales-unit-status.js';
+import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import { PspSalesUnit } from './psp-payment.entity.js';
 
 /**
  * The one rule of whether a sales unit takes PSP payments from a PSP: it is registered for PSP payments with that
- * PSP (seeded, or created by PSP signup) and still active (its merchant not deactivated). Extend it here (e.g. a
- * deactivated sales unit of another domain), nowhere else.
+ * PSP (seeded, or created by PSP signup), still active (its merchant not deactivated), and the sales unit itself is
+ * not DEACTIVATED (the merchants domain's rule for every kind of payment).
  */
 export async function pspSalesUnitTakingPayments(em: Em, pspId: string, msn: string): Promise<PspSalesUnit> {
   const unit = await em.findOne(PspSalesUnit, { msn });
@@ -14,5 +16,7 @@ export async function pspSalesUnitTakingPayments(em: Em, pspId: string, msn: str
       { name: 'Merchant-Serial-Number', reason: 'Not active for PSP payments' },
     ]);
   }
+  const salesUnit = await em.findOne(SalesUnit, { msn }, { fields: ['msn', 'status'] });
+  if (salesUnit) assertSalesUnitAcceptsPayments(salesUnit);
   return unit;
 }

@@ -2,17 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { flushApiQuality } from '../../src/management/api-quality.counter.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { MerchantClient, newReference, paymentBody } from '../support/merchant-client.js';
+import { pngImage } from '../orders/images.js';
 import { PspClient } from '../support/psp-client.js';
 import { newIds } from '../psp/psp-fixture.js';
 
-/** issue 10: the PSP's sales unit check (psp_merchant), the page, then one batch of logs. */
-const PSP_PAGE_STATEMENTS = 3;
-/** issue 10: tenancy, then begin, the PSP sales unit rule, two duplicate checks, the payment and event inserts, commit. */
-const PSP_INITIATE_STATEMENTS = 8;
 import { PartnerClient } from '../support/partner-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { approveWithConsent } from '../support/user-consent.js';
 import { CheckoutClient } from '../checkout/support/checkout-client.js';
+
+/** issue 10: the PSP's sales unit check (psp_merchant), the page, then one batch of logs. */
+const PSP_PAGE_STATEMENTS = 3;
+/**
+ * issue 10: tenancy, then begin, the PSP sales unit rule (the PSP's registration and the unit's status), two
+ * duplicate checks, the payment and event inserts, commit.
+ */
+const PSP_INITIATE_STATEMENTS = 9;
 
 let t: TestApp;
 let merchant: MerchantClient;
@@ -390,5 +395,86 @@ describe('SQL statements of PSP payments', () => {
     });
     expect(rest).toHaveLength(PSP_INITIATE_STATEMENTS);
     expect(graph).toHaveLength(rest.length);
+  });
+});
+
+// issue 9: orders
+describe('SQL statements of orders', () => {
+  const ORDER_PAGE = `query Page($first: Int!) {
+    payments(first: $first) { edges { node { reference order { category { category imageId } images { imageId width } receipt { receiptNumber } } } } }
+  }`;
+
+  test("a page of payments with their orders (the dashboard's payment page) costs the same statements for 1, 12 and 50 payments", async () => {
+    // The newest 12 payments have an order with a category, an image and a receipt.
+    const image = pngImage(200, 200);
+    expect(
+      (
+        await merchant.request('POST', '/order-management/v1/images', {
+          imageId: 'count-image',
+          src: image.toString('base64'),
+          type: 'base64',
+        })
+      ).status,
+    ).toBe(200);
+    for (let i = 0; i < 12; i++) {
+      t.clock.advance(1_000);
+      const reference = await merchant.authorizedPayment(1_000);
+      await merchant.request('PUT', `/order-management/v2/ecom/categories/${reference}`, {
+        category: 'GENERAL',
+        orderDetailsUrl: 'https://shop.example/o',
+        imageId: 'count-image',
+      });
+      await merchant.request('POST', `/order-management/v2/ecom/receipts/${reference}`, {
+        orderLines: [{ name: 'Socks', id: '1', totalAmount: 100, totalAmountExcludingTax: 80, totalTaxAmount: 20, taxPercentage: 25 }],
+        bottomLine: { currency: 'NOK', receiptNumber: `r-${i}` },
+      });
+    }
+    const counts: number[] = [];
+    for (const first of [1, 12, 50]) {
+      const statements = await statementsFor(async () => {
+        const res = await merchant.graphql(ORDER_PAGE, { first });
+        expect(res.body.errors).toBeUndefined();
+        const orders = res.body.data.payments.edges.map((e: { node: { order: unknown } }) => e.node.order).filter(Boolean);
+        expect(orders).toHaveLength(Math.min(first, 12));
+        expect(orders[0].images).toEqual([{ imageId: 'count-image', width: 200 }]);
+      });
+      counts.push(statements.length);
+    }
+    // The page, then one batch of orders (category, image and receipt in one statement).
+    expect(counts).toEqual([2, 2, 2]);
+  });
+});
+
+// issue 9: QR
+describe('SQL statements of QR codes', () => {
+  test('a page of callback QRs costs one statement for 1 and 12 QRs; a callback QR put runs the same statements on both faces', async () => {
+    for (let i = 0; i < 12; i++) {
+      expect((await merchant.request('PUT', `/qr/v1/merchant-callback/count-${i}`, { locationDescription: `Till ${i}` })).status).toBe(200);
+    }
+    const counts: number[] = [];
+    for (const first of [1, 12]) {
+      const statements = await statementsFor(async () => {
+        const res = await merchant.graphql(
+          'query($f: Int!) { callbackQrs(first: $f) { edges { node { merchantQrId imageUrl qrContent } } } }',
+          {
+            f: first,
+          },
+        );
+        expect(res.body.data.callbackQrs.edges).toHaveLength(first);
+      });
+      counts.push(statements.length);
+    }
+    expect(counts).toEqual([1, 1]);
+    const rest = await statementsFor(async () =>
+      expect((await merchant.request('PUT', '/qr/v1/merchant-callback/count-0', { locationDescription: 'Moved' })).status).toBe(200),
+    );
+    const graph = await statementsFor(async () => {
+      const res = await merchant.graphql(
+        'mutation { setCallbackQr(input: { merchantQrId: "count-0", locationDescription: "Moved" }) { callbackQr { merchantQrId } userErrors { code } } }',
+      );
+      expect(res.body.data.setCallbackQr.userErrors).toEqual([]);
+    });
+    expect(rest).toHaveLength(1);
+    expect(graph).toEqual(rest);
   });
 });

@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import { useTestApp } from '../support/app-fixture.js';
-import { paymentBody } from '../support/merchant-client.js';
+import { CheckoutClient } from '../checkout/support/checkout-client.js';
+import { MERCHANT_B, paymentBody } from '../support/merchant-client.js';
 import { mgmt, png, PRICE_PACKAGE_I_KASSA, PRICE_PACKAGE_PA_NETT, SYSTEM_HEADERS } from './management-support.js';
 
 // Several helpers share the machine's two cores: a request can take seconds.
@@ -193,6 +194,10 @@ describe('sales unit update', () => {
       payment: null,
       userErrors: [expect.objectContaining({ code: 'SALES_UNIT_DEACTIVATED' })],
     });
+    // Checkout opens no session for it either (its problem body, with the checkout code of the same refusal).
+    const checkout = await new CheckoutClient(t.baseUrl, MERCHANT_B).createSession();
+    expect(checkout.status).toBe(403);
+    expect(checkout.body).toEqual(expect.objectContaining({ errorCode: 'Session-00403' }));
 
     expect((await mgmt(t.otherMerchant, 'PATCH', '/sales-units/654321', { status: 'ACTIVE' })).status).toBe(200);
     expect((await t.otherMerchant.createPayment(paymentBody())).status).toBe(201);

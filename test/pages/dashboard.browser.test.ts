@@ -119,8 +119,15 @@ test("redeliver on a payment's page produces a new attempt", async () => {
       bottomLine: { currency: 'NOK', totalAmount: 10_000 },
     },
   });
+  // issue 9: the order's category (order management) shows beside its receipt.
+  const category = { category: 'TICKET', orderDetailsUrl: 'https://shop.example/tickets/1' };
+  expect((await merchant.request('PUT', `/order-management/v2/ecom/categories/${reference}`, category)).status).toBe(200);
   await feedRow(dashboard, reference, 'CREATED').getByRole('link', { name: reference }).click();
   await dashboard.getByTestId('payment-reference').filter({ hasText: reference }).waitFor();
+  await dashboard
+    .getByTestId('order-category')
+    .getByText(/TICKET/)
+    .waitFor();
   // Merchant text is text: the description shows as written and runs nothing.
   await dashboard.getByText('<script>window.pwned = 1</script>').waitFor();
   expect(await dashboard.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();

@@ -136,13 +136,13 @@ describe('body rules: each refusal names its field', () => {
     ['userFlow lowercase', { userFlow: 'web_redirect' }, 'userFlow'],
     ['WEB_REDIRECT without returnUrl', { userFlow: 'WEB_REDIRECT', ...withoutReturnUrl }, 'returnUrl'],
     ['PUSH_MESSAGE without customer', { ...push, customer: undefined }, 'customer.phoneNumber'],
-    // The spec: PUSH_MESSAGE "Requires a valid customer.phoneNumber"; a personal QR or token names no phone to push to.
+    // The spec: PUSH_MESSAGE "Requires a valid customer.phoneNumber"; a personal QR names no phone to push to.
     [
       'PUSH_MESSAGE with a personalQr customer',
       { ...push, customer: { personalQr: 'https://qr.example/personal/abc' } },
       'customer.phoneNumber',
     ],
-    ['PUSH_MESSAGE with a customerToken customer', { ...push, customer: { customerToken: 'token-1' } }, 'customer.phoneNumber'],
+    // issue 9: a customerToken (from a QR check-in) names the user to push to (test/qr/qr.test.ts); no longer refused.
     ['PUSH_MESSAGE with an invalid phoneNumber', { ...push, customer: { phoneNumber: '12' } }, 'customer.phoneNumber'],
 
     // returnUrl / receiptUrl: https:// or a custom scheme

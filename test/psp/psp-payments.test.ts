@@ -1,3 +1,4 @@
+import { forkEm } from '../../src/platform/db/orm.js';
 import { passesLuhn } from '../../src/psp/network-token.js';
 import { MerchantClient } from '../support/merchant-client.js';
 import { Subscriber } from '../support/subscriber.js';
@@ -56,6 +57,22 @@ async function stateOf(id: string): Promise<string> {
 }
 
 describe('initiate', () => {
+  test('a DEACTIVATED sales unit takes no PSP payment (errorCode 21) until it is active again', async () => {
+    // The unit's status is management's (PATCH /management/v1/sales-units/{msn}); the PSP's test unit has no
+    // merchant login there, so the test sets it where management keeps it.
+    const setStatus = (status: string) =>
+      forkEm(t.app.services.orm).execute('update sales_unit set status = ? where msn = ?', [status, PSP_MSN]);
+    await setStatus('DEACTIVATED');
+    try {
+      const refused = await call('POST', '/psp/v3/psppayments/init', initBody());
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual([expect.objectContaining({ errorCode: '21' })]);
+    } finally {
+      await setStatus('ACTIVE');
+    }
+    expect((await call('POST', '/psp/v3/psppayments/init', initBody())).status).toBe(200);
+  });
+
   test('answers 200 with the ids and a landing page URL of this service carrying the token', async () => {
     const { body, res } = await initiate();
     expect(res.body).toEqual({

@@ -64,8 +64,8 @@ async function expectDocumentedRefusal(route: string, res: Response): Promise<vo
   if (type.startsWith('text/html')) {
     // Only the pages answer in HTML: the wallet's landing page with its message for the user (issue 12: the
     // merchant's prefill page of a product order; issue 11: the checkout page with its message for the buyer).
-    // issue 10: the PSP landing page too.
-    expect(route).toMatch(/^\w+ \/(wallet\/landing|wallet\/psp|merchant-portal\/prefill|checkout\/page)/);
+    // issue 10: the PSP landing page too; issue 9: the QR scan page.
+    expect(route).toMatch(/^\w+ \/(wallet\/landing|wallet\/psp|qr\/scan\/|merchant-portal\/prefill|checkout\/page)/);
     expect(text).toMatch(/^<!doctype html>/i);
     return;
   }
@@ -116,6 +116,21 @@ async function expectDocumentedRefusal(route: string, res: Response): Promise<vo
     const body = JSON.parse(text);
     if (res.status === 401) expect(body).toEqual({ code: 'Unauthorized', message: expect.any(String) });
     else expect(body).toEqual({ errorCode: 10002, errorMessage: expect.any(String), contextId: expect.any(String) });
+    return;
+  }
+  if (/^\w+ \/(order-management|qr)\//.test(route)) {
+    // issue 9: order management and QR answer in their `invalidParams` body (FACTS §4, §5).
+    expect(type).toMatch(/^application\/json/);
+    const body = JSON.parse(text) as { invalidParams?: unknown };
+    expect(body).toEqual(
+      expect.objectContaining({
+        type: expect.any(String),
+        title: expect.any(String),
+        detail: expect.any(String),
+        instance: expect.any(String),
+      }),
+    );
+    expect(Array.isArray(body.invalidParams)).toBe(true);
     return;
   }
   expect(type).toBe('application/problem+json');

@@ -71,6 +71,17 @@ beforeAll(async () => {
     events: ['epayments.payment.created.v1'],
   });
   const reference = await owner.authorizedPayment(10_000);
+  // issue 9: the payment's order has a category, so the order probes ask about a real order.
+  await owner.request('PUT', `/order-management/v2/ecom/categories/${reference}`, {
+    category: 'GENERAL',
+    orderDetailsUrl: 'https://a.example/o',
+  });
+  // issue 9: A's redirect QR and callback QR named by qrId(owned), so the QR probes ask about real ones.
+  const qrs = [
+    await owner.request('POST', '/qr/v1/merchant-redirect', { id: 'tenant-qr', redirectUrl: 'https://a.example/qr' }, SVG),
+    await owner.request('PUT', '/qr/v1/merchant-callback/tenant-qr', { locationDescription: 'Till 1' }),
+  ];
+  if (qrs.some((r) => r.status >= 300)) throw new Error(`QR set-up: ${qrs.map((r) => `${r.status} ${r.text}`)}`);
   const res = await owner.graphql('query($r: String!) { payment(reference: $r) { id events { edges { node { id } } } } }', {
     r: reference,
   });
@@ -249,7 +260,54 @@ const restMatrix: Record<string, Entry> = {
   'POST /merchant-management/psp/v1/merchants': { none: 'signs up for the calling PSP' },
   'GET /merchant-management/psp/v1/merchants/{merchantSerialNumber}': { none: 'probed PSP against PSP in the issue 10 block' },
   'PATCH /merchant-management/psp/v1/merchants/{merchantSerialNumber}': { none: 'probed PSP against PSP in the issue 10 block' },
+  // issue 9: order management. Writes go to the caller's own order of that id (orders are keyed by sales unit):
+  // another merchant writing "the same" id changes nothing of A's (test/orders/order-management.test.ts, tenancy).
+  'PUT /order-management/v2/{paymentType}/categories/{orderId}': { none: "writes the caller's own order of that id" },
+  'POST /order-management/v1/images': { none: "uploads to the caller's own images; an imageId of another merchant is unknown" },
+  'GET /order-management/v2/{paymentType}/{orderId}': async (c, ids) =>
+    traced(await c.request('GET', `/order-management/v2/ecom/${ids.reference}`)),
+  'POST /order-management/v2/{paymentType}/receipts/{orderId}': { none: "writes the caller's own order of that id" },
+  'PUT /order-management/v1/orders/{transactionId}': {
+    none: "a transactionId resolves among the caller's payments only; writes its own order",
+  },
+  'GET /order-management/v1/orders/{transactionId}': async (c, ids) =>
+    traced(await c.request('GET', `/order-management/v1/orders/${ids.reference}`)),
+  'GET /order-management/v1/receipts/{transactionId}': async (c, ids) =>
+    traced(await c.request('GET', `/order-management/v1/receipts/${ids.reference}`)),
+  'POST /order-management/v1/receipts/{transactionId}': {
+    none: "a transactionId resolves among the caller's payments only; writes its own order",
+  },
+  // issue 9: QR. QRs are keyed by sales unit: a write of "the same" id is the caller's own QR (test/qr/qr.test.ts).
+  'POST /qr/v1/merchant-redirect': { none: "creates in the caller's sales unit" },
+  'GET /qr/v1/merchant-redirect': { none: "lists only the caller's sales unit (test/qr/qr.test.ts)" },
+  'GET /qr/v1/merchant-redirect/{id}': async (c, ids) =>
+    traced(await c.request('GET', `/qr/v1/merchant-redirect/${qrId(ids)}`, undefined, SVG)),
+  'PUT /qr/v1/merchant-redirect/{id}': async (c, ids) =>
+    traced(await c.request('PUT', `/qr/v1/merchant-redirect/${qrId(ids)}`, { redirectUrl: 'https://x.example' }, SVG)),
+  'DELETE /qr/v1/merchant-redirect/{id}': async (c, ids) => traced(await c.request('DELETE', `/qr/v1/merchant-redirect/${qrId(ids)}`)),
+  'POST /qr/v1': { none: "a landing URL of another merchant's payment is refused like a made-up one (test/qr/qr.test.ts)" },
+  'GET /qr/v1/merchant-callback': { none: "lists only the caller's sales unit (test/qr/qr.test.ts)" },
+  'GET /qr/v1/merchant-callback/{merchantQrId}': async (c, ids) =>
+    traced(await c.request('GET', `/qr/v1/merchant-callback/${qrId(ids)}`, undefined, SVG)),
+  'PUT /qr/v1/merchant-callback/{merchantQrId}': { none: "creates or updates the caller's own callback QR of that id" },
+  'DELETE /qr/v1/merchant-callback/{merchantQrId}': async (c, ids) =>
+    traced(await c.request('DELETE', `/qr/v1/merchant-callback/${qrId(ids)}`)),
+  'PUT /qr/v1/merchant-callback/mobilepay/{beaconId}': { none: "maps a beacon to the caller's own sales unit" },
+  'GET /qr/public/images/{file}': { none: 'public: an unguessable key names the image, not a merchant' },
+  'GET /qr/public/redirect/{key}': { none: 'public: an unguessable key names the redirect, not a merchant' },
+  'GET /qr/scan/{key}': { none: "public: the wallet user's scan page, named by an unguessable key" },
+  'POST /qr/scan/{key}': { none: "public: the wallet user's scan, named by an unguessable key" },
 };
+const SVG = { Accept: 'image/svg+xml' };
+/** issue 9: merchant A's QR id, or one that exists for nobody. */
+function qrId(ids: Identifiers): string {
+  return ids === owned ? 'tenant-qr' : 'missing-qr';
+}
+
+/** issue 9: the `invalidParams` body's `instance` is the request's trace id (a new one each time), like `traceId` elsewhere. */
+function traced(res: HttpResult): HttpResult {
+  return typeof res.body?.instance === 'string' ? { ...res, body: { ...res.body, instance: '<trace>' } } : res;
+}
 
 /** The system headers the management interface requires. */
 const SYSTEM = {
@@ -297,6 +355,33 @@ const graphMatrix: Record<string, Entry> = {
     'mutation($id: ID!) { deleteWebhook(input: { id: $id }) { deletedWebhookId userErrors { code field message } } }',
     (ids) => ({ id: ids.webhookId }),
   ),
+  // issue 9: order management
+  'Query.order': gql('query($o: String!) { order(paymentType: ECOM, orderId: $o) { orderId category { orderDetailsUrl } } }', (ids) => ({
+    o: ids.reference,
+  })),
+  'Mutation.setOrderCategory': { none: "writes the caller's own order of that id" },
+  'Mutation.addOrderImage': { none: "uploads to the caller's own images" },
+  'Mutation.addOrderReceipt': { none: "writes the caller's own order of that id" },
+  // issue 9: QR
+  'Query.redirectQrs': { none: "lists only the caller's sales unit (test/qr/qr.test.ts)" },
+  'Query.callbackQrs': { none: "lists only the caller's sales unit (test/qr/qr.test.ts)" },
+  'Mutation.createRedirectQr': { none: "creates in the caller's sales unit" },
+  'Mutation.updateRedirectQr': gql(
+    'mutation($id: String!) { updateRedirectQr(input: { id: $id, redirectUrl: "https://x.example" }) { redirectQr { id } userErrors { code field } } }',
+    (ids) => ({ id: qrId(ids) }),
+  ),
+  'Mutation.deleteRedirectQr': gql(
+    'mutation($id: String!) { deleteRedirectQr(input: { id: $id }) { deletedId userErrors { code field } } }',
+    (ids) => ({
+      id: qrId(ids),
+    }),
+  ),
+  'Mutation.setCallbackQr': { none: "creates or updates the caller's own callback QR of that id" },
+  'Mutation.deleteCallbackQr': gql(
+    'mutation($id: String!) { deleteCallbackQr(input: { merchantQrId: $id }) { deletedMerchantQrId userErrors { code field } } }',
+    (ids) => ({ id: qrId(ids) }),
+  ),
+  'Subscription.qrCheckIns': { socket: "bound to the connection's sales unit (test/qr/qr.test.ts: merchant B's subscriber hears nothing)" },
   'Mutation.redeliverWebhookDelivery': gql(
     'mutation($id: ID!) { redeliverWebhookDelivery(input: { deliveryId: $id }) { delivery { id } userErrors { code field message } } }',
     (ids) => ({ id: ids.deliveryId }),

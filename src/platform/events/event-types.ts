@@ -8,6 +8,11 @@ export interface EventTypeDefinition {
   webhookEventNames: readonly string[];
   /** The exact body a webhook delivery of one of its events POSTs (the public definition's shape). */
   webhookBody(event: OutboxEvent): string;
+  /**
+   * Older public names of its events (alias -> outbox name, e.g. `QrScannedEvent` -> `user.checked-in.v1`): a webhook
+   * may subscribe by either name and gets the same events.
+   */
+  webhookEventAliases?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -29,6 +34,17 @@ export class EventTypeRegistry {
     }
     this.byStreamType.set(definition.streamType, definition);
     for (const name of definition.webhookEventNames) this.names.set(name, definition.streamType);
+    for (const [alias, name] of Object.entries(definition.webhookEventAliases ?? {})) {
+      this.names.set(alias, definition.streamType);
+      (this.aliases[name] ??= []).push(alias);
+    }
+  }
+
+  private readonly aliases: Record<string, string[]> = {};
+
+  /** Outbox name -> the aliases a webhook may have subscribed by instead (for the dispatcher's match). */
+  webhookEventAliases(): Record<string, string[]> {
+    return this.aliases;
   }
 
   /** Every name a webhook may be registered for, in registration order. */

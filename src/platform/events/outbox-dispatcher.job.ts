@@ -15,6 +15,7 @@ const BATCH_SIZE = 200;
 export async function dispatchOutbox(services: Services): Promise<number> {
   const em = forkEm(services.orm);
   const webhookNames = JSON.stringify(eventTypes.webhookEventNames());
+  const aliases = JSON.stringify(eventTypes.webhookEventAliases());
   let total = 0;
   for (;;) {
     const now = services.clock.now();
@@ -29,7 +30,10 @@ export async function dispatchOutbox(services: Services): Promise<number> {
          insert into webhook_delivery (webhook_id, event_id, stream_type, stream_id, status, attempt_count, next_attempt_at, created_at)
          select w.id, c.id, c.stream_type, c.stream_id, 'pending', 0, ?, ?
          from claimed c
-         join webhook w on w.msn = c.msn and w.events @> jsonb_build_array(c.name)
+         join webhook w on w.msn = c.msn and (
+           w.events @> jsonb_build_array(c.name)
+           or exists (select 1 from jsonb_array_elements_text(coalesce(?::jsonb -> c.name, '[]'::jsonb)) as a(alias)
+                      where w.events @> jsonb_build_array(a.alias)))
          where ?::jsonb @> jsonb_build_array(c.name)
          on conflict (webhook_id, event_id) do nothing
          returning id
@@ -38,7 +42,7 @@ export async function dispatchOutbox(services: Services): Promise<number> {
        from claimed c
        where e.id = c.id
        returning e.id`,
-      [BATCH_SIZE, now, now, webhookNames, now],
+      [BATCH_SIZE, now, now, aliases, webhookNames, now],
     );
     total += rows.length;
     if (rows.length < BATCH_SIZE) return total;

@@ -2,9 +2,10 @@ import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors/app-error.js';
 import type { HttpRequest } from './http-types.js';
 
-const MAX_BODY_BYTES = 1024 * 1024;
+/** The request body limit of every route that declares none of its own. */
+export const MAX_BODY_BYTES = 1024 * 1024;
 
-export function readBody(message: IncomingMessage): Promise<Buffer> {
+export function readBody(message: IncomingMessage, maxBytes: number = MAX_BODY_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -12,14 +13,18 @@ export function readBody(message: IncomingMessage): Promise<Buffer> {
       size += chunk.length;
       // Past the limit the rest is read and dropped rather than the stream destroyed: destroying it resets the
       // connection, and the client would see a reset instead of the 413 that tells it why.
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+      if (size <= maxBytes) chunks.push(chunk);
     });
     message.on('end', () => {
-      if (size > MAX_BODY_BYTES) reject(new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 1 MiB'));
+      if (size > maxBytes) reject(new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${describeBytes(maxBytes)}`));
       else resolve(Buffer.concat(chunks));
     });
     message.on('error', reject);
   });
+}
+
+function describeBytes(bytes: number): string {
+  return bytes % (1024 * 1024) === 0 ? `${bytes / (1024 * 1024)} MiB` : `${bytes} bytes`;
 }
 
 /**

@@ -43,6 +43,8 @@ export interface RouteValues<P extends string, B, I extends boolean> {
   query: URLSearchParams;
   /** For the few bodies that are not JSON (the landing page's form). */
   rawBody: Buffer;
+  /** Any request header, for the few operations that read one beyond the interface's rules (QR: `Accept`, `Size`). */
+  lookupHeader: HeaderLookup;
 }
 
 export interface RouteDeclaration<A extends InterfaceAuth, P extends string, B, I extends boolean> {
@@ -61,6 +63,8 @@ export interface RouteDeclaration<A extends InterfaceAuth, P extends string, B, 
    * tokens) names its scheme here, for the OpenAPI document: a bearer token and the subscription key.
    */
   documentedAuth?: 'bearer';
+  /** A larger request body than the default 1 MiB (an image upload); every other route keeps the default. */
+  maxBodyBytes?: number;
   handler(ctx: HandlerContext<A>, values: RouteValues<P, B, I>): Promise<HttpResponse>;
 }
 
@@ -76,6 +80,7 @@ export interface DeclaredRoute {
   body: BodyShape<unknown> | undefined;
   success: { status: number; description: string };
   documentedAuth?: 'bearer';
+  maxBodyBytes?: number;
   run(request: HttpRequest): Promise<HttpResponse>;
 }
 
@@ -111,6 +116,7 @@ export function defineRestInterface<A extends InterfaceAuth>(
     body: declared.body,
     success: declared.success,
     ...(declared.documentedAuth ? { documentedAuth: declared.documentedAuth } : {}),
+    ...(declared.maxBodyBytes ? { maxBodyBytes: declared.maxBodyBytes } : {}),
     run: (request) => runRoute(services, declaration, declared, request),
   });
   const { name, prefix, errorFormat, auth, headers } = declaration;
@@ -134,6 +140,7 @@ async function runRoute<A extends InterfaceAuth, P extends string, B, I extends 
     headers: front.headers,
     query: request.query,
     rawBody: request.rawBody,
+    lookupHeader,
   };
   return route.handler(front.ctx as HandlerContext<A>, values);
 }

@@ -61,6 +61,12 @@ export class Router {
     return this.interfaceFor(path)?.errorFormat ?? fallback;
   }
 
+  /** How large a body the route of this method and path reads: its own limit, else the default. */
+  bodyLimitFor(request: Pick<HttpRequest, 'method' | 'path'>, fallback: number): number {
+    const match = this.match(request);
+    return match && 'route' in match && 'maxBodyBytes' in match.route && match.route.maxBodyBytes ? match.route.maxBodyBytes : fallback;
+  }
+
   match(request: Pick<HttpRequest, 'method' | 'path'>): RouteMatch | undefined {
     const document = this.documents.get(request.path);
     if (document) return request.method === 'GET' ? { document } : { allowed: ['GET'] };

@@ -6,8 +6,19 @@ export function Order({ order }: { order: OrderData | null }) {
   return (
     <section class="card" aria-labelledby="order-title">
       <h3 id="order-title">Order</h3>
+      {order?.category && (
+        <p data-testid="order-category">
+          {order.category.category ?? 'No category'} ·{' '}
+          <a href={order.category.orderDetailsUrl} rel="noopener noreferrer">
+            order details
+          </a>
+          {order.images.map((image) => ` · image ${image.imageId} (${image.width}×${image.height})`).join('')}
+        </p>
+      )}
       {!order ? (
         <p class="empty">No order was sent with this payment.</p>
+      ) : order.orderLines.length === 0 ? (
+        <p class="empty">No receipt was sent with this order.</p>
       ) : (
         <table data-testid="order">
           <thead>

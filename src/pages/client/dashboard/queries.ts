@@ -29,6 +29,8 @@ export const PAYMENT = `query Payment($reference: String!) {
     }
     metadata { key value }
     order {
+      category { category orderDetailsUrl imageId }
+      images { imageId width height }
       totalAmount { value currency } receiptNumber
       orderLines { id name quantity quantityUnit unitPrice { value currency } totalAmount { value currency } taxPercentage isReturn isShipping }
     }
@@ -110,6 +112,9 @@ export interface PaymentData {
 }
 
 export interface OrderData {
+  /** issue 9: the order's latest category (order management) and the image it names. */
+  category: { category: string | null; orderDetailsUrl: string; imageId: string | null } | null;
+  images: { imageId: string; width: number; height: number }[];
   totalAmount: MoneyData | null;
   receiptNumber: string | null;
   orderLines: {
