@@ -152,7 +152,7 @@ describe('approval and the make-payment callback', () => {
       operations: [{ operation: '3dssuccess' }],
       paymentInstrument: 'TOKEN',
       networkToken: {
-        number: expect.stringMatching(/^(4|5[1-5])\d{14}$/),
+        number: expect.stringMatching(/^(4\d|5[1-5])\d{14}$/),
         cryptogram: expect.any(String),
         expiryMonth: expect.stringMatching(/^\d{2}$/),
         expiryYear: expect.stringMatching(/^\d{4}$/),
