@@ -1,0 +1,11 @@
+import { PGlite } from '@electric-sql/pglite';
+let s = performance.now();
+const db = await PGlite.create();
+console.log('create', Math.round(performance.now() - s));
+await db.exec('create table x(a int); insert into x values (1)');
+s = performance.now();
+const dump = await db.dumpDataDir('none');
+console.log('dump', Math.round(performance.now() - s), dump.size);
+s = performance.now();
+const db2 = await PGlite.create({ loadDataDir: dump });
+console.log('load', Math.round(performance.now() - s), (await db2.query('select * from x')).rows);
