@@ -315,6 +315,7 @@ function needsBadCredentials(route: Route): boolean {
 }
 
 describe('malformed requests get only documented 4xx answers', () => {
+  // Every route of every interface (about 110 now) gets the same number of cases: the budget grows with them.
   test('every REST route, with malformed bodies, headers, paths and queries', async () => {
     // The pages (test/pages/) answer a browser's GET with HTML or a bundle whatever it sends: not REST routes.
     const pages = new Set(['GET /dashboard', 'GET /graphql', 'GET /assets/{file}']);
@@ -369,7 +370,6 @@ describe('malformed requests get only documented 4xx answers', () => {
     expect(Object.fromEntries(names.map((n) => [n, sentByRoute.get(n)]))).toEqual(
       Object.fromEntries(names.map((n) => [n, CASES_PER_ROUTE])),
     );
-    // Every route of every interface (about 110 now) gets the same number of cases: the budget grows with them.
   }, 240_000);
 
   test('the access-token route refuses wrong, garbled and mismatched credentials alike', async () => {
