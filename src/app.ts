@@ -4,7 +4,7 @@ import type { ApolloServer } from '@apollo/server';
 import { OffsetClock, systemClock, type Clock } from './platform/clock.js';
 import type { Config } from './config.js';
 import type { RequestContext, Services } from './platform/context.js';
-import { forkEm, openDatabase, type Orm } from './platform/db/orm.js';
+import { forkEm, openDatabase, type DatabaseOptions, type Orm } from './platform/db/orm.js';
 import { AppError } from './platform/errors/app-error.js';
 import { notificationListener } from './platform/events/notification-listener.js';
 import { dispatchOutbox } from './platform/events/outbox-dispatcher.job.js';
@@ -41,6 +41,8 @@ export interface AppOptions {
   onQuery?: (sql: string) => void;
   /** The domains to serve; all of them unless a test narrows or extends the list. */
   modules?: readonly DomainModule[];
+  /** The embedded in-memory database's starting point (tests: a dump of a migrated database). */
+  pglite?: DatabaseOptions['pglite'];
 }
 
 export interface App {
@@ -60,6 +62,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     onQuery: options.onQuery,
+    pglite: options.pglite,
     entities: modules.flatMap((m) => m.entities ?? []),
     migrations: modules.flatMap((m) => m.migrations ?? []),
   });

@@ -3,6 +3,7 @@ import { ManualClock } from '../../src/platform/clock.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { seedTestEnvironment } from '../../src/test-environment/test-environment.seed.js';
 import { loadConfig, type Config } from '../../src/config.js';
+import { migratedPgliteDump } from './pglite-dump.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
 export interface TestApp {
@@ -30,7 +31,9 @@ export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.
     jobIntervalMs: 25,
     ...overrides,
   };
-  const app = await createApp({ ...config, publicUrl: 'http://127.0.0.1:0' }, { clock, onQuery: (sql) => queries.push(sql) });
+  // On the embedded database, a fresh in-memory one starts from the dump of a migrated one (seconds saved per app).
+  const pglite = !config.databaseUrl && config.dataDir === 'memory://' ? { loadDataDir: await migratedPgliteDump() } : undefined;
+  const app = await createApp({ ...config, publicUrl: 'http://127.0.0.1:0' }, { clock, pglite, onQuery: (sql) => queries.push(sql) });
   const port = await app.listen(0);
   const baseUrl = `http://127.0.0.1:${port}`;
   // The public URL is known only once the port is: links the service hands out must point at it.

@@ -21,6 +21,12 @@ export interface DatabaseOptions {
   migrations: readonly MigrationEntry[];
   /** Stops migrating after this migration (tests that migrate existing data); absent means every migration. */
   migrateTo?: string;
+  /**
+   * The embedded in-memory PGlite only: start from a dump of a database (`loadDataDir`) or use a given instance
+   * (`pglite`). Tests start from a dump of a migrated database: a new cluster plus every migration costs seconds
+   * per app, loading the dump about one.
+   */
+  pglite?: { loadDataDir: Blob } | { pglite: object };
 }
 
 /** Opens the database (PostgreSQL when a URL is given, else PGlite) and brings its schema up to date. */
@@ -38,7 +44,9 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
     ? await PostgresMikroORM.init({ ...common, clientUrl: options.databaseUrl, pool: { min: 0, max: 20 } })
     : await PgliteMikroORM.init({
         ...common,
-        ...(options.dataDir === 'memory://' ? {} : { dbName: options.dataDir }),
+        ...(options.dataDir === 'memory://'
+          ? { ...(options.pglite ? { driverOptions: options.pglite } : {}) }
+          : { dbName: options.dataDir }),
       });
   await orm.migrator.up(options.migrateTo ? { to: options.migrateTo } : undefined);
   return orm;
