@@ -213,8 +213,9 @@ describe('the socket', () => {
   });
 
   test('pings idle subscribers at the configured keep-alive interval', async () => {
-    // An app of its own: a 50 ms pong deadline is too tight for the busy app the other tests share with their clients.
-    const pinging = await startTestApp({ subscriptionKeepAliveMs: 50 });
+    // An app of its own, at 250 ms: the pong deadline is the interval, and a shorter one closed the socket when a
+    // loaded machine (two PGlite workers) held the pong back.
+    const pinging = await startTestApp({ subscriptionKeepAliveMs: 250 });
     try {
       const socket = new WebSocket(graphqlWsUrl(pinging.baseUrl), 'graphql-transport-ws');
       let pings = 0;
@@ -223,7 +224,7 @@ describe('the socket', () => {
       socket.send(
         JSON.stringify({ type: 'connection_init', payload: await connectionParamsOf(new MerchantClient(pinging.baseUrl, MERCHANT_A)) }),
       );
-      await eventually(() => pings >= 3, 'three pings (50 ms apart)', 2_000);
+      await eventually(() => pings >= 3, 'three pings (250 ms apart)', 10_000);
       // The ws client answers pings itself, so the server keeps the socket open.
       expect(socket.readyState).toBe(WebSocket.OPEN);
       socket.close();
