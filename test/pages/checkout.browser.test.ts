@@ -1,22 +1,21 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { MerchantClient } from '../support/merchant-client.js';
 import { eventually } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { CheckoutClient, newSessionReference } from '../checkout/support/checkout-client.js';
 import { MerchantEndpoints } from '../checkout/support/merchant-endpoints.js';
 import { seriousAxeViolations } from './support/axe.js';
-import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
+import { screenshot } from './support/browser.js';
+import { expectNoHorizontalScroll, usePhonePages } from './support/phone-pages.js';
 
 let t: TestApp;
 let merchant: MerchantClient;
 let checkout: CheckoutClient;
-let browser: Browser;
-let phone: BrowserContext;
 let page: Page;
 let errors: string[];
 const endpoints = new MerchantEndpoints();
 
-const PHONE = { width: 390, height: 844 };
+const phone = usePhonePages();
 const DYNAMIC_OPTIONS = [
   {
     brand: 'POSTNORD',
@@ -35,30 +34,16 @@ beforeAll(async () => {
   merchant = new MerchantClient(t.baseUrl);
   checkout = new CheckoutClient(t.baseUrl);
   await endpoints.start();
-  browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
   await endpoints.stop();
   await t?.close();
 });
 
-beforeEach(async () => {
-  phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
-  phone.setDefaultTimeout(10_000);
-  page = await phone.newPage();
-  errors = collectPageErrors(page);
+beforeEach(() => {
+  ({ page, errors } = phone);
 });
-
-afterEach(async () => {
-  await phone.close();
-  expect(errors.splice(0)).toEqual([]);
-});
-
-async function expectNoHorizontalScroll(): Promise<void> {
-  expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
-}
 
 test('a buyer sees the prefilled checkout, types an address, picks a dynamic option and pays as 91234567; the merchant captures', async () => {
   const dynamicOptionsCallback = endpoints.on('/shipping', () => ({ status: 200, body: DYNAMIC_OPTIONS }));
@@ -104,7 +89,7 @@ test('a buyer sees the prefilled checkout, types an address, picks a dynamic opt
   await page.getByTestId('order-summary').getByText('Wool jumper').waitFor();
   await page.getByRole('link', { name: /terms and conditions/ }).waitFor();
   await page.getByText('Enter your address and choose “Find shipping options”.').waitFor();
-  await expectNoHorizontalScroll();
+  await expectNoHorizontalScroll(page);
   expect(await seriousAxeViolations(page)).toEqual([]);
   await screenshot(page, 'checkout-page');
 
@@ -124,7 +109,7 @@ test('a buyer sees the prefilled checkout, types an address, picks a dynamic opt
   await page.getByLabel(/Postnord, pickup point/).check();
   await page.getByLabel(/Send me offers/).check();
   await page.getByLabel('Your wallet phone number (test user)').fill('91234567');
-  await expectNoHorizontalScroll();
+  await expectNoHorizontalScroll(page);
   expect(await seriousAxeViolations(page)).toEqual([]);
   await screenshot(page, 'checkout-shipping-options');
   await page.getByTestId('pay').click();
@@ -158,7 +143,7 @@ test('invalid input is shown next to its field, and the page stays accessible', 
   expect(await page.getByLabel('Email', { exact: true }).getAttribute('aria-invalid')).toBe('true');
   expect(await page.locator('#firstName-error').textContent()).toBe('Required');
   expect(await seriousAxeViolations(page)).toEqual([]);
-  await expectNoHorizontalScroll();
+  await expectNoHorizontalScroll(page);
   await screenshot(page, 'checkout-invalid');
   // The refused form answers 400 (as it should); that is the one failed response this test expects.
   const expected = errors.filter((e) => / 400 POST .*\/checkout\/page\/pay/.test(e));

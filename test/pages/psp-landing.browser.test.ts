@@ -1,46 +1,35 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { PspClient } from '../support/psp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { eventually, PspEndpoint } from '../psp/psp-endpoint.js';
 import { newIds } from '../psp/psp-fixture.js';
 import { seriousAxeViolations } from './support/axe.js';
-import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
+import { screenshot } from './support/browser.js';
+import { expectNoHorizontalScroll, usePhonePages } from './support/phone-pages.js';
 
 // issue 10: the PSP landing page, where a person plays the wallet user of a PSP payment.
 let t: TestApp;
 let psp: PspClient;
 let endpoint: PspEndpoint;
-let browser: Browser;
-let phone: BrowserContext;
 let page: Page;
 let errors: string[];
 
-const PHONE = { width: 390, height: 844 };
+const phone = usePhonePages();
 const MSN = { 'Merchant-Serial-Number': '112233' };
 
 beforeAll(async () => {
   t = await startTestApp();
   psp = new PspClient(t.baseUrl);
   endpoint = await new PspEndpoint().start();
-  browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
   await endpoint?.close();
   await t?.close();
 });
 
-beforeEach(async () => {
-  phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
-  phone.setDefaultTimeout(10_000);
-  page = await phone.newPage();
-  errors = collectPageErrors(page);
-});
-
-afterEach(async () => {
-  await phone.close();
-  expect(errors.splice(0)).toEqual([]);
+beforeEach(() => {
+  ({ page, errors } = phone);
 });
 
 async function initiate(): Promise<{ id: string; url: string; path: string }> {
@@ -63,17 +52,13 @@ async function initiate(): Promise<{ id: string; url: string; path: string }> {
   return { id: ids.pspTransactionId, url: res.body.vippsRedirectUrl, path };
 }
 
-async function expectNoHorizontalScroll(): Promise<void> {
-  expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
-}
-
 test('the PSP landing page shows merchant, amount and text, passes axe on a phone, and approving sends the card token', async () => {
   const { id, url, path } = await initiate();
   await page.goto(url);
   await page.getByRole('heading', { name: 'PSP-kunde AS' }).waitFor();
   expect(await page.getByTestId('amount').textContent()).toMatch(/499,00/);
   await page.getByText('Årsabonnement').waitFor();
-  await expectNoHorizontalScroll();
+  await expectNoHorizontalScroll(page);
   expect(await seriousAxeViolations(page)).toEqual([]);
   await screenshot(page, 'psp-landing');
 

@@ -1,39 +1,28 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { seriousAxeViolations } from './support/axe.js';
-import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
+import { screenshot } from './support/browser.js';
+import { expectNoHorizontalScroll, usePhonePages } from './support/phone-pages.js';
 
 let t: TestApp;
 let merchant: MerchantClient;
-let browser: Browser;
-let phone: BrowserContext;
 let page: Page;
 let errors: string[];
 
-const PHONE = { width: 390, height: 844 };
+const phone = usePhonePages();
 
 beforeAll(async () => {
   t = await startTestApp();
   merchant = new MerchantClient(t.baseUrl);
-  browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
   await t?.close();
 });
 
-beforeEach(async () => {
-  phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
-  phone.setDefaultTimeout(10_000);
-  page = await phone.newPage();
-  errors = collectPageErrors(page);
-});
-
-afterEach(async () => {
-  await phone.close();
-  expect(errors.splice(0)).toEqual([]);
+beforeEach(() => {
+  ({ page, errors } = phone);
 });
 
 // issue 9: the callback QR's scan page, where a person plays the wallet user.
@@ -42,7 +31,7 @@ test('the scan page passes the axe scan on a phone; picking a test user checks i
   const { qrContent } = (await merchant.request('GET', '/qr/v1/merchant-callback/kiosk-3', undefined, { Accept: 'image/svg+xml' })).body;
   await page.goto(qrContent);
   await page.getByRole('heading', { name: 'Kiosk 3' }).waitFor();
-  expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+  await expectNoHorizontalScroll(page);
   expect(await seriousAxeViolations(page)).toEqual([]);
   await screenshot(page, 'qr-scan');
 

@@ -1,39 +1,27 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { seriousAxeViolations } from './support/axe.js';
-import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
+import { screenshot } from './support/browser.js';
+import { expectNoHorizontalScroll, usePhonePages } from './support/phone-pages.js';
 
 let t: TestApp;
 let merchant: MerchantClient;
-let browser: Browser;
-let phone: BrowserContext;
 let page: Page;
-let errors: string[];
 
-const PHONE = { width: 390, height: 844 };
+const phone = usePhonePages();
 
 beforeAll(async () => {
   t = await startTestApp();
   merchant = new MerchantClient(t.baseUrl);
-  browser = await launchBrowser();
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
   await t?.close();
 });
 
-beforeEach(async () => {
-  phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
-  phone.setDefaultTimeout(10_000);
-  page = await phone.newPage();
-  errors = collectPageErrors(page);
-});
-
-afterEach(async () => {
-  await phone.close();
-  expect(errors.splice(0)).toEqual([]);
+beforeEach(() => {
+  ({ page } = phone);
 });
 
 async function landing(overrides: Record<string, unknown> = {}): Promise<{ reference: string; redirectUrl: string }> {
@@ -41,10 +29,6 @@ async function landing(overrides: Record<string, unknown> = {}): Promise<{ refer
   const res = await merchant.createPayment({ reference, ...overrides });
   expect(res.status).toBe(201);
   return { reference, redirectUrl: res.body.redirectUrl };
-}
-
-async function expectNoHorizontalScroll(): Promise<void> {
-  expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
 }
 
 test('the landing page shows merchant, amount in NOK and details, passes the axe scan on a phone, and approves', async () => {
@@ -56,7 +40,7 @@ test('the landing page shows merchant, amount in NOK and details, passes the axe
   await page.getByRole('heading', { name: 'Test Shop Online' }).waitFor();
   expect(await page.getByTestId('amount').textContent()).toMatch(/^1\s234,50\s*kr$|^kr\s1\s234,50$/);
   await page.getByText('Two pairs of socks').waitFor();
-  await expectNoHorizontalScroll();
+  await expectNoHorizontalScroll(page);
   expect(await seriousAxeViolations(page)).toEqual([]);
   await screenshot(page, 'wallet-landing');
 
