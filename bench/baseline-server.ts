@@ -204,6 +204,35 @@ async function paymentPage(first: number): Promise<unknown> {
   };
 }
 
+/**
+ * A report API page (`GET /report/v1/ledgertransactions`): Paygraph's one statement (the rows of the ledger if the
+ * caller's merchant owns it, 1001 of them after the keyset position) and the definition's Transaction body.
+ */
+async function ledgerTransactionPage(query: URLSearchParams): Promise<unknown> {
+  const ledgerId = query.get('ledgerId');
+  const { rows } = await pool.query(
+    `select t.id, t.transaction_type, to_char(t.occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as occurred_at,
+       t.ledger_date::text as ledger_date, t.order_id, t.recipient_handle, t.currency, t.gross_amount, t.fee, t.ledger_amount
+     from ledger_transaction t where t.ledger_id = (select l.id from ledger l where l.id = $1 and l.merchant_id = $2) and t.id > $3
+     order by t.id limit 1001`,
+    [ledgerId, query.get('merchantId'), query.get('after') ?? 0],
+  );
+  const items = rows.slice(0, 1000).map((row: Row) => ({
+    transactionId: row.id,
+    timestamp: row.occurred_at,
+    ledgerDate: row.ledger_date,
+    ledgerId,
+    transactionType: row.transaction_type,
+    orderId: row.order_id,
+    currency: row.currency,
+    ledgerAmount: Number(row.ledger_amount),
+    grossAmount: Number(row.gross_amount),
+    fee: Number(row.fee),
+    recipientHandle: row.recipient_handle,
+  }));
+  return { cursor: rows.length > 1000 ? String(items[items.length - 1]!.transactionId) : '', items };
+}
+
 const server = createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const capture = /^\/epayment\/v1\/payments\/([^/]+)\/capture$/.exec(url.pathname);
@@ -213,6 +242,8 @@ const server = createServer((req, res) => {
   else if (req.method === 'POST' && capture) work = capturePayment(req, capture[1]!).then((r) => [200, r]);
   else if (req.method === 'GET' && get) work = getPayment(get[1]!).then((r) => [200, r]);
   else if (req.method === 'POST' && url.pathname === '/page') work = paymentPage(50).then((r) => [200, r]);
+  else if (req.method === 'GET' && url.pathname === '/report/v1/ledgertransactions')
+    work = ledgerTransactionPage(url.searchParams).then((r) => [200, r]);
   else work = Promise.resolve([404, { error: 'not found' }]);
   work.then(
     (result) => {

@@ -230,7 +230,7 @@ async function main(): Promise<void> {
     process.stderr.write(`${renderFanOut(fanOut)}\n`);
 
     // Last: it adds a million rows to the database the rows above were measured on.
-    const ledgerRead = await runLedgerRead(paygraph.baseUrl, url.toString(), headers);
+    const ledgerRead = await runLedgerRead(paygraph.baseUrl, baseline.baseUrl, url.toString(), headers);
     process.stderr.write(`${renderLedgerRead(ledgerRead)}\n`);
 
     const stamp = new Date().toISOString().slice(0, 10);

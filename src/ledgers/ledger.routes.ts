@@ -55,7 +55,7 @@ export function ledgerRoutes(services: Services): RestInterface[] {
         inPayout: param(query, 'inPayout'),
         sincePayout: param(query, 'sincePayout'),
       },
-    }).then((page) => ({ status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body: page.json }));
+    }).then((page) => ({ status: 200, body: page }));
   const report = defineRestInterface(
     services,
     {

@@ -2,7 +2,7 @@ import type { LedgerCaller } from './ledger-access.js';
 import type { Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { decodeLedgerCursor, encodeLedgerCursor } from './ledger-cursor.js';
-import { readLedgerTransactionsJson, readLedgers, type LedgerView, type TransactionFilter } from './ledger.queries.js';
+import { readLedgers, readReportTransactions, type LedgerView, type ReportTransaction, type TransactionFilter } from './ledger.queries.js';
 
 /** Rows per report API response (FACTS §11: up to 1000 items per request). */
 export const REPORT_PAGE_SIZE = 1000;
@@ -96,7 +96,7 @@ export async function listLedgers(
 export async function listLedgerTransactions(
   reader: LedgerReader,
   params: { ledgerId?: string; cursor?: string; filter: Record<keyof TransactionFilter, string | undefined> },
-): Promise<{ json: string }> {
+): Promise<ReportPage<ReportTransaction>> {
   let filter = checkTransactionFilter(params.filter);
   let afterId: number | undefined;
   let ledgerId = params.ledgerId;
@@ -110,25 +110,29 @@ export async function listLedgerTransactions(
     ledgerId = state.ledgerId;
   }
   if (ledgerId === undefined) throw AppError.validation([{ name: 'ledgerId', reason: 'The parameter is required' }]);
-  const ledger = await findCoveredLedger(reader, ledgerId);
-  const page = await readLedgerTransactionsJson(reader.em, ledger.id, filter, { afterId, size: REPORT_PAGE_SIZE });
+  if (!DIGITS.test(ledgerId)) throw ledgerNotFound();
+  const page = await readReportTransactions(reader.em, reader.caller, Number(ledgerId), filter, { afterId, size: REPORT_PAGE_SIZE });
+  // An empty page is also what a ledger the caller does not cover reads as: that one is refused, not shown empty.
+  if (page.items.length === 0) await findCoveredLedger(reader, ledgerId);
   const cursor =
     page.more && page.lastId !== null
       ? encodeLedgerCursor(reader.cursorSecret, { kind: 'transactions', ledgerId, filter, afterId: page.lastId })
       : '';
-  return { json: `{"cursor":${JSON.stringify(cursor)},"items":${page.itemsJson}}` };
+  return { cursor, items: page.items };
 }
 
 /** A ledger the caller covers; another merchant's is refused exactly like one that does not exist. */
 export async function findCoveredLedger(reader: Pick<LedgerReader, 'em' | 'caller'>, ledgerId: string): Promise<LedgerView> {
   const id = DIGITS.test(ledgerId) ? Number(ledgerId) : undefined;
   const [ledger] = id === undefined ? [] : await readLedgers(reader.em, reader.caller, { ledgerIds: [id], limit: 1 });
-  if (!ledger) {
-    throw new AppError('LEDGER_NOT_FOUND', 'No ledger with this id is available to the caller', [
-      { name: 'ledgerId', reason: 'Unknown ledger' },
-    ]);
-  }
+  if (!ledger) throw ledgerNotFound();
   return ledger;
+}
+
+function ledgerNotFound(): AppError {
+  return new AppError('LEDGER_NOT_FOUND', 'No ledger with this id is available to the caller', [
+    { name: 'ledgerId', reason: 'Unknown ledger' },
+  ]);
 }
 
 function cursorOfAnotherQuery(): AppError {
