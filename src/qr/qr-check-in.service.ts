@@ -18,6 +18,8 @@ export async function findScannableQr(services: Services, key: string): Promise<
   return row;
 }
 
+export const NO_WALLET_USER_IN_PRODUCTION = 'There is no simulated wallet user in production.';
+
 export type CheckInOutcome = { ok: true; payload: CheckInPayload } | { ok: false; status: number; message: string };
 
 /**
@@ -25,6 +27,8 @@ export type CheckInOutcome = { ok: true; payload: CheckInPayload } | { ok: false
  * one transaction. The token names the user to a later create-payment `customer.customerToken`.
  */
 export async function checkIn(services: Services, key: string, phoneNumberInput: string): Promise<CheckInOutcome> {
+  // In production the real wallet app scans; this page's test users stand in for it only in the test environment.
+  if (services.config.env !== 'test') return { ok: false, status: 403, message: NO_WALLET_USER_IN_PRODUCTION };
   const qr = await findScannableQr(services, key);
   if (!qr) return { ok: false, status: 404, message: 'This QR code is not known.' };
   const phoneNumber = normalizePhoneNumber(phoneNumberInput);

@@ -8,7 +8,7 @@ import { pageAssets, type PageAssets } from '../pages/assets.js';
 import { pageSecurityHeaders } from '../pages/security-headers.js';
 import { isSameOriginPost } from '../wallet/kit/same-origin.js';
 import { walletDocument, walletMessage, type WalletMessage } from '../wallet/kit/wallet-document.js';
-import { checkIn, findScannableQr } from './qr-check-in.service.js';
+import { checkIn, findScannableQr, NO_WALLET_USER_IN_PRODUCTION } from './qr-check-in.service.js';
 import type { QrRow } from './qr.view.js';
 
 interface TestUserChoice {
@@ -57,6 +57,7 @@ export function qrScanPages(services: Services, assets: PageAssets = pageAssets)
       method: 'GET',
       pattern: '/qr/scan/{key}',
       run: async (request) => {
+        if (services.config.env !== 'test') return html(request, 403, walletMessage({ kind: 'error', text: NO_WALLET_USER_IN_PRODUCTION }));
         const qr = await findScannableQr(services, request.params.key ?? '');
         return html(request, qr ? 200 : 404, scanMain(qr, await testUsers(services)));
       },
@@ -87,6 +88,7 @@ export function qrScanPages(services: Services, assets: PageAssets = pageAssets)
           // A JSON scan's refusal is in the QR interface's body, like every answer under /qr.
           if (!outcome.ok && outcome.status === 404)
             throw new AppError('QR_NOT_FOUND', outcome.message, [{ name: 'key', reason: 'Unknown QR code' }]);
+          if (!outcome.ok && outcome.status === 403) throw new AppError('FORBIDDEN_IN_PRODUCTION', outcome.message);
           if (!outcome.ok) throw AppError.validation([{ name: 'phoneNumber', reason: outcome.message }]);
           return { status: 200, body: { customerToken: outcome.payload.customerToken, merchantQrId: outcome.payload.merchantQrId } };
         }

@@ -1,3 +1,4 @@
+import { forkEm } from '../../src/platform/db/orm.js';
 import { MERCHANT_B, MerchantClient, newReference, type HttpResult } from '../support/merchant-client.js';
 import { connectionParamsOf, eventually, Subscriber } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -273,6 +274,44 @@ describe('check-in', () => {
     });
     expect(unknownUser.status).toBe(400);
     expect(foreign.results).toEqual([]);
+  });
+
+  test('the scan page is refused in production: no test user stands in for the wallet there, and nothing is recorded', async () => {
+    await merchant.request('PUT', '/qr/v1/merchant-callback/prod-lane', { locationDescription: 'Production lane' });
+    const { qrContent } = (await merchant.request('GET', '/qr/v1/merchant-callback/prod-lane', undefined, SVG)).body;
+    const checkIns = async () =>
+      Number(
+        (await forkEm(t.app.services.orm).execute<{ n: string }[]>("select count(*) as n from domain_event where stream_type = 'qr'"))[0]!
+          .n,
+      );
+    const before = await checkIns();
+    const config = t.app.services.config;
+    const env = config.env;
+    config.env = 'production';
+    try {
+      const page = await fetch(qrContent);
+      expect(page.status).toBe(403);
+      const html = await page.text();
+      expect(html).toContain('There is no simulated wallet user in production.');
+      expect(html).not.toContain('<form');
+      const form = await fetch(qrContent, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: t.baseUrl },
+        body: 'phoneNumber=4791234567',
+      });
+      expect(form.status).toBe(403);
+      const json = await fetch(qrContent, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ phoneNumber: '4791234567' }),
+      });
+      expect(json.status).toBe(403);
+      expect(((await json.json()) as { detail: string }).detail).toBe('There is no simulated wallet user in production.');
+    } finally {
+      config.env = env;
+    }
+    expect(await checkIns()).toBe(before);
+    expect((await fetch(qrContent)).status).toBe(200);
   });
 });
 
