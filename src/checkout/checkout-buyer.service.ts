@@ -4,6 +4,7 @@ import type { CheckoutClientPrincipal } from '../platform/auth/principal.js';
 import { contextFor } from '../platform/auth/request-context.js';
 import type { Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
+import type { LiveState } from '../platform/events/wait-for-state.js';
 import { MAX_AMOUNT } from '../payments/payment.rules.js';
 import { readPayment } from '../payments/payment.read-model.js';
 import { createPayment } from '../payments/payment.service.js';
@@ -14,8 +15,9 @@ import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import { normalizePhoneNumber } from '../wallet/phone-number.js';
 import { TestUser } from '../wallet/test-user.entity.js';
 import { UserProfile } from '../user-profiles/user-profile.entity.js';
+import { checkoutPageLiveState } from './checkout-page.live-state.js';
 import { CheckoutSession } from './checkout-session.entity.js';
-import { expireSessionIfOverdue, isSessionOverdue } from './checkout-session.expiry.js';
+import { expireSessionIfOverdue } from './checkout-session.expiry.js';
 import { readSessionPayments } from './checkout-session.read-model.js';
 import { moveSession } from './checkout-session.recorder.js';
 import type { BillingDetails, LogisticsOption, OfferedShipping, SessionAddress, ShippingDetails } from './checkout-session.types.js';
@@ -30,8 +32,8 @@ export interface CheckoutPage {
   session: CheckoutSession;
   /** The payment's state as checkout shows it, once there is one. */
   paymentState: 'CREATED' | 'AUTHORIZED' | 'TERMINATED' | null;
-  /** The buyer can still pay or cancel. */
-  open: boolean;
+  /** The state shown, whether the buyer can still pay or cancel (`awaitsUser`), whether the session has ended. */
+  live: LiveState;
   /** The session asks for shipping; `offer` is what the buyer may choose from (null: enter an address first). */
   asksForShipping: boolean;
   offer: OfferedShipping | null;
@@ -47,7 +49,6 @@ export async function findCheckoutPage(services: Services, token: string): Promi
   return session ? describe(services, em, session) : undefined;
 }
 
-/** Which event stream (session and sales unit) a page token belongs to. */
 async function describe(services: Services, em: Em, session: CheckoutSession): Promise<CheckoutPage> {
   const now = services.clock.now();
   const unit = await em.findOne(SalesUnit, { msn: session.msn }, { fields: ['name'] });
@@ -59,7 +60,7 @@ async function describe(services: Services, em: Em, session: CheckoutSession): P
     merchantName: unit?.name ?? session.msn,
     session,
     paymentState: payment ? paymentDetailsState(payment, now) : null,
-    open: !isSessionOverdue(session, now) && (session.state === 'SessionCreated' || session.state === 'PaymentInitiated'),
+    live: checkoutPageLiveState(session, now),
     asksForShipping: shipping,
     offer: shipping ? (session.offeredShipping ?? (fixedOnly ? fixedOffer(session.request) : null)) : null,
   };
@@ -74,7 +75,8 @@ export async function offerShipping(services: Services, token: string, form: Buy
   const session = await em.findOne(CheckoutSession, { pageToken: token });
   if (!session) return { ok: false, message: 'This checkout link is not valid.' };
   const page = await describe(services, em, session);
-  if (!page.open || session.state !== 'SessionCreated') return { ok: false, page, message: 'This checkout can no longer be changed.' };
+  if (!page.live.awaitsUser || session.state !== 'SessionCreated')
+    return { ok: false, page, message: 'This checkout can no longer be changed.' };
   const checked = checkBuyerForm(session.request, form, { address: true, contact: false, shipping: false, consent: false });
   if (!checked.ok) return { ok: false, page, form, message: 'Check the address.', fieldErrors: checked.fieldErrors };
   const address = checked.address!;

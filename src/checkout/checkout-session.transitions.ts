@@ -17,7 +17,7 @@ export const checkoutSessionStateMachine = machine.defineStateMachine<CheckoutSe
 export const CHECKOUT_SESSION_STATES = machine.statesOf(checkoutSessionStateMachine);
 
 export function isEndState(state: CheckoutSessionState): boolean {
-  return checkoutSessionStateMachine.transitions[state].length === 0;
+  return machine.isFinal(checkoutSessionStateMachine, state);
 }
 
 export function assertSessionTransition(from: CheckoutSessionState, to: CheckoutSessionState): void {

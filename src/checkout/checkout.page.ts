@@ -1,7 +1,9 @@
 import type { PageAssets } from '../pages/assets.js';
 import { escapeHtml } from '../pages/html.js';
 import { formatAmount } from '../wallet/kit/money-format.js';
+import { liveStatePage } from '../wallet/kit/live-state.route.js';
 import { paymentSummary, walletDocument, walletMessage } from '../wallet/kit/wallet-document.js';
+import { CHECKOUT_PAGE_STATE_PATH } from './checkout-page.live-state.js';
 import type { CheckoutPage } from './checkout-buyer.service.js';
 import type { BuyerForm, FieldErrors } from './checkout-buyer.rules.js';
 import type { LogisticsOption } from './checkout-session.types.js';
@@ -34,15 +36,15 @@ export function checkoutPageHtml(
     amount: session.amount,
     currency: session.currency,
     description: session.paymentDescription,
-    state: session.state,
+    state: page.live.state,
   });
   const main = [
     summary,
     walletMessage(notice),
     orderSummary(page),
-    page.open ? buyerForms(page, input?.form, input?.fieldErrors ?? {}) : outcome(page),
+    page.live.awaitsUser ? `${buyerForms(page, input?.form, input?.fieldErrors ?? {})}${backLink(page)}` : outcome(page),
   ].join('\n');
-  return walletDocument(assets, { title: 'Checkout', main });
+  return walletDocument(assets, { title: 'Checkout', main, live: liveStatePage(CHECKOUT_PAGE_STATE_PATH, page.live) });
 }
 
 function orderSummary(page: CheckoutPage): string {
@@ -58,17 +60,20 @@ function orderSummary(page: CheckoutPage): string {
 <table data-testid="order-summary"><thead><tr><th scope="col">Item</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${rows}</tbody></table></section>`;
 }
 
-function outcome(page: CheckoutPage): string {
+/** The way back to the merchant: hidden while the buyer may still pay, for the page's script to show once it ended. */
+function backLink(page: CheckoutPage): string {
   const returnUrl = page.session.request.merchantInfo.returnUrl;
-  const back = /^https?:\/\//i.test(returnUrl)
-    ? `<p class="back"><a href="${escapeHtml(returnUrl)}">Back to ${escapeHtml(page.merchantName)}</a></p>`
-    : '';
+  if (!/^https?:\/\//i.test(returnUrl)) return '';
+  return `<p class="back" data-back${page.live.awaitsUser ? ' hidden' : ''}><a href="${escapeHtml(returnUrl)}">Back to ${escapeHtml(page.merchantName)}</a></p>`;
+}
+
+function outcome(page: CheckoutPage): string {
   const shipping = page.session.shippingDetails;
   const chosen =
     shipping?.shippingMethodId && shipping.amount
       ? `<p data-testid="chosen-shipping">Shipping: ${escapeHtml(shipping.shippingMethodId)} (${escapeHtml(formatAmount(shipping.amount.value, shipping.amount.currency))})</p>`
       : '';
-  return `${chosen}${back}`;
+  return `${chosen}${backLink(page)}`;
 }
 
 function buyerForms(page: CheckoutPage, form: BuyerForm | undefined, errors: FieldErrors): string {
@@ -117,12 +122,12 @@ ${field('walletPhone', 'Your wallet phone number (test user)', 'tel', walletPhon
 <p class="hint" id="pay-total">${escapeHtml(payTotalText(page))}</p>
 <button type="submit" data-testid="pay" aria-describedby="pay-total">Pay</button>
 </fieldset>`);
-  return `<form method="post" action="/checkout/page/pay?token=${t}" class="checkout" novalidate>
+  return `<div data-awaits-user><form method="post" action="/checkout/page/pay?token=${t}" class="checkout" novalidate>
 ${parts.join('\n')}
 </form>
 <form method="post" action="/checkout/page/cancel?token=${t}" class="cancel">
 <button type="submit" class="secondary">Cancel</button>
-</form>`;
+</form></div>`;
 }
 
 /** What the buyer pays: the order, plus the shipping option it chooses (its price is shown beside each option). */

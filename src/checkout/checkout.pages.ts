@@ -4,7 +4,9 @@ import type { HttpRequest, HttpResponse } from '../platform/rest/http-types.js';
 import type { PageRoute } from '../platform/rest/page-route.js';
 import { pageAssets, type PageAssets } from '../pages/assets.js';
 import { pageSecurityHeaders } from '../pages/security-headers.js';
+import { liveStateRoute } from '../wallet/kit/live-state.route.js';
 import { isSameOriginPost } from '../wallet/kit/same-origin.js';
+import { CHECKOUT_PAGE_STATE_PATH, readCheckoutPageLiveState } from './checkout-page.live-state.js';
 import { cancelCheckout, findCheckoutPage, offerShipping, payCheckout, type BuyerOutcome } from './checkout-buyer.service.js';
 import { formFromBody } from './checkout-buyer.rules.js';
 import { checkoutPageHtml } from './checkout.page.js';
@@ -68,6 +70,7 @@ export function checkoutPages(services: Services, assets: PageAssets = pageAsset
     }),
     post('/checkout/page/pay', async (request, token) => answer(request, await payCheckout(services, token, formOf(request)))),
     post('/checkout/page/cancel', async (request, token) => answer(request, await cancelCheckout(services, token))),
+    liveStateRoute(services, assets, CHECKOUT_PAGE_STATE_PATH, (token) => readCheckoutPageLiveState(services, token)),
   ];
 }
 

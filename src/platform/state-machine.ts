@@ -21,6 +21,11 @@ export function canTransition<S extends string>(machine: StateMachine<S>, from: 
   return machine.transitions[from]?.includes(to) ?? false;
 }
 
+/** An end state: the table names no state it may move to. */
+export function isFinal<S extends string>(machine: StateMachine<S>, state: S): boolean {
+  return machine.transitions[state].length === 0;
+}
+
 /** A guard against programming errors: services choose the caller-facing error before they get here. */
 export function assertTransition<S extends string>(machine: StateMachine<S>, from: S, to: S): void {
   if (!canTransition(machine, from, to)) throw new Error(`Illegal ${machine.name} transition ${from} -> ${to}`);

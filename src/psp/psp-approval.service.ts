@@ -5,18 +5,20 @@ import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import type { RequestContext, Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
+import type { LiveReading, LiveState } from '../platform/events/wait-for-state.js';
+import { isFinal } from '../platform/state-machine.js';
 import { normalizePhoneNumber } from '../wallet/phone-number.js';
 import { TestUser } from '../wallet/test-user.entity.js';
 import { recordMakePaymentCallback } from './psp-make-payment.callback.js';
 import { PspAgreement, PspPayment } from './psp-payment.entity.js';
-import { recordPspChange } from './psp-payment.events.js';
+import { PSP_PAYMENT_STREAM, recordPspChange } from './psp-payment.events.js';
 import type { PspForceApproveCommand } from './psp-payment.schemas.js';
 import { findOwnPspPayment } from './psp-payment.service.js';
-import { assertPspTransition } from './psp-payment.transitions.js';
+import { assertPspTransition, pspPaymentStateMachine } from './psp-payment.transitions.js';
 import { signPspUserToken } from './psp-user-token.js';
 
 /** Whether the wallet user may still act on the payment: initiated and not past its 10 minutes. */
-export function pspAwaitsUser(payment: PspPayment, now: Date): boolean {
+export function pspAwaitsUser(payment: Pick<PspPayment, 'state' | 'expiresAt'>, now: Date): boolean {
   return payment.state === 'INITIATED' && payment.expiresAt.getTime() > now.getTime();
 }
 
@@ -91,13 +93,11 @@ export async function forceApprovePspPayment(
 }
 
 /** What the PSP landing page shows: only what the wallet app would show its user. */
-export interface PspLandingPayment {
+export interface PspLandingPayment extends LiveState {
   merchantName: string;
   amount: number;
   currency: string;
   description: string | null;
-  state: string;
-  awaitsUser: boolean;
   customerPhoneNumber: string | null;
   pspRedirectUrl: string | null;
   subscription: boolean;
@@ -109,17 +109,35 @@ export async function findPspLandingPayment(services: Services, token: string): 
   return payment ? describe(em, payment, services.clock.now()) : undefined;
 }
 
+/** The live state of the PSP payment behind a landing token, and the stream whose events change it: one statement. */
+export async function readPspLandingLiveState(services: Services, token: string): Promise<LiveReading | undefined> {
+  const payment = await forkEm(services.orm).findOne(PspPayment, { approvalToken: token }, { fields: ['id', 'msn', 'state', 'expiresAt'] });
+  if (!payment) return undefined;
+  return {
+    stream: { msn: payment.msn, streamType: PSP_PAYMENT_STREAM, streamId: payment.id },
+    live: pspLandingLiveState(payment, services.clock.now()),
+  };
+}
+
+/**
+ * The state as the wallet shows it (past its 10 minutes an initiated payment is the TIMEOUT it is about to be),
+ * whether its user may act, and whether it is final: an ACCEPTED payment still waits for the PSP's answer.
+ */
+function pspLandingLiveState(payment: Pick<PspPayment, 'state' | 'expiresAt'>, now: Date): LiveState {
+  const awaits = pspAwaitsUser(payment, now);
+  const state = payment.state === 'INITIATED' && !awaits ? 'TIMEOUT' : payment.state;
+  return { state, awaitsUser: awaits, settled: isFinal(pspPaymentStateMachine, state) };
+}
+
 async function describe(em: Em, payment: PspPayment, now: Date): Promise<PspLandingPayment> {
   const unit = await em.findOneOrFail(SalesUnit, { msn: payment.msn });
   const merchant = await em.findOne(Merchant, { id: unit.merchantId });
-  const awaits = pspAwaitsUser(payment, now);
   return {
     merchantName: merchant?.name ?? unit.name,
     amount: payment.amount,
     currency: payment.currency,
     description: payment.paymentText ?? null,
-    state: payment.state === 'INITIATED' && !awaits ? 'TIMEOUT' : payment.state,
-    awaitsUser: awaits,
+    ...pspLandingLiveState(payment, now),
     customerPhoneNumber: payment.customerMobileNumber ?? null,
     pspRedirectUrl: payment.pspRedirectUrl ?? null,
     subscription: payment.scope === 'psp_subscription',

@@ -6,9 +6,13 @@ import { pageAssets, type PageAssets } from '../pages/assets.js';
 import { escapeHtml } from '../pages/html.js';
 import { pageSecurityHeaders } from '../pages/security-headers.js';
 import { approvalForms } from '../wallet/kit/approval-forms.js';
+import { liveStatePage, liveStateRoute } from '../wallet/kit/live-state.route.js';
 import { isSameOriginPost } from '../wallet/kit/same-origin.js';
 import { paymentSummary, walletDocument, walletMessage, type WalletMessage } from '../wallet/kit/wallet-document.js';
-import { actOnPspLanding, findPspLandingPayment, type PspLandingPayment } from './psp-approval.service.js';
+import { actOnPspLanding, findPspLandingPayment, readPspLandingLiveState, type PspLandingPayment } from './psp-approval.service.js';
+
+/** Where the PSP landing page's script asks for the payment's state. */
+const PSP_LANDING_STATE_PATH = '/wallet/psp/state';
 
 /** The PSP landing page (the `vippsRedirectUrl`): a person plays the wallet user and approves or cancels. */
 export function pspLandingPage(assets: PageAssets, token: string, payment: PspLandingPayment | undefined, message?: WalletMessage): string {
@@ -29,13 +33,15 @@ export function pspLandingPage(assets: PageAssets, token: string, payment: PspLa
       })
     : '';
   const card = `<p class="hint" data-testid="card-note">Paid with your stored card${payment.subscription ? '; the card is kept for later payments to this merchant' : ''}.</p>`;
+  // Rendered hidden while the user may still act, for the page's script to show once the payment is decided.
   const back =
-    !payment.awaitsUser && payment.pspRedirectUrl && /^https?:\/\//i.test(payment.pspRedirectUrl)
-      ? `<p class="back"><a href="${escapeHtml(payment.pspRedirectUrl)}">Back to ${escapeHtml(payment.merchantName)}</a></p>`
+    payment.pspRedirectUrl && /^https?:\/\//i.test(payment.pspRedirectUrl)
+      ? `<p class="back" data-back${payment.awaitsUser ? ' hidden' : ''}><a href="${escapeHtml(payment.pspRedirectUrl)}">Back to ${escapeHtml(payment.merchantName)}</a></p>`
       : '';
   return walletDocument(assets, {
     title: 'Approve card payment',
     main: `${paymentSummary(payment)}${card}${walletMessage(message)}${choices}${back}`,
+    live: liveStatePage(PSP_LANDING_STATE_PATH, payment),
   });
 }
 
@@ -90,6 +96,7 @@ export function pspLandingPages(services: Services, assets: PageAssets = pageAss
       'Payment approved.',
     ),
     post('/wallet/psp/cancel', (token) => actOnPspLanding(services, token, { cancel: true }), 'Payment cancelled.'),
+    liveStateRoute(services, assets, PSP_LANDING_STATE_PATH, (token) => readPspLandingLiveState(services, token)),
   ];
 }
 

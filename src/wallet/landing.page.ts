@@ -3,10 +3,14 @@ import { escapeHtml } from '../pages/html.js';
 import type { IssuedUserToken } from '../user-profiles/user-token.js';
 import { approvalForms } from './kit/approval-forms.js';
 import { sharedScopes } from './kit/consent-scopes.js';
+import { liveStatePage } from './kit/live-state.route.js';
 import { paymentSummary, walletDocument, walletMessage, type WalletMessage } from './kit/wallet-document.js';
 import type { LandingPayment } from './landing.service.js';
 
 export { escapeHtml };
+
+/** Where the landing page's script asks for the payment's state (wallet.routes.ts serves it). */
+export const LANDING_STATE_PATH = '/wallet/landing/state';
 
 /**
  * The ePayment landing page: who is asking, how much, and the two choices a wallet app offers. `userToken`: the
@@ -43,7 +47,7 @@ export function landingPage(
   return walletDocument(assets, {
     title: 'Approve payment',
     main: `${paymentSummary(payment)}${walletMessage(message)}${shared}${choices}${back}`,
-    live: payment.awaitsUser ? { kind: 'epayment', state: payment.state } : undefined,
+    live: liveStatePage(LANDING_STATE_PATH, payment),
   });
 }
 

@@ -1,11 +1,15 @@
 import { LockMode } from '@mikro-orm/core';
 import type { Services } from '../platform/context.js';
 import { forkEm } from '../platform/db/orm.js';
+import type { LiveReading, LiveState } from '../platform/events/wait-for-state.js';
+import { isFinal } from '../platform/state-machine.js';
 import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import { Merchant } from '../merchants/merchant.entity.js';
 import { awaitsUser, effectiveState } from '../payments/payment-expiry.js';
 import { lockPaymentForVerb } from '../payments/payment-for-verb.js';
+import { PAYMENT_STREAM } from '../payments/payment-event.types.js';
 import { Payment } from '../payments/payment.entity.js';
+import { paymentStateMachine } from '../payments/payment.transitions.js';
 import { abortPayment, authorizePayment } from '../payments/payment-user.transitions.js';
 import { normalizePhoneNumber } from './phone-number.js';
 import { TestUser } from './test-user.entity.js';
@@ -13,13 +17,11 @@ import { consentedScopeOf, recordConsent } from '../user-profiles/user-consent.r
 import { issueUserToken, type IssuedUserToken } from '../user-profiles/user-token.js';
 
 /** What the landing page shows of a payment: only what the wallet app would show its user. */
-export interface LandingPayment {
+export interface LandingPayment extends LiveState {
   merchantName: string;
   amount: number;
   currency: string;
   description: string | null;
-  state: string;
-  awaitsUser: boolean;
   customerPhoneNumber: string | null;
   returnUrl: string | null;
   /** The profile scope the merchant asks the user to share (space-separated), if any. */
@@ -37,10 +39,20 @@ export async function findLandingPayment(services: Services, token: string): Pro
   return payment ? describe(services, em, payment) : undefined;
 }
 
-/** Which event stream (payment and sales unit) a landing token belongs to. */
-export async function findLandingPaymentStream(services: Services, token: string): Promise<{ paymentId: string; msn: string } | undefined> {
-  const payment = await forkEm(services.orm).findOne(Payment, { approvalToken: token }, { fields: ['id', 'msn'] });
-  return payment ? { paymentId: payment.id, msn: payment.msn } : undefined;
+/** The live state of the payment behind a landing token, and the stream whose events change it: one statement. */
+export async function readLandingLiveState(services: Services, token: string): Promise<LiveReading | undefined> {
+  const payment = await forkEm(services.orm).findOne(Payment, { approvalToken: token }, { fields: ['id', 'msn', 'state', 'expiresAt'] });
+  if (!payment) return undefined;
+  return {
+    stream: { msn: payment.msn, streamType: PAYMENT_STREAM, streamId: payment.id },
+    live: landingLiveState(payment, services.clock.now()),
+  };
+}
+
+/** The state as the wallet shows it (an overdue payment is EXPIRED), whether its user may act, whether it is final. */
+function landingLiveState(payment: Pick<Payment, 'state' | 'expiresAt'>, now: Date): LiveState {
+  const state = effectiveState(payment, now);
+  return { state, awaitsUser: awaitsUser(payment, now), settled: isFinal(paymentStateMachine, state) };
 }
 
 /**
@@ -118,8 +130,7 @@ async function describe(services: Services, em: ReturnType<typeof forkEm>, payme
     amount: payment.amount,
     currency: payment.currency,
     description: payment.paymentDescription ?? null,
-    state: effectiveState(payment, services.clock.now()),
-    awaitsUser: awaitsUser(payment, services.clock.now()),
+    ...landingLiveState(payment, services.clock.now()),
     customerPhoneNumber: payment.customerPhoneNumber ?? null,
     returnUrl: payment.returnUrl ?? null,
     profileScope: payment.profileScope ?? null,

@@ -7,11 +7,11 @@ import { Payment } from '../payments/payment.entity.js';
 import { landingUrl } from '../payments/payment.view.js';
 import { pageAssets, type PageAssets } from '../pages/assets.js';
 import { pageSecurityHeaders } from '../pages/security-headers.js';
+import { liveStateRoute } from './kit/live-state.route.js';
 import { isSameOriginPost } from './kit/same-origin.js';
 import { walletDocument, walletMessage } from './kit/wallet-document.js';
-import { landingPage } from './landing.page.js';
-import { waitForLandingState } from './landing-state.service.js';
-import { approveOnLanding, findLandingPayment, rejectOnLanding } from './landing.service.js';
+import { LANDING_STATE_PATH, landingPage } from './landing.page.js';
+import { approveOnLanding, findLandingPayment, readLandingLiveState, rejectOnLanding } from './landing.service.js';
 import { qrImage } from './qr-image.js';
 import { awaitsUser } from '../payments/payment-expiry.js';
 
@@ -54,17 +54,7 @@ export function walletPages(services: Services, assets: PageAssets = pageAssets)
         ? html(request, 200, landingPage(assets, token, outcome.payment, { kind: 'ok', text: 'Payment rejected.' }))
         : html(request, outcome.payment ? 400 : 404, landingPage(assets, token, outcome.payment, { kind: 'error', text: outcome.message }));
     }),
-    // The landing page's script keeps its state live: it posts the token (in the body, not a URL) and the state it
-    // shows, and gets the state back once it differs.
-    post('/wallet/landing/state', async (request) => {
-      const form = formOf(request);
-      const token = form.get('token');
-      if (!token) throw AppError.validation([{ name: 'token', reason: 'The token is required' }]);
-      const state = await waitForLandingState(services, token, form.get('state') ?? '', { signal: request.signal });
-      if (request.signal?.aborted) return { status: 204 };
-      if (!state) throw new AppError('NOT_FOUND', 'This payment link is not valid.', [{ name: 'token', reason: 'Unknown token' }]);
-      return { status: 200, headers: { 'cache-control': 'no-store' }, body: state };
-    }),
+    liveStateRoute(services, assets, LANDING_STATE_PATH, (token) => readLandingLiveState(services, token)),
     route('GET', '/wallet/qr', async (request) => {
       const token = tokenOf(request);
       const payment = await forkEm(services.orm).findOne(Payment, { approvalToken: token });

@@ -150,3 +150,70 @@ test('invalid input is shown next to its field, and the page stays accessible', 
   expect(expected.length).toBeGreaterThan(0);
   errors.splice(0, errors.length, ...errors.filter((e) => !expected.includes(e)));
 });
+
+/** Marks the loaded document; the returned check is true while the same document is shown (no reload, no navigation). */
+async function markPage(): Promise<() => Promise<boolean>> {
+  await page.evaluate(() => ((globalThis as { loadMark?: number }).loadMark = 1));
+  return () => page.evaluate(() => (globalThis as { loadMark?: number }).loadMark === 1);
+}
+
+/** The page ended elsewhere: its state shown live, the forms gone, the way back to the merchant offered. */
+async function expectEndedLive(state: string, loaded: () => Promise<boolean>): Promise<void> {
+  await page.getByText(`Status: ${state}`).waitFor();
+  await page.getByTestId('pay').waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'Cancel' }).waitFor({ state: 'detached' });
+  await page.getByRole('link', { name: 'Back to Test Shop Online' }).waitFor();
+  expect(await loaded()).toBe(true);
+  expect(await seriousAxeViolations(page)).toEqual([]);
+}
+
+test('paid in another browser, the open checkout page shows the session paid without a reload', async () => {
+  const created = await checkout.createSession({ logistics: null, configuration: { elements: 'PaymentOnly' } });
+  await page.goto(created.body.checkoutFrontendUrl);
+  await page.getByText('Status: SessionCreated').waitFor();
+  expect(await page.getByRole('link', { name: 'Back to Test Shop Online' }).isVisible()).toBe(false);
+  const loaded = await markPage();
+  // The buyer's other device: a context of its own, with its own cookies and storage.
+  const other = await page.context().browser()!.newContext();
+  try {
+    const second = await other.newPage();
+    await second.goto(created.body.checkoutFrontendUrl);
+    await second.getByLabel('Your wallet phone number (test user)').fill('91234567');
+    await second.getByTestId('pay').click();
+    await second.getByText('Payment approved.').waitFor();
+  } finally {
+    await other.close();
+  }
+  await expectEndedLive('PaymentSuccessful', loaded);
+  await screenshot(page, 'checkout-paid-elsewhere');
+});
+
+test('its payment approved through ePayment, the open checkout page follows the session to PaymentSuccessful', async () => {
+  const reference = newSessionReference();
+  const created = await checkout.createSession({ transaction: { reference }, logistics: null, configuration: { elements: 'PaymentOnly' } });
+  await page.goto(created.body.checkoutFrontendUrl);
+  // A phone number no test user has: the session has its payment (PaymentInitiated), and the buyer may try again.
+  await page.getByLabel('Your wallet phone number (test user)').fill('11111111');
+  await page.getByTestId('pay').click();
+  await page.getByText('Status: PaymentInitiated').waitFor();
+  const loaded = await markPage();
+  expect((await merchant.forceApprove(reference)).status).toBe(200);
+  await expectEndedLive('PaymentSuccessful', loaded);
+  const expected = errors.filter((e) => / 400 POST .*\/checkout\/page\/pay/.test(e));
+  expect(expected.length).toBeGreaterThan(0);
+  errors.splice(0, errors.length, ...errors.filter((e) => !expected.includes(e)));
+});
+
+// Last in the file: it moves the app's one clock an hour on.
+test('left for an hour (the test clock), the open checkout page shows the session expired', async () => {
+  const created = await checkout.createSession();
+  await page.goto(created.body.checkoutFrontendUrl);
+  await page.getByText('Status: SessionCreated').waitFor();
+  await page.getByLabel('Street address').focus();
+  const loaded = await markPage();
+  const moved = await merchant.graphql('mutation { advanceTestClock(input: { seconds: 3601 }) { userErrors { code } } }');
+  expect(moved.body.data.advanceTestClock.userErrors).toEqual([]);
+  await expectEndedLive('SessionExpired', loaded);
+  // The field that had focus is gone: focus moves on to where the page continues.
+  expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe('Back to Test Shop Online');
+});

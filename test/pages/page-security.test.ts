@@ -152,24 +152,4 @@ describe('wallet forms', () => {
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toContain('<script>alert(1)</script>');
   });
-
-  test('the state request answers at once when the state differs, and after the change when it does not', async () => {
-    const { reference, token } = await landing();
-    const ask = (state: string) =>
-      fetch(`${t.baseUrl}/wallet/landing/state`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: t.baseUrl },
-        body: new URLSearchParams({ token, state }).toString(),
-      });
-    expect(await (await ask('UNKNOWN')).json()).toEqual({ state: 'CREATED', awaitsUser: true });
-    const waiting = ask('CREATED');
-    expect((await merchant.forceApprove(reference)).status).toBe(200);
-    expect(await (await waiting).json()).toEqual({ state: 'AUTHORIZED', awaitsUser: false });
-    const unknown = await fetch(`${t.baseUrl}/wallet/landing/state`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: 'token=nope&state=CREATED',
-    });
-    expect(unknown.status).toBe(404);
-  });
 });

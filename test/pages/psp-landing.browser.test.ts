@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { MerchantClient } from '../support/merchant-client.js';
 import { PspClient } from '../support/psp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { eventually, PspEndpoint } from '../psp/psp-endpoint.js';
@@ -32,6 +33,12 @@ beforeEach(() => {
   ({ page, errors } = phone);
 });
 
+/** Marks the loaded document; the returned check is true while the same document is shown (no reload, no navigation). */
+async function markPage(): Promise<() => Promise<boolean>> {
+  await page.evaluate(() => ((globalThis as { loadMark?: number }).loadMark = 1));
+  return () => page.evaluate(() => (globalThis as { loadMark?: number }).loadMark === 1);
+}
+
 async function initiate(): Promise<{ id: string; url: string; path: string }> {
   const ids = newIds();
   const path = `/landing/${ids.pspTransactionId}`;
@@ -63,17 +70,42 @@ test('the PSP landing page shows merchant, amount and text, passes axe on a phon
   await screenshot(page, 'psp-landing');
 
   await page.getByLabel('Your phone number (test user)').fill('91234567');
+  const approved = page.waitForResponse((res) => res.url().includes('/wallet/psp/approve'));
   await page.getByRole('button', { name: 'Approve' }).click();
+  // The approval's page shows ACCEPTED: the PSP has not answered the make-payment callback yet.
+  expect(await (await approved).text()).toContain('Status: ACCEPTED');
   await page.getByText('Payment approved.').waitFor();
-  await page.getByText('Status: ACCEPTED').waitFor();
-  expect(await seriousAxeViolations(page)).toEqual([]);
-  await screenshot(page, 'psp-landing-approved');
+  const loaded = await markPage();
   await eventually(() => endpoint.at(path).length === 1, 'the make-payment callback');
   expect(endpoint.at(path)[0]!.body).toMatchObject({ pspTransactionId: id, paymentState: 'ACCEPTED', paymentInstrument: 'TOKEN' });
-  // Opened again (not reloaded, which would send the form again): the PSP's answer made the payment RESERVED.
-  await page.goto(url);
+  // The PSP's answer made the payment RESERVED, and the page shows it live.
   await page.getByText('Status: RESERVED').waitFor();
   await page.getByRole('link', { name: 'Back to PSP-kunde AS' }).waitFor();
+  expect(await loaded()).toBe(true);
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, 'psp-landing-approved');
+});
+
+test('approved elsewhere (the PSP’s test approve), the open page shows it live and offers the way back', async () => {
+  const { id, url } = await initiate();
+  await page.goto(url);
+  await page.getByText('Status: INITIATED').waitFor();
+  expect(await page.getByRole('link', { name: 'Back to PSP-kunde AS' }).isVisible()).toBe(false);
+  const loaded = await markPage();
+  const approved = await psp.request(
+    'POST',
+    `/psp/v3/integration-test/psppayments/${id}/approve`,
+    { customerPhoneNumber: '91234567', token: new URL(url).searchParams.get('token') },
+    MSN,
+  );
+  expect(approved.status).toBe(200);
+  // ACCEPTED, then RESERVED once the PSP answered the callback: the page follows until the state is final.
+  await page.getByText('Status: RESERVED').waitFor();
+  await page.getByRole('button', { name: 'Approve' }).waitFor({ state: 'detached' });
+  await page.getByRole('link', { name: 'Back to PSP-kunde AS' }).waitFor();
+  expect(await page.getByRole('status').filter({ hasText: 'Status:' }).getAttribute('aria-live')).toBe('polite');
+  expect(await loaded()).toBe(true);
+  expect(await seriousAxeViolations(page)).toEqual([]);
 });
 
 test('rejecting on the PSP landing page tells the PSP USER_CANCEL', async () => {
@@ -99,4 +131,21 @@ test('an unknown phone number is told on the page, and the payment still awaits 
   const expected = errors.filter((e) => /^response: 400 POST .*\/wallet\/psp\/approve/.test(e));
   expect(expected.length).toBeGreaterThan(0);
   errors.splice(0, errors.length, ...errors.filter((e) => !expected.includes(e)));
+});
+
+// Last in the file: it moves the app's one clock ten minutes on.
+test('left for ten minutes (the test clock), the open page shows the payment timed out', async () => {
+  const { url, path } = await initiate();
+  await page.goto(url);
+  await page.getByText('Status: INITIATED').waitFor();
+  const loaded = await markPage();
+  const moved = await new MerchantClient(t.baseUrl).graphql(
+    'mutation { advanceTestClock(input: { seconds: 601 }) { userErrors { code } } }',
+  );
+  expect(moved.body.data.advanceTestClock.userErrors).toEqual([]);
+  await page.getByText('Status: TIMEOUT').waitFor();
+  await page.getByRole('button', { name: 'Reject' }).waitFor({ state: 'detached' });
+  expect(await loaded()).toBe(true);
+  await eventually(() => endpoint.at(path).length === 1, 'the make-payment callback');
+  expect(endpoint.at(path)[0]!.body.paymentState).toBe('TIMEOUT');
 });

@@ -213,6 +213,9 @@ const restMatrix: Record<string, Entry> = {
   'POST /checkout/page/shipping': { none: 'public: identified by an unguessable session token, not by merchant' },
   'POST /checkout/page/pay': { none: 'public: identified by an unguessable session token, not by merchant' },
   'POST /checkout/page/cancel': { none: 'public: identified by an unguessable session token, not by merchant' },
+  'POST /checkout/page/state': {
+    none: 'public: identified by an unguessable session token, not by merchant; answers only that session’s state (test/pages/live-state.test.ts)',
+  },
   'GET /vipps-userinfo-api/userinfo/': {
     none: "the wallet user's own token names the consent and its sales unit; another merchant's key is refused (test/user-profiles/userinfo.test.ts)",
   },
@@ -256,6 +259,9 @@ const restMatrix: Record<string, Entry> = {
   'GET /wallet/psp': { none: 'public: identified by an unguessable token, not by merchant' },
   'POST /wallet/psp/approve': { none: 'public: identified by an unguessable token, not by merchant' },
   'POST /wallet/psp/cancel': { none: 'public: identified by an unguessable token, not by merchant' },
+  'POST /wallet/psp/state': {
+    none: 'public: identified by an unguessable token, not by merchant; answers only that payment’s state (test/pages/live-state.test.ts)',
+  },
   'GET /merchant-management/psp/v1/merchants': { none: 'lists the calling PSP’s merchants only (test/psp/psp-signup.test.ts)' },
   'POST /merchant-management/psp/v1/merchants': { none: 'signs up for the calling PSP' },
   'GET /merchant-management/psp/v1/merchants/{merchantSerialNumber}': { none: 'probed PSP against PSP in the issue 10 block' },

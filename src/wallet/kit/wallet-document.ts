@@ -34,9 +34,13 @@ export function walletMessage(message: WalletMessage | undefined): string {
 
 /**
  * A wallet page: the shared layout and styles, and the script that keeps the shown state live. `live` is what the
- * script needs to ask for the state (posted in a body, never put in a URL).
+ * script needs to ask for the state (`liveStatePage`: where, and the state shown; the token goes in a body, never
+ * in a URL).
  */
-export function walletDocument(assets: PageAssets, page: { title: string; main: string; live?: { kind: string; state: string } }): string {
+export function walletDocument(
+  assets: PageAssets,
+  page: { title: string; main: string; live?: { endpoint: string; state: string } },
+): string {
   return renderPage(assets, {
     title: page.title,
     bundle: 'wallet',

@@ -1,22 +1,30 @@
-interface LandingState {
+/** The answer of a page's state route (src/platform/events/wait-for-state.ts `LiveState`). */
+interface LiveState {
   state: string;
   awaitsUser: boolean;
+  settled: boolean;
+}
+
+/** What the server hands the script (`liveStatePage`): where to ask, and the state the page shows. */
+export interface LivePage {
+  endpoint: string;
+  state: string;
 }
 
 const RETRY_MS = 2_000;
 
 /**
- * Keeps the shown state live while the payment waits for its user: the server answers when the state differs
- * from the one sent (an event of the payment committed), or after a while unchanged, and the page asks again.
- * The token goes in the request body: it is already in the page's own address, and no new URL carries it.
+ * Keeps the shown state live until it is final: the server answers when the state differs from the one sent (an
+ * event of the payment or session committed), or after a while unchanged, and the page asks again. The token goes
+ * in the request body: it is already in the page's own address, and no new URL carries it.
  */
-export function followLandingState(initial: string): void {
+export function followLiveState(live: LivePage): void {
   const token = new URLSearchParams(location.search).get('token');
   if (!token) return;
-  let shown = initial;
+  let shown = live.state;
   const next = async (): Promise<void> => {
     try {
-      const response = await fetch('/wallet/landing/state', {
+      const response = await fetch(live.endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ token, state: shown }),
@@ -24,12 +32,10 @@ export function followLandingState(initial: string): void {
       });
       if (response.status === 404) return;
       if (!response.ok) throw new Error(`state ${response.status}`);
-      const current = (await response.json()) as LandingState;
-      if (current.state !== shown) {
-        shown = current.state;
-        show(current);
-      }
-      if (current.awaitsUser) void next();
+      const current = (await response.json()) as LiveState;
+      shown = current.state;
+      show(current);
+      if (!current.settled) void next();
     } catch {
       setTimeout(() => void next(), RETRY_MS);
     }
@@ -37,11 +43,26 @@ export function followLandingState(initial: string): void {
   void next();
 }
 
-function show(current: LandingState): void {
-  const state = document.querySelector('[data-testid="state"]');
-  if (state) state.textContent = `Status: ${current.state}`;
+function show(current: LiveState): void {
+  const state = document.querySelector<HTMLElement>('[data-testid="state"]');
+  const text = `Status: ${current.state}`;
+  // The status is a live region: rewriting the same text would announce it again.
+  if (state && state.textContent !== text) state.textContent = text;
   if (current.awaitsUser) return;
-  // Decided elsewhere (approved, rejected, expired): the choices are gone, the way back to the merchant shows.
-  document.querySelector('[data-awaits-user]')?.remove();
-  document.querySelector<HTMLElement>('[data-back]')?.removeAttribute('hidden');
+  // Decided elsewhere (approved, cancelled, expired): the choices are gone, the way back to the merchant shows.
+  const choices = document.querySelector('[data-awaits-user]');
+  if (!choices) return;
+  const hadFocus = choices.contains(document.activeElement);
+  choices.remove();
+  const back = document.querySelector<HTMLElement>('[data-back]');
+  back?.removeAttribute('hidden');
+  // Focus was on a form that is gone: put it where the page now continues, not back at the top of the document.
+  if (!hadFocus) return;
+  const link = back?.querySelector<HTMLElement>('a');
+  if (link) {
+    link.focus();
+  } else if (state) {
+    state.tabIndex = -1;
+    state.focus();
+  }
 }

@@ -1,6 +1,6 @@
 import './wallet.css';
 import { pageData } from '../shared/page-data.js';
-import { followLandingState } from './live-state.js';
+import { followLiveState, type LivePage } from './live-state.js';
 
-const live = pageData<{ kind: string; state: string }>();
-if (live) followLandingState(live.state);
+const live = pageData<LivePage>();
+if (live) followLiveState(live);

@@ -1,0 +1,40 @@
+import type { Services } from '../platform/context.js';
+import { forkEm } from '../platform/db/orm.js';
+import type { LiveReading, LiveState } from '../platform/events/wait-for-state.js';
+import { CheckoutSession } from './checkout-session.entity.js';
+import { isSessionOverdue } from './checkout-session.expiry.js';
+import { CHECKOUT_SESSION_STREAM } from './checkout-session.recorder.js';
+import { isEndState } from './checkout-session.transitions.js';
+
+/** Where the checkout page's script asks for the session's state (checkout.pages.ts serves it). */
+export const CHECKOUT_PAGE_STATE_PATH = '/checkout/page/state';
+
+/**
+ * What the buyer's page shows of a session: its state, whether the buyer can still pay or cancel (not past its
+ * hour), and whether it has ended.
+ */
+export function checkoutPageLiveState(session: Pick<CheckoutSession, 'state' | 'expiresAt'>, now: Date): LiveState {
+  return {
+    state: session.state,
+    awaitsUser: !isSessionOverdue(session, now) && (session.state === 'SessionCreated' || session.state === 'PaymentInitiated'),
+    settled: isEndState(session.state),
+  };
+}
+
+/**
+ * The live state of the session behind a page token, and the stream whose events change it: one statement. The
+ * session's own stream is enough: a session follows its payment (settled elsewhere, cancelled, expired) with an
+ * event of its own (`settleSessionsFromPayments`).
+ */
+export async function readCheckoutPageLiveState(services: Services, token: string): Promise<LiveReading | undefined> {
+  const session = await forkEm(services.orm).findOne(
+    CheckoutSession,
+    { pageToken: token },
+    { fields: ['id', 'msn', 'state', 'expiresAt'] },
+  );
+  if (!session) return undefined;
+  return {
+    stream: { msn: session.msn, streamType: CHECKOUT_SESSION_STREAM, streamId: session.id },
+    live: checkoutPageLiveState(session, services.clock.now()),
+  };
+}
