@@ -5,7 +5,7 @@ import type { PageRoute } from '../platform/rest/page-route.js';
 import { pageAssets, type PageAssets } from '../pages/assets.js';
 import { pageSecurityHeaders } from '../pages/security-headers.js';
 import { liveStateRoute } from '../wallet/kit/live-state.route.js';
-import { isSameOriginPost } from '../wallet/kit/same-origin.js';
+import { ownPagePost } from '../wallet/kit/same-origin.js';
 import { CHECKOUT_PAGE_STATE_PATH, readCheckoutPageLiveState } from './checkout-page.live-state.js';
 import { cancelCheckout, findCheckoutPage, offerShipping, payCheckout, type BuyerOutcome } from './checkout-buyer.service.js';
 import { formFromBody } from './checkout-buyer.rules.js';
@@ -39,20 +39,13 @@ export function checkoutPages(services: Services, assets: PageAssets = pageAsset
     );
   };
   /** Checkout forms accept posts from the checkout page itself only (a cross-site form post is refused). */
-  const post = (pattern: string, handler: (request: HttpRequest, token: string) => Promise<HttpResponse>): PageRoute => ({
-    method: 'POST',
-    pattern,
-    run: async (request) => {
-      if (!isSameOriginPost(request, services.config.publicUrl)) {
-        return html(
-          request,
-          403,
-          checkoutPageHtml(assets, undefined, { kind: 'error', text: 'This form may only be sent from the checkout page.' }),
-        );
-      }
-      return handler(request, tokenOf(request));
-    },
-  });
+  const post = (pattern: string, handler: (request: HttpRequest, token: string) => Promise<HttpResponse>): PageRoute =>
+    ownPagePost(
+      services.config.publicUrl,
+      pattern,
+      () => checkoutPageHtml(assets, undefined, { kind: 'error', text: 'This form may only be sent from the checkout page.' }),
+      (request) => handler(request, tokenOf(request)),
+    );
   const formOf = (request: HttpRequest) => formFromBody(new URLSearchParams(request.rawBody.toString('utf8')));
   return [
     {

@@ -7,8 +7,8 @@ import { escapeHtml } from '../pages/html.js';
 import { pageSecurityHeaders } from '../pages/security-headers.js';
 import { approvalForms } from '../wallet/kit/approval-forms.js';
 import { liveStatePage, liveStateRoute } from '../wallet/kit/live-state.route.js';
-import { isSameOriginPost } from '../wallet/kit/same-origin.js';
-import { paymentSummary, walletDocument, walletMessage, type WalletMessage } from '../wallet/kit/wallet-document.js';
+import { ownPagePost } from '../wallet/kit/same-origin.js';
+import { paymentSummary, walletDocument, walletMessage, walletRefusal, type WalletMessage } from '../wallet/kit/wallet-document.js';
 import { actOnPspLanding, findPspLandingPayment, readPspLandingLiveState, type PspLandingPayment } from './psp-approval.service.js';
 
 /** Where the PSP landing page's script asks for the payment's state. */
@@ -55,31 +55,23 @@ export function pspLandingPages(services: Services, assets: PageAssets = pageAss
     pattern: string,
     act: (token: string, form: URLSearchParams) => ReturnType<typeof actOnPspLanding>,
     ok: string,
-  ): PageRoute => ({
-    method: 'POST',
-    pattern,
-    run: async (request) => {
-      if (!isSameOriginPost(request, services.config.publicUrl)) {
-        return html(
-          request,
-          403,
-          walletDocument(assets, {
-            title: 'Request refused',
-            main: walletMessage({ kind: 'error', text: 'This form may only be sent from the wallet’s own page.' }),
-          }),
-        );
-      }
-      const token = tokenOf(request);
-      const outcome = await act(token, new URLSearchParams(request.rawBody.toString('utf8')));
-      return outcome.ok
-        ? html(request, 200, pspLandingPage(assets, token, outcome.payment, { kind: 'ok', text: ok }))
-        : html(
-            request,
-            outcome.payment ? 400 : 404,
-            pspLandingPage(assets, token, outcome.payment, { kind: 'error', text: outcome.message }),
-          );
-    },
-  });
+  ): PageRoute =>
+    ownPagePost(
+      services.config.publicUrl,
+      pattern,
+      () => walletRefusal(assets),
+      async (request) => {
+        const token = tokenOf(request);
+        const outcome = await act(token, new URLSearchParams(request.rawBody.toString('utf8')));
+        return outcome.ok
+          ? html(request, 200, pspLandingPage(assets, token, outcome.payment, { kind: 'ok', text: ok }))
+          : html(
+              request,
+              outcome.payment ? 400 : 404,
+              pspLandingPage(assets, token, outcome.payment, { kind: 'error', text: outcome.message }),
+            );
+      },
+    );
   return [
     {
       method: 'GET',

@@ -8,8 +8,8 @@ import { landingUrl } from '../payments/payment.view.js';
 import { pageAssets, type PageAssets } from '../pages/assets.js';
 import { pageSecurityHeaders } from '../pages/security-headers.js';
 import { liveStateRoute } from './kit/live-state.route.js';
-import { isSameOriginPost } from './kit/same-origin.js';
-import { walletDocument, walletMessage } from './kit/wallet-document.js';
+import { ownPagePost } from './kit/same-origin.js';
+import { walletRefusal } from './kit/wallet-document.js';
 import { LANDING_STATE_PATH, landingPage } from './landing.page.js';
 import { approveOnLanding, findLandingPayment, readLandingLiveState, rejectOnLanding } from './landing.service.js';
 import { qrImage } from './qr-image.js';
@@ -25,14 +25,7 @@ export function walletPages(services: Services, assets: PageAssets = pageAssets)
   });
   /** Wallet forms accept posts from the wallet's own pages only (a cross-site form post is refused). */
   const post = (pattern: string, handler: PageRoute['run']): PageRoute =>
-    route('POST', pattern, async (request) => {
-      if (isSameOriginPost(request, services.config.publicUrl)) return handler(request);
-      const refusal = walletDocument(assets, {
-        title: 'Request refused',
-        main: walletMessage({ kind: 'error', text: 'This form may only be sent from the wallet’s own page.' }),
-      });
-      return html(request, 403, refusal);
-    });
+    ownPagePost(services.config.publicUrl, pattern, () => walletRefusal(assets), handler);
   return [
     route('GET', '/wallet/landing', async (request) => {
       const token = tokenOf(request);

@@ -3,8 +3,7 @@ import { AppError } from '../../platform/errors/app-error.js';
 import { waitForStateChange, type LiveReading } from '../../platform/events/wait-for-state.js';
 import type { PageRoute } from '../../platform/rest/page-route.js';
 import type { PageAssets } from '../../pages/assets.js';
-import { pageSecurityHeaders } from '../../pages/security-headers.js';
-import { isSameOriginPost } from './same-origin.js';
+import { ownPagePost } from './same-origin.js';
 import { walletDocument, walletMessage } from './wallet-document.js';
 
 /**
@@ -19,26 +18,20 @@ export function liveStateRoute(
   pattern: string,
   read: (token: string) => Promise<LiveReading | undefined>,
 ): PageRoute {
-  return {
-    method: 'POST',
-    pattern,
-    run: async (request) => {
-      if (!isSameOriginPost(request, services.config.publicUrl)) {
-        const refusal = walletDocument(assets, {
-          title: 'Request refused',
-          main: walletMessage({ kind: 'error', text: 'This request may only be sent from the page itself.' }),
-        });
-        return { status: 403, headers: pageSecurityHeaders(request), body: refusal };
-      }
-      const form = new URLSearchParams(request.rawBody.toString('utf8'));
-      const token = form.get('token');
-      if (!token) throw AppError.validation([{ name: 'token', reason: 'The token is required' }]);
-      const live = await waitForStateChange(services.events, () => read(token), form.get('state') ?? '', { signal: request.signal });
-      if (request.signal?.aborted) return { status: 204 };
-      if (!live) throw new AppError('NOT_FOUND', 'This link is not valid.', [{ name: 'token', reason: 'Unknown token' }]);
-      return { status: 200, headers: { 'cache-control': 'no-store' }, body: live };
-    },
-  };
+  const refusal = () =>
+    walletDocument(assets, {
+      title: 'Request refused',
+      main: walletMessage({ kind: 'error', text: 'This request may only be sent from the page itself.' }),
+    });
+  return ownPagePost(services.config.publicUrl, pattern, refusal, async (request) => {
+    const form = new URLSearchParams(request.rawBody.toString('utf8'));
+    const token = form.get('token');
+    if (!token) throw AppError.validation([{ name: 'token', reason: 'The token is required' }]);
+    const live = await waitForStateChange(services.events, () => read(token), form.get('state') ?? '', { signal: request.signal });
+    if (request.signal?.aborted) return { status: 204 };
+    if (!live) throw new AppError('NOT_FOUND', 'This link is not valid.', [{ name: 'token', reason: 'Unknown token' }]);
+    return { status: 200, headers: { 'cache-control': 'no-store' }, body: live };
+  });
 }
 
 /** The page's data island for its script: where to ask, and the state the page shows. Absent once it is final. */

@@ -1,4 +1,6 @@
-import type { HttpRequest } from '../../platform/rest/http-types.js';
+import type { HttpRequest, HttpResponse } from '../../platform/rest/http-types.js';
+import type { PageRoute } from '../../platform/rest/page-route.js';
+import { pageSecurityHeaders } from '../../pages/security-headers.js';
 
 /**
  * Whether a form POST may come from where it came from: a browser names the page that sent it (`Origin`, and
@@ -18,4 +20,22 @@ export function isSameOriginPost(request: HttpRequest, publicUrl: string): boole
 
 function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * A page's POST route that runs only for a post from our own pages (`isSameOriginPost`); any other is answered
+ * 403 with `refusal`, the page's own way of saying so.
+ */
+export function ownPagePost(
+  publicUrl: string,
+  pattern: string,
+  refusal: () => string,
+  run: (request: HttpRequest) => Promise<HttpResponse>,
+): PageRoute {
+  return {
+    method: 'POST',
+    pattern,
+    run: async (request) =>
+      isSameOriginPost(request, publicUrl) ? run(request) : { status: 403, headers: pageSecurityHeaders(request), body: refusal() },
+  };
 }

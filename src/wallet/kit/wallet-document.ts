@@ -53,3 +53,11 @@ ${page.main}
     data: page.live,
   });
 }
+
+/** The wallet's answer to a form posted from another site. */
+export function walletRefusal(assets: PageAssets): string {
+  return walletDocument(assets, {
+    title: 'Request refused',
+    main: walletMessage({ kind: 'error', text: 'This form may only be sent from the wallet’s own page.' }),
+  });
+}
