@@ -15,7 +15,7 @@ import './management.errors.js';
 
 /**
  * Merchant and partner management (spec 3): the management API, the deprecated partner API, product orders and
- * their prefill page, price packages, and API quality (requests counted in memory, flushed by a job).
+ * their prefill page, price packages, and API quality (requests counted in memory, flushed by every instance).
  */
 export const managementModule: DomainModule = {
   name: 'management',
@@ -30,7 +30,8 @@ export const managementModule: DomainModule = {
     const counter = apiQualityCounter(services);
     return (request) => counter.record(request);
   },
-  jobs: (services) => [{ name: 'flush-api-quality', run: () => flushApiQuality(services) }],
+  // Each instance counts its own requests, so each flushes them, whether or not it runs the jobs.
+  instanceJobs: (services) => [{ name: 'flush-api-quality', run: () => flushApiQuality(services) }],
   // A graceful stop keeps every count: what is still in memory is flushed before the database closes.
   onClose: (services) => flushApiQuality(services),
   seedTestEnvironment: (em) => seedManagement(em),
