@@ -8,6 +8,7 @@ import { partnerApiRoutes } from './partner-api.routes.js';
 import { prefillPages } from './prefill.page.js';
 import { PricePackage } from './price-package.entity.js';
 import { ProductOrder } from './product-order.entity.js';
+import { productOrderEventTypes } from './product-order.events.js';
 import { productOrderMachine } from './product-order.transitions.js';
 import { managementRoutes } from './management.routes.js';
 import { seedManagement } from './management.seed.js';
@@ -26,6 +27,7 @@ export const managementModule: DomainModule = {
   resolvers: [managementResolvers],
   nodes: { SalesUnit: findVisibleSalesUnit, ProductOrder: findPartnerProductOrder },
   stateMachines: [productOrderMachine],
+  eventTypes: [productOrderEventTypes],
   requestObserver: (services) => {
     const counter = apiQualityCounter(services);
     return (request) => counter.record(request);
