@@ -131,9 +131,9 @@ export const managementResolvers: Resolvers = {
       const page = keysetPage(args, byPricePackageId, 20, cursorsOf('Partner.pricePackages', request));
       return page.connection(await pricePackages(request, { limit: page.limit, after: page.after }));
     },
-    productOrderEvents: async (p, args, { request }) => {
+    productOrderEvents: async (_, args, { request }) => {
       const page = keysetPage(args, idKeyset, 20, cursorsOf('Partner.productOrderEvents', request));
-      return page.connection(await listProductOrderEvents(request, p.id, page.limit, page.after));
+      return page.connection(await listProductOrderEvents(request, page.limit, page.after));
     },
   },
   ConnectedSalesUnit: {

@@ -3,6 +3,7 @@ import type { Em } from '../platform/db/orm.js';
 import type { EventTypeDefinition } from '../platform/events/event-types.js';
 import { OUTBOX_EVENT_COLUMNS, toOutboxEvent, type OutboxEvent } from '../platform/events/outbox-event.js';
 import { recordEvent } from '../platform/events/record-event.js';
+import { requirePartner } from './management-access.js';
 import type { ProductOrder } from './product-order.entity.js';
 
 /** The outbox stream of product orders; the stream id is the prefilled order id. */
@@ -54,15 +55,11 @@ export function recordProductOrderEvent(em: Em, order: ProductOrder, name: Produ
 }
 
 /**
- * The events of the partner's product orders (undone ones included: the partner may see its undo), oldest first,
- * after the event id `afterId` (keyset). Tenancy is the order's: only events of orders the partner created.
+ * The events of the calling partner's product orders (undone ones included: the partner may see its undo), oldest
+ * first, after the event id `afterId` (keyset). Tenancy is the order's: only events of orders the partner created.
  */
-export async function listProductOrderEvents(
-  ctx: RequestContext,
-  partnerId: string,
-  limit: number,
-  afterId: number | undefined,
-): Promise<OutboxEvent[]> {
+export async function listProductOrderEvents(ctx: RequestContext, limit: number, afterId: number | undefined): Promise<OutboxEvent[]> {
+  const { partnerId } = requirePartner(ctx);
   const rows = await ctx.em.execute<Record<string, unknown>[]>(
     `select ${OUTBOX_EVENT_COLUMNS} from product_order po
      join domain_event e on e.stream_type = ? and e.stream_id = po.id::text
