@@ -33,6 +33,7 @@ const config: CodegenConfig = {
           ConnectedSalesUnit: '../management/management.graph.js#ConnectedSalesUnitParent',
           ProductOrder: '../management/product-order.entity.js#ProductOrder as ProductOrderRow',
           ApiQualityItem: '../management/api-quality.service.js#ApiQualityItem as ApiQualityItemView',
+          ProductOrderEvent: '../platform/events/outbox-event.js#OutboxEvent',
           CheckoutSession: '../checkout/checkout-session.entity.js#CheckoutSession as CheckoutSessionRow',
           CheckoutSessionNotification: '../platform/events/outbox-event.js#OutboxEvent',
           PspPayment: '../psp/psp-payment.entity.js#PspPayment as PspPaymentRow',

@@ -1,6 +1,6 @@
 import type { ManagementErrorCode, Resolvers } from '../src/generated/graphql.js';
 import { AppError } from '../src/platform/errors/app-error.js';
-import { keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
+import { idKeyset, keysetPage, toGlobalId, type CursorScope, type Keyset } from '../src/platform/graph/relay.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { Partner } from '../src/merchants/partner.entity.js';
 import {
@@ -16,9 +16,10 @@ import { ensureNotEmptyUpdate, pricePackages, updateSalesUnit } from '../src/man
 import { partnerConsentsOf, setMerchantConsent } from '../src/management/merchant-consent.service.js';
 import { logoProblem } from '../src/management/product-order.rules.js';
 import { listProductOrders } from '../src/management/product-order.service.js';
+import { listProductOrderEvents } from '../src/management/product-order.events.js';
 import type { RequestContext } from '../src/platform/context.js';
 import type { PaymentView } from '../src/payments/payment.view.js';
-import type { ProductOrder } from '../src/management/product-order.entity.js';
+import type { PrefillStatus, ProductOrder } from '../src/management/product-order.entity.js';
 
 const MANAGEMENT_ERRORS = userErrorCodes<ManagementErrorCode>({
   VALIDATION_FAILED: true,
@@ -43,6 +44,15 @@ const newestFirst = <T extends { createdAt: Date | string; id: string }>(): Keys
 const byOrgno = textKeyset((m: { orgno: string }) => m.orgno, /^\d{9}$/);
 const byMsn = textKeyset((u: { msn: string }) => u.msn, /^\d{4,6}$/);
 const byConnectedMsn = textKeyset((c: { unit: { msn: string } }) => c.unit.msn, /^\d{4,6}$/);
+const byPartnerId = textKeyset((c: { partnerId: string }) => c.partnerId, /^\S{1,100}$/);
+const byEndpoint = textKeyset((item: { endpoint: string }) => item.endpoint, /^[A-Z]+ \S+$/);
+const byPricePackageId = textKeyset(
+  (p: { pricePackageId: string }) => p.pricePackageId,
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+);
+
+/** Every list of this graph hands out signed cursors bound to its field: one list's cursor is refused by another. */
+const cursorsOf = (list: string, request: RequestContext): CursorScope => ({ list, secret: request.config.tokenSecret });
 
 async function unitRow(parent: SalesUnitParent, request: RequestContext) {
   const row = parent.row ?? (await request.loaders.get(salesUnitByMsnLoader).load(parent.msn));
@@ -63,18 +73,21 @@ export const managementResolvers: Resolvers = {
     partner: async (_, __, { request }) =>
       request.principal.kind === 'partner' ? await request.em.findOne(Partner, { id: request.principal.partnerId }) : null,
     merchants: async (_, args, { request }) => {
-      const page = keysetPage(args, byOrgno, 20);
+      const page = keysetPage(args, byOrgno, 20, cursorsOf('Viewer.merchants', request));
       return page.connection(await viewerMerchants(request, page.limit, page.after));
     },
   },
   Merchant: {
     id: (m) => toGlobalId('Merchant', m.orgno),
     salesUnits: async (m, args, { request }) => {
-      const page = keysetPage(args, byMsn, 20);
+      const page = keysetPage(args, byMsn, 20, cursorsOf('Merchant.salesUnits', request));
       const rows = await salesUnitsByMerchantIdLoader(request).load({ merchantId: m.id, limit: page.limit, after: page.after });
       return page.connection(rows.map((row) => ({ msn: row.msn, name: row.name, row })));
     },
-    partnerConsents: (m, _, { request }) => partnerConsentsOf(request, m.id),
+    partnerConsents: async (m, args, { request }) => {
+      const page = keysetPage(args, byPartnerId, 20, cursorsOf('Merchant.partnerConsents', request));
+      return page.connection(await partnerConsentsOf(request, m.id, page.limit, page.after));
+    },
   },
   SalesUnit: {
     id: (u) => toGlobalId('SalesUnit', u.msn),
@@ -90,10 +103,15 @@ export const managementResolvers: Resolvers = {
       };
     },
     payments: async (u, args, { request }) => {
-      const page = keysetPage(args, newestFirst<PaymentView>(), 20);
+      const page = keysetPage(args, newestFirst<PaymentView>(), 20, cursorsOf('SalesUnit.payments', request));
       return page.connection(await paymentsBySalesUnitLoader(request).load({ msn: u.msn, limit: page.limit, before: page.after }));
     },
-    apiQuality: (u, _, { request, services }) => apiQualityBySalesUnitLoader(request, services).load(u.msn),
+    apiQuality: async (u, args, { request, services }) => {
+      const page = keysetPage(args, byEndpoint, 20, cursorsOf('SalesUnit.apiQuality', request));
+      return page.connection(
+        await apiQualityBySalesUnitLoader(request, services).load({ msn: u.msn, limit: page.limit, after: page.after }),
+      );
+    },
   },
   ApiQualityItem: {
     totalRequests: (item) => item['total Requests'],
@@ -102,17 +120,30 @@ export const managementResolvers: Resolvers = {
     id: (p) => toGlobalId('Partner', p.id),
     partnerId: (p) => p.id,
     connectedSalesUnits: async (p, args, { request }) => {
-      const page = keysetPage(args, byConnectedMsn, 20);
+      const page = keysetPage(args, byConnectedMsn, 20, cursorsOf('Partner.connectedSalesUnits', request));
       return page.connection(await connectedUnits(request, p.id, page.limit, page.after));
     },
     productOrders: async (p, args, { request }) => {
-      const page = keysetPage(args, newestFirst<ProductOrder>(), 20);
+      const page = keysetPage(args, newestFirst<ProductOrder>(), 20, cursorsOf('Partner.productOrders', request));
       return page.connection(await listProductOrders(request, p.id, page.limit, page.after));
     },
-    pricePackages: (_, __, { request }) => pricePackages(request),
+    pricePackages: async (_, args, { request }) => {
+      const page = keysetPage(args, byPricePackageId, 20, cursorsOf('Partner.pricePackages', request));
+      return page.connection(await pricePackages(request, { limit: page.limit, after: page.after }));
+    },
+    productOrderEvents: async (_, args, { request }) => {
+      const page = keysetPage(args, idKeyset, 20, cursorsOf('Partner.productOrderEvents', request));
+      return page.connection(await listProductOrderEvents(request, page.limit, page.after));
+    },
   },
   ConnectedSalesUnit: {
     salesUnit: (c) => ({ msn: c.unit.msn, name: c.unit.name, row: c.unit }),
+  },
+  ProductOrderEvent: {
+    prefilledOrderId: (e) => e.streamId,
+    prefillStatus: (e) => (e.payload.prefillStatus as Exclude<PrefillStatus, 'DELETED'> | null) ?? null,
+    msn: (e) => (typeof e.payload.msn === 'string' ? e.payload.msn : null),
+    occurredAt: (e) => e.occurredAt.toISOString(),
   },
   ProductOrder: {
     id: (o) => toGlobalId('ProductOrder', o.id),

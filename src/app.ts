@@ -101,6 +101,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config.jobIntervalMs,
   );
   services.runJobsNow = () => scheduler.runOnce();
+  const instanceJobs = new Scheduler(
+    modules.flatMap((m) => m.instanceJobs?.(services) ?? []),
+    config.flushIntervalMs,
+  );
   // Webhooks run apart from expiry, never waiting behind it. A committed event (heard through LISTEN) and a
   // settled POST wake them, so an event, and the next event of that payment, go out at once, not at the next tick.
   // Outbound callbacks ride along: recorded with an event, they are woken by its commit too, else by the tick.
@@ -125,6 +129,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     scheduler.start();
     webhookJobs.start();
   }
+  // What this instance holds in memory is lost with it, so it is written out on every instance, jobs or not.
+  instanceJobs.start();
 
   return {
     server,
@@ -142,6 +148,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await subscriptions.close();
       await scheduler.stop();
       await webhookJobs.stop();
+      await instanceJobs.stop();
       await deliverer.drain();
       await callbacks.drain();
       await new Promise<void>((resolve) => {

@@ -27,6 +27,11 @@ export interface Config {
    * requests only: for API-only replicas beside worker replicas, and for tests that count one request's SQL.
    */
   runJobs: boolean;
+  /**
+   * How often every instance, whether or not it runs jobs, writes what it holds in memory to the database (API
+   * quality counts): what a crash of the instance can lose.
+   */
+  flushIntervalMs: number;
   logRequests: boolean;
   /** Depth, alias and cost caps of graph operations, on HTTP and graphql-ws alike. */
   graphqlLimits: QueryLimits;
@@ -76,6 +81,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     // It bounds the delay from commit to webhook delivery (median about half of it); the polls are index lookups.
     jobIntervalMs: parseInterval('PAYGRAPH_JOB_INTERVAL_MS', env.PAYGRAPH_JOB_INTERVAL_MS ?? '250'),
     runJobs: env.PAYGRAPH_RUN_JOBS !== 'false',
+    flushIntervalMs: parseInterval('PAYGRAPH_FLUSH_INTERVAL_MS', env.PAYGRAPH_FLUSH_INTERVAL_MS ?? '2000'),
     logRequests: env.PAYGRAPH_LOG_REQUESTS !== 'false',
     graphqlLimits: defaultQueryLimits,
     subscriptionKeepAliveMs: parseInterval('PAYGRAPH_SUBSCRIPTION_KEEPALIVE_MS', env.PAYGRAPH_SUBSCRIPTION_KEEPALIVE_MS ?? '15000'),

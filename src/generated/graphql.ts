@@ -11,8 +11,8 @@ import type { ViewerParent, MerchantRow, SalesUnitParent, ConnectedSalesUnitPare
 import type { Partner as PartnerRow } from '../merchants/partner.entity.js';
 import type { ProductOrder as ProductOrderRow } from '../management/product-order.entity.js';
 import type { ApiQualityItem as ApiQualityItemView } from '../management/api-quality.service.js';
-import type { CheckoutSession as CheckoutSessionRow } from '../checkout/checkout-session.entity.js';
 import type { OutboxEvent } from '../platform/events/outbox-event.js';
+import type { CheckoutSession as CheckoutSessionRow } from '../checkout/checkout-session.entity.js';
 import type { PspPayment as PspPaymentRow, PspPaymentLog as PspPaymentLogRow } from '../psp/psp-payment.entity.js';
 import type { SignupMerchant as SignupMerchantRow } from '../psp-signup/signup-merchant.entity.js';
 import type { PspPaymentChangeSource } from '../psp/psp-payment.queries.js';
@@ -83,6 +83,18 @@ export type AirlineDataInput = {
   airlineDesignatorCode: Scalars['String']['input'];
   passengerName: Scalars['String']['input'];
   ticketNumber?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type ApiQualityConnection = {
+  __typename?: 'ApiQualityConnection';
+  edges: Array<ApiQualityEdge>;
+  pageInfo: PageInfo;
+};
+
+export type ApiQualityEdge = {
+  __typename?: 'ApiQualityEdge';
+  cursor: Scalars['String']['output'];
+  node: ApiQualityItem;
 };
 
 export type ApiQualityItem = {
@@ -712,11 +724,17 @@ export type Merchant = Node & {
   id: Scalars['ID']['output'];
   name: Scalars['String']['output'];
   orgno: Scalars['String']['output'];
-  /** The partners connected to this merchant's sales units, with whether the merchant consented to share its data (the merchant only; empty for a partner). */
-  partnerConsents: Array<PartnerConsent>;
+  /** The partners connected to this merchant's sales units, by partner id, with whether the merchant consented to share its data (the merchant only; empty for a partner). */
+  partnerConsents: PartnerConsentConnection;
   /** The merchant's sales units the caller sees (a partner: those connected to it), by MSN. */
   salesUnits: SalesUnitConnection;
   status: MerchantStatus;
+};
+
+
+export type MerchantPartnerConsentsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1042,7 +1060,10 @@ export type Partner = Node & {
   level: Scalars['String']['output'];
   name: Scalars['String']['output'];
   partnerId: Scalars['String']['output'];
-  pricePackages: Array<PricePackage>;
+  /** The price packages the partner may name in a product order, by id. */
+  pricePackages: PricePackageConnection;
+  /** Events of the partner's product orders (created, submitted, completed, undone), oldest first: their history. */
+  productOrderEvents: ProductOrderEventConnection;
   /** The partner's product orders, newest first (undone ones are left out). */
   productOrders: ProductOrderConnection;
   status: Scalars['String']['output'];
@@ -1050,6 +1071,18 @@ export type Partner = Node & {
 
 
 export type PartnerConnectedSalesUnitsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type PartnerPricePackagesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type PartnerProductOrderEventsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
@@ -1066,6 +1099,18 @@ export type PartnerConsent = {
   merchantConsent: Scalars['Boolean']['output'];
   partnerId: Scalars['String']['output'];
   partnerName: Scalars['String']['output'];
+};
+
+export type PartnerConsentConnection = {
+  __typename?: 'PartnerConsentConnection';
+  edges: Array<PartnerConsentEdge>;
+  pageInfo: PageInfo;
+};
+
+export type PartnerConsentEdge = {
+  __typename?: 'PartnerConsentEdge';
+  cursor: Scalars['String']['output'];
+  node: PartnerConsent;
 };
 
 /** A payment of the caller's sales unit. */
@@ -1353,6 +1398,18 @@ export type PricePackage = {
   visibleInSignupForm: Scalars['Boolean']['output'];
 };
 
+export type PricePackageConnection = {
+  __typename?: 'PricePackageConnection';
+  edges: Array<PricePackageEdge>;
+  pageInfo: PageInfo;
+};
+
+export type PricePackageEdge = {
+  __typename?: 'PricePackageEdge';
+  cursor: Scalars['String']['output'];
+  node: PricePackage;
+};
+
 export type PricePackageProductType =
   | 'ePayment'
   | 'ePaymentCustomerPresent';
@@ -1380,6 +1437,31 @@ export type ProductOrderEdge = {
   __typename?: 'ProductOrderEdge';
   cursor: Scalars['String']['output'];
   node: ProductOrder;
+};
+
+/** A committed change of one of the partner's product orders (the outbox event `management.product-order.<name>.v1`). */
+export type ProductOrderEvent = {
+  __typename?: 'ProductOrderEvent';
+  /** The sales unit the completed order created. */
+  msn?: Maybe<Scalars['String']['output']>;
+  /** The event's name, e.g. `management.product-order.created.v1`. */
+  name: Scalars['String']['output'];
+  occurredAt: Scalars['DateTime']['output'];
+  /** The status the change left the order in; null once undone. */
+  prefillStatus?: Maybe<PrefillStatus>;
+  prefilledOrderId: Scalars['String']['output'];
+};
+
+export type ProductOrderEventConnection = {
+  __typename?: 'ProductOrderEventConnection';
+  edges: Array<ProductOrderEventEdge>;
+  pageInfo: PageInfo;
+};
+
+export type ProductOrderEventEdge = {
+  __typename?: 'ProductOrderEventEdge';
+  cursor: Scalars['String']['output'];
+  node: ProductOrderEvent;
 };
 
 export type PspErrorCode =
@@ -1782,8 +1864,8 @@ export type RegisterWebhookPayload = {
 /** A sales unit the caller's credentials may act for: a Merchant-Serial-Number it may send. */
 export type SalesUnit = Node & {
   __typename?: 'SalesUnit';
-  /** Requests made for this unit per endpoint (method and path template), on every interface. */
-  apiQuality: Array<ApiQualityItem>;
+  /** Requests made for this unit per endpoint (method and path template), on every interface, by endpoint. */
+  apiQuality: ApiQualityConnection;
   configuration: SalesUnitConfiguration;
   id: Scalars['ID']['output'];
   msn: Scalars['String']['output'];
@@ -1793,6 +1875,13 @@ export type SalesUnit = Node & {
   /** The unit's payments, newest first. */
   payments: PaymentConnection;
   status: SalesUnitStatus;
+};
+
+
+/** A sales unit the caller's credentials may act for: a Merchant-Serial-Number it may send. */
+export type SalesUnitApiQualityArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -2297,6 +2386,8 @@ export type ResolversTypes = ResolversObject<{
   AdvanceTestClockInput: AdvanceTestClockInput;
   AdvanceTestClockPayload: ResolverTypeWrapper<AdvanceTestClockPayload>;
   AirlineDataInput: AirlineDataInput;
+  ApiQualityConnection: ResolverTypeWrapper<Omit<ApiQualityConnection, 'edges'> & { edges: Array<ResolversTypes['ApiQualityEdge']> }>;
+  ApiQualityEdge: ResolverTypeWrapper<Omit<ApiQualityEdge, 'node'> & { node: ResolversTypes['ApiQualityItem'] }>;
   ApiQualityItem: ResolverTypeWrapper<ApiQualityItemView>;
   ApproveTestPaymentInput: ApproveTestPaymentInput;
   BarcodeInput: BarcodeInput;
@@ -2403,6 +2494,8 @@ export type ResolversTypes = ResolversObject<{
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Partner: ResolverTypeWrapper<PartnerRow>;
   PartnerConsent: ResolverTypeWrapper<PartnerConsent>;
+  PartnerConsentConnection: ResolverTypeWrapper<PartnerConsentConnection>;
+  PartnerConsentEdge: ResolverTypeWrapper<PartnerConsentEdge>;
   Payment: ResolverTypeWrapper<PaymentView>;
   PaymentAggregate: ResolverTypeWrapper<PaymentAggregate>;
   PaymentConnection: ResolverTypeWrapper<Omit<PaymentConnection, 'edges'> & { edges: Array<ResolversTypes['PaymentEdge']> }>;
@@ -2432,10 +2525,15 @@ export type ResolversTypes = ResolversObject<{
   PorterbuddyOriginInput: PorterbuddyOriginInput;
   PrefillStatus: PrefillStatus;
   PricePackage: ResolverTypeWrapper<PricePackage>;
+  PricePackageConnection: ResolverTypeWrapper<PricePackageConnection>;
+  PricePackageEdge: ResolverTypeWrapper<PricePackageEdge>;
   PricePackageProductType: PricePackageProductType;
   ProductOrder: ResolverTypeWrapper<ProductOrderRow>;
   ProductOrderConnection: ResolverTypeWrapper<Omit<ProductOrderConnection, 'edges'> & { edges: Array<ResolversTypes['ProductOrderEdge']> }>;
   ProductOrderEdge: ResolverTypeWrapper<Omit<ProductOrderEdge, 'node'> & { node: ResolversTypes['ProductOrder'] }>;
+  ProductOrderEvent: ResolverTypeWrapper<OutboxEvent>;
+  ProductOrderEventConnection: ResolverTypeWrapper<Omit<ProductOrderEventConnection, 'edges'> & { edges: Array<ResolversTypes['ProductOrderEventEdge']> }>;
+  ProductOrderEventEdge: ResolverTypeWrapper<Omit<ProductOrderEventEdge, 'node'> & { node: ResolversTypes['ProductOrderEvent'] }>;
   PspErrorCode: PspErrorCode;
   PspMerchant: ResolverTypeWrapper<SignupMerchantRow>;
   PspMerchantAddress: ResolverTypeWrapper<PspMerchantAddress>;
@@ -2521,6 +2619,8 @@ export type ResolversParentTypes = ResolversObject<{
   AdvanceTestClockInput: AdvanceTestClockInput;
   AdvanceTestClockPayload: AdvanceTestClockPayload;
   AirlineDataInput: AirlineDataInput;
+  ApiQualityConnection: Omit<ApiQualityConnection, 'edges'> & { edges: Array<ResolversParentTypes['ApiQualityEdge']> };
+  ApiQualityEdge: Omit<ApiQualityEdge, 'node'> & { node: ResolversParentTypes['ApiQualityItem'] };
   ApiQualityItem: ApiQualityItemView;
   ApproveTestPaymentInput: ApproveTestPaymentInput;
   BarcodeInput: BarcodeInput;
@@ -2611,6 +2711,8 @@ export type ResolversParentTypes = ResolversObject<{
   PageInfo: PageInfo;
   Partner: PartnerRow;
   PartnerConsent: PartnerConsent;
+  PartnerConsentConnection: PartnerConsentConnection;
+  PartnerConsentEdge: PartnerConsentEdge;
   Payment: PaymentView;
   PaymentAggregate: PaymentAggregate;
   PaymentConnection: Omit<PaymentConnection, 'edges'> & { edges: Array<ResolversParentTypes['PaymentEdge']> };
@@ -2635,9 +2737,14 @@ export type ResolversParentTypes = ResolversObject<{
   PorterbuddyIntegrationInput: PorterbuddyIntegrationInput;
   PorterbuddyOriginInput: PorterbuddyOriginInput;
   PricePackage: PricePackage;
+  PricePackageConnection: PricePackageConnection;
+  PricePackageEdge: PricePackageEdge;
   ProductOrder: ProductOrderRow;
   ProductOrderConnection: Omit<ProductOrderConnection, 'edges'> & { edges: Array<ResolversParentTypes['ProductOrderEdge']> };
   ProductOrderEdge: Omit<ProductOrderEdge, 'node'> & { node: ResolversParentTypes['ProductOrder'] };
+  ProductOrderEvent: OutboxEvent;
+  ProductOrderEventConnection: Omit<ProductOrderEventConnection, 'edges'> & { edges: Array<ResolversParentTypes['ProductOrderEventEdge']> };
+  ProductOrderEventEdge: Omit<ProductOrderEventEdge, 'node'> & { node: ResolversParentTypes['ProductOrderEvent'] };
   PspMerchant: SignupMerchantRow;
   PspMerchantAddress: PspMerchantAddress;
   PspMerchantAddressInput: PspMerchantAddressInput;
@@ -2716,6 +2823,16 @@ export type AddOrderReceiptPayloadResolvers<ContextType = GraphQLContext, Parent
 export type AdvanceTestClockPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AdvanceTestClockPayload'] = ResolversParentTypes['AdvanceTestClockPayload']> = ResolversObject<{
   testClock?: Resolver<Maybe<ResolversTypes['TestClock']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['TestClockUserError']>, ParentType, ContextType>;
+}>;
+
+export type ApiQualityConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiQualityConnection'] = ResolversParentTypes['ApiQualityConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['ApiQualityEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type ApiQualityEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiQualityEdge'] = ResolversParentTypes['ApiQualityEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['ApiQualityItem'], ParentType, ContextType>;
 }>;
 
 export type ApiQualityItemResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ApiQualityItem'] = ResolversParentTypes['ApiQualityItem']> = ResolversObject<{
@@ -2963,7 +3080,7 @@ export type MerchantResolvers<ContextType = GraphQLContext, ParentType extends R
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   orgno?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  partnerConsents?: Resolver<Array<ResolversTypes['PartnerConsent']>, ParentType, ContextType>;
+  partnerConsents?: Resolver<ResolversTypes['PartnerConsentConnection'], ParentType, ContextType, RequireFields<MerchantPartnerConsentsArgs, 'first'>>;
   salesUnits?: Resolver<ResolversTypes['SalesUnitConnection'], ParentType, ContextType, RequireFields<MerchantSalesUnitsArgs, 'first'>>;
   status?: Resolver<ResolversTypes['MerchantStatus'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
@@ -3077,7 +3194,8 @@ export type PartnerResolvers<ContextType = GraphQLContext, ParentType extends Re
   level?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   partnerId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  pricePackages?: Resolver<Array<ResolversTypes['PricePackage']>, ParentType, ContextType>;
+  pricePackages?: Resolver<ResolversTypes['PricePackageConnection'], ParentType, ContextType, RequireFields<PartnerPricePackagesArgs, 'first'>>;
+  productOrderEvents?: Resolver<ResolversTypes['ProductOrderEventConnection'], ParentType, ContextType, RequireFields<PartnerProductOrderEventsArgs, 'first'>>;
   productOrders?: Resolver<ResolversTypes['ProductOrderConnection'], ParentType, ContextType, RequireFields<PartnerProductOrdersArgs, 'first'>>;
   status?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
@@ -3087,6 +3205,16 @@ export type PartnerConsentResolvers<ContextType = GraphQLContext, ParentType ext
   merchantConsent?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   partnerId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   partnerName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type PartnerConsentConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PartnerConsentConnection'] = ResolversParentTypes['PartnerConsentConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['PartnerConsentEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type PartnerConsentEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PartnerConsentEdge'] = ResolversParentTypes['PartnerConsentEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['PartnerConsent'], ParentType, ContextType>;
 }>;
 
 export type PaymentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Payment'] = ResolversParentTypes['Payment']> = ResolversObject<{
@@ -3233,6 +3361,16 @@ export type PricePackageResolvers<ContextType = GraphQLContext, ParentType exten
   visibleInSignupForm?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 }>;
 
+export type PricePackageConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PricePackageConnection'] = ResolversParentTypes['PricePackageConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['PricePackageEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type PricePackageEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PricePackageEdge'] = ResolversParentTypes['PricePackageEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['PricePackage'], ParentType, ContextType>;
+}>;
+
 export type ProductOrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductOrder'] = ResolversParentTypes['ProductOrder']> = ResolversObject<{
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -3253,6 +3391,24 @@ export type ProductOrderConnectionResolvers<ContextType = GraphQLContext, Parent
 export type ProductOrderEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductOrderEdge'] = ResolversParentTypes['ProductOrderEdge']> = ResolversObject<{
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   node?: Resolver<ResolversTypes['ProductOrder'], ParentType, ContextType>;
+}>;
+
+export type ProductOrderEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductOrderEvent'] = ResolversParentTypes['ProductOrderEvent']> = ResolversObject<{
+  msn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  prefillStatus?: Resolver<Maybe<ResolversTypes['PrefillStatus']>, ParentType, ContextType>;
+  prefilledOrderId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type ProductOrderEventConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductOrderEventConnection'] = ResolversParentTypes['ProductOrderEventConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['ProductOrderEventEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type ProductOrderEventEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ProductOrderEventEdge'] = ResolversParentTypes['ProductOrderEventEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['ProductOrderEvent'], ParentType, ContextType>;
 }>;
 
 export type PspMerchantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspMerchant'] = ResolversParentTypes['PspMerchant']> = ResolversObject<{
@@ -3411,7 +3567,7 @@ export type RegisterWebhookPayloadResolvers<ContextType = GraphQLContext, Parent
 }>;
 
 export type SalesUnitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SalesUnit'] = ResolversParentTypes['SalesUnit']> = ResolversObject<{
-  apiQuality?: Resolver<Array<ResolversTypes['ApiQualityItem']>, ParentType, ContextType>;
+  apiQuality?: Resolver<ResolversTypes['ApiQualityConnection'], ParentType, ContextType, RequireFields<SalesUnitApiQualityArgs, 'first'>>;
   configuration?: Resolver<ResolversTypes['SalesUnitConfiguration'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   msn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -3598,6 +3754,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   AddOrderImagePayload?: AddOrderImagePayloadResolvers<ContextType>;
   AddOrderReceiptPayload?: AddOrderReceiptPayloadResolvers<ContextType>;
   AdvanceTestClockPayload?: AdvanceTestClockPayloadResolvers<ContextType>;
+  ApiQualityConnection?: ApiQualityConnectionResolvers<ContextType>;
+  ApiQualityEdge?: ApiQualityEdgeResolvers<ContextType>;
   ApiQualityItem?: ApiQualityItemResolvers<ContextType>;
   CallbackQr?: CallbackQrResolvers<ContextType>;
   CallbackQrConnection?: CallbackQrConnectionResolvers<ContextType>;
@@ -3649,6 +3807,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PageInfo?: PageInfoResolvers<ContextType>;
   Partner?: PartnerResolvers<ContextType>;
   PartnerConsent?: PartnerConsentResolvers<ContextType>;
+  PartnerConsentConnection?: PartnerConsentConnectionResolvers<ContextType>;
+  PartnerConsentEdge?: PartnerConsentEdgeResolvers<ContextType>;
   Payment?: PaymentResolvers<ContextType>;
   PaymentAggregate?: PaymentAggregateResolvers<ContextType>;
   PaymentConnection?: PaymentConnectionResolvers<ContextType>;
@@ -3669,9 +3829,14 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PaymentTotals?: PaymentTotalsResolvers<ContextType>;
   PaymentUserError?: PaymentUserErrorResolvers<ContextType>;
   PricePackage?: PricePackageResolvers<ContextType>;
+  PricePackageConnection?: PricePackageConnectionResolvers<ContextType>;
+  PricePackageEdge?: PricePackageEdgeResolvers<ContextType>;
   ProductOrder?: ProductOrderResolvers<ContextType>;
   ProductOrderConnection?: ProductOrderConnectionResolvers<ContextType>;
   ProductOrderEdge?: ProductOrderEdgeResolvers<ContextType>;
+  ProductOrderEvent?: ProductOrderEventResolvers<ContextType>;
+  ProductOrderEventConnection?: ProductOrderEventConnectionResolvers<ContextType>;
+  ProductOrderEventEdge?: ProductOrderEventEdgeResolvers<ContextType>;
   PspMerchant?: PspMerchantResolvers<ContextType>;
   PspMerchantAddress?: PspMerchantAddressResolvers<ContextType>;
   PspPayment?: PspPaymentResolvers<ContextType>;

@@ -15,8 +15,9 @@ interface Key {
 
 /**
  * Requests per (sales unit, endpoint, status, day), counted in memory as they are answered and flushed as totals
- * every few seconds by a job: a request pays no SQL statement for it, and a crash loses at most the counts since
- * the last flush. One counter per app (a test process may run several).
+ * every few seconds (`flushIntervalMs`) by every instance, whether or not it runs the jobs, since only it holds
+ * its counts: a request pays no SQL statement for it, and a crash loses at most the counts since the last flush.
+ * One counter per app (a test process may run several).
  */
 export class ApiQualityCounter {
   private pending = new Map<string, number>();

@@ -25,21 +25,47 @@ export async function apiQuality(ctx: RequestContext, services: Services, msn: s
   return apiQualityOf(ctx, services, [msn]).then((byMsn) => byMsn.get(msn) ?? []);
 }
 
-/** For several sales units in one statement (the graph's loader). */
+/** A page of a unit's endpoints: `limit` of them after the endpoint `after`, in endpoint order. */
+export interface EndpointPage {
+  limit: number;
+  after: string | undefined;
+}
+
+/**
+ * Endpoints in one order on both databases and in memory: by code point (`collate "C"` in SQL). Endpoints are a
+ * method and a path template, ASCII, so a JS string comparison is the same order.
+ */
+export const byEndpoint = (a: { endpoint: string }, b: { endpoint: string }) =>
+  a.endpoint < b.endpoint ? -1 : a.endpoint > b.endpoint ? 1 : 0;
+
+/**
+ * For several sales units in one statement (the graph's loader), each unit's endpoints in endpoint order; with a
+ * page, only the `limit` endpoints after `after` of each unit (a keyset: the statement starts after the endpoint).
+ * The first `limit` endpoints of stored and pending counts together are among the first `limit` stored ones and
+ * the pending ones, so the statement reads at most `limit` endpoints per unit.
+ */
 export async function apiQualityOf(
   ctx: Pick<RequestContext, 'em'>,
   services: Services,
   msns: readonly string[],
+  page?: EndpointPage,
 ): Promise<Map<string, ApiQualityItem[]>> {
   if (msns.length === 0) return new Map();
+  const after = page?.after;
   const rows = await ctx.em.execute<{ msn: string; endpoint: string; status: number; count: string | number }[]>(
-    `select msn, endpoint, status, sum(count) as count from api_quality_count where msn in (${msns.map(() => '?').join(', ')})
-     group by msn, endpoint, status`,
-    [...msns],
+    `select msn, endpoint, status, count from (
+       select msn, endpoint, status, sum(count) as count,
+         dense_rank() over (partition by msn order by endpoint collate "C") as position
+       from api_quality_count where msn in (${msns.map(() => '?').join(', ')}) ${after !== undefined ? 'and endpoint collate "C" > ?' : ''}
+       group by msn, endpoint, status
+     ) ranked ${page ? 'where position <= ?' : ''}`,
+    [...msns, ...(after !== undefined ? [after] : []), ...(page ? [page.limit] : [])],
   );
   const counts = rows.map((r) => ({ msn: r.msn, endpoint: r.endpoint, status: Number(r.status), count: Number(r.count) }));
   const counter = apiQualityCounter(services);
-  for (const msn of msns) for (const p of counter.pendingFor(msn)) counts.push({ msn, ...p });
+  for (const msn of msns) {
+    for (const p of counter.pendingFor(msn)) if (after === undefined || p.endpoint > after) counts.push({ msn, ...p });
+  }
   const result = new Map<string, Map<string, ApiQualityItem>>();
   for (const c of counts) {
     const perUnit = result.get(c.msn) ?? new Map<string, ApiQualityItem>();
@@ -56,15 +82,11 @@ export async function apiQualityOf(
   }
   const out = new Map<string, ApiQualityItem[]>();
   for (const [msn, perUnit] of result) {
-    out.set(
-      msn,
-      [...perUnit.values()]
-        .sort((a, b) => a.endpoint.localeCompare(b.endpoint))
-        .map((item) => {
-          const { ok, ...rest } = item as ApiQualityItem & { ok: number };
-          return { ...rest, successRate: rest['total Requests'] === 0 ? 0 : Math.floor((ok * 100) / rest['total Requests']) };
-        }),
-    );
+    const items = [...perUnit.values()].sort(byEndpoint).map((item) => {
+      const { ok, ...rest } = item as ApiQualityItem & { ok: number };
+      return { ...rest, successRate: rest['total Requests'] === 0 ? 0 : Math.floor((ok * 100) / rest['total Requests']) };
+    });
+    out.set(msn, page ? items.slice(0, page.limit) : items);
   }
   return out;
 }

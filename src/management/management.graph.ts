@@ -4,7 +4,7 @@ import type { Em } from '../platform/db/orm.js';
 import { defineLoader } from '../platform/graph/loader-registry.js';
 import { readPaymentsOfSalesUnits } from '../payments/payment.read-model.js';
 import { toPaymentViewAt, type PaymentView } from '../payments/payment.view.js';
-import { apiQualityOf, type ApiQualityItem } from './api-quality.service.js';
+import { apiQualityOf, type ApiQualityItem, type EndpointPage } from './api-quality.service.js';
 
 /** A sales unit as the graph reads it: its row and its merchant's organisation number. */
 export interface SalesUnitRow {
@@ -178,15 +178,30 @@ export function paymentsBySalesUnitLoader(ctx: RequestContext): DataLoader<Payme
   return loader;
 }
 
-/** API quality of several units in one statement. */
-const apiQualityLoaders = new WeakMap<RequestContext, DataLoader<string, ApiQualityItem[]>>();
-export function apiQualityBySalesUnitLoader(ctx: RequestContext, services: Services): DataLoader<string, ApiQualityItem[]> {
+interface ApiQualityKey extends EndpointPage {
+  msn: string;
+}
+const apiQualityKey = (k: ApiQualityKey) => `${k.msn}|${k.limit}|${k.after ?? ''}`;
+
+/** A page of API quality of several units, batched per distinct page (one statement for a page of units). */
+const apiQualityLoaders = new WeakMap<RequestContext, DataLoader<ApiQualityKey, ApiQualityItem[], string>>();
+export function apiQualityBySalesUnitLoader(ctx: RequestContext, services: Services): DataLoader<ApiQualityKey, ApiQualityItem[], string> {
   let loader = apiQualityLoaders.get(ctx);
   if (!loader) {
-    loader = new DataLoader<string, ApiQualityItem[]>(async (msns) => {
-      const byMsn = await apiQualityOf(ctx, services, msns);
-      return msns.map((msn) => byMsn.get(msn) ?? []);
-    });
+    loader = new DataLoader<ApiQualityKey, ApiQualityItem[], string>(
+      async (keys) => {
+        const found = new Map<string, ApiQualityItem[]>();
+        const pageOf = (k: ApiQualityKey) => apiQualityKey({ ...k, msn: '' });
+        for (const page of new Set(keys.map(pageOf))) {
+          const group = keys.filter((k) => pageOf(k) === page);
+          const { limit, after } = group[0]!;
+          const byMsn = await apiQualityOf(ctx, services, [...new Set(group.map((k) => k.msn))], { limit, after });
+          for (const k of group) found.set(apiQualityKey(k), byMsn.get(k.msn) ?? []);
+        }
+        return keys.map((k) => found.get(apiQualityKey(k))!);
+      },
+      { cacheKeyFn: apiQualityKey },
+    );
     apiQualityLoaders.set(ctx, loader);
   }
   return loader;

@@ -8,6 +8,7 @@ import { partnerApiRoutes } from './partner-api.routes.js';
 import { prefillPages } from './prefill.page.js';
 import { PricePackage } from './price-package.entity.js';
 import { ProductOrder } from './product-order.entity.js';
+import { productOrderEventTypes } from './product-order.events.js';
 import { productOrderMachine } from './product-order.transitions.js';
 import { managementRoutes } from './management.routes.js';
 import { seedManagement } from './management.seed.js';
@@ -15,7 +16,7 @@ import './management.errors.js';
 
 /**
  * Merchant and partner management (spec 3): the management API, the deprecated partner API, product orders and
- * their prefill page, price packages, and API quality (requests counted in memory, flushed by a job).
+ * their prefill page, price packages, and API quality (requests counted in memory, flushed by every instance).
  */
 export const managementModule: DomainModule = {
   name: 'management',
@@ -26,11 +27,13 @@ export const managementModule: DomainModule = {
   resolvers: [managementResolvers],
   nodes: { SalesUnit: findVisibleSalesUnit, ProductOrder: findPartnerProductOrder },
   stateMachines: [productOrderMachine],
+  eventTypes: [productOrderEventTypes],
   requestObserver: (services) => {
     const counter = apiQualityCounter(services);
     return (request) => counter.record(request);
   },
-  jobs: (services) => [{ name: 'flush-api-quality', run: () => flushApiQuality(services) }],
+  // Each instance counts its own requests, so each flushes them, whether or not it runs the jobs.
+  instanceJobs: (services) => [{ name: 'flush-api-quality', run: () => flushApiQuality(services) }],
   // A graceful stop keeps every count: what is still in memory is flushed before the database closes.
   onClose: (services) => flushApiQuality(services),
   seedTestEnvironment: (em) => seedManagement(em),

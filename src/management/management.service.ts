@@ -122,9 +122,13 @@ export async function whoami(ctx: RequestContext) {
   };
 }
 
-export async function pricePackages(ctx: RequestContext) {
+/** The price packages a partner may name, by id; with a page, `limit` of them after the id `after` (keyset). */
+export async function pricePackages(ctx: RequestContext, page?: { limit: number; after: string | undefined }) {
   requirePartner(ctx);
-  const rows = await ctx.em.find(PricePackage, {}, { orderBy: { id: 'asc' } });
+  const rows = await ctx.em.find(PricePackage, page?.after !== undefined ? { id: { $gt: page.after } } : {}, {
+    orderBy: { id: 'asc' },
+    ...(page ? { limit: page.limit } : {}),
+  });
   return rows.map(pricePackageView);
 }
 

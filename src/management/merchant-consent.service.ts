@@ -49,14 +49,23 @@ export async function setMerchantConsent(ctx: RequestContext, partnerId: string,
   });
 }
 
-/** The partners connected to the merchant's units, with the consent state (the merchant's own view). */
-export async function partnerConsentsOf(ctx: RequestContext, merchantId: string): Promise<PartnerConsentView[]> {
+/**
+ * The partners connected to the merchant's units, with the consent state (the merchant's own view): `limit` of
+ * them after the partner id `after`, by partner id (code point order, the same on both databases).
+ */
+export async function partnerConsentsOf(
+  ctx: RequestContext,
+  merchantId: string,
+  limit: number,
+  after: string | undefined,
+): Promise<PartnerConsentView[]> {
   if (ctx.principal.kind !== 'merchant' || ctx.principal.merchantId !== merchantId) return [];
   const rows = await ctx.em.execute<{ partner_id: string; name: string; consent: boolean }[]>(
     `select p.id as partner_id, p.name, bool_and(psu.merchant_consent) as consent
      from partner_sales_unit psu join sales_unit su on su.msn = psu.msn join partner p on p.id = psu.partner_id
-     where su.merchant_id = ? group by p.id, p.name order by p.id`,
-    [merchantId],
+     where su.merchant_id = ? ${after !== undefined ? 'and p.id collate "C" > ?' : ''}
+     group by p.id, p.name order by p.id collate "C" limit ?`,
+    [merchantId, ...(after !== undefined ? [after] : []), limit],
   );
   return rows.map((r) => ({ partnerId: r.partner_id, partnerName: r.name, merchantConsent: Boolean(r.consent) }));
 }

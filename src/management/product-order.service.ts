@@ -4,7 +4,6 @@ import { requireActiveMainEntity } from '../business-registry/business-registry.
 import type { RequestContext, Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { recordEvent } from '../platform/events/record-event.js';
 import { runIdempotent } from '../platform/idempotency/idempotency.service.js';
 import { assertTransition } from '../platform/state-machine.js';
 import { Merchant } from '../merchants/merchant.entity.js';
@@ -14,6 +13,7 @@ import { requirePartner } from './management-access.js';
 import { PRICE_PACKAGE_PRODUCT_TYPES, PricePackage } from './price-package.entity.js';
 import { ProductOrder, type PrefillStatus } from './product-order.entity.js';
 import { needsManualEntry, type ProductOrderCommand } from './product-order.rules.js';
+import { recordProductOrderEvent } from './product-order.events.js';
 import { productOrderMachine } from './product-order.transitions.js';
 
 export interface ProductOrderCreated {
@@ -29,7 +29,8 @@ export function prefillUrlOf(publicUrl: string, pageToken: string): string {
 
 /**
  * Pre-fills a product order for a merchant (partners only), once per Idempotency-Key: the organisation must be an
- * active main entity of the registry and the price package one that exists and fits the product type.
+ * active main entity of the registry and the price package one that exists and fits the product type. The order,
+ * its `created` event and the key's record commit together; a refusal records none of them.
  */
 export async function createProductOrder(
   ctx: RequestContext,
@@ -44,6 +45,7 @@ export async function createProductOrder(
     if (command.pricePackageId) await requirePricePackage(em, command);
     const manual = needsManualEntry(command);
     const status: PrefillStatus = manual ? 'WAITING_FOR_MERCHANT' : 'RECEIVED';
+    const now = ctx.clock.now();
     const order = em.create(ProductOrder, {
       id: randomUUID(),
       partnerId,
@@ -62,9 +64,10 @@ export async function createProductOrder(
       needsManualEntry: manual,
       pageToken: randomBytes(24).toString('base64url'),
       msn: null,
-      createdAt: ctx.clock.now(),
+      createdAt: now,
       submittedAt: null,
     });
+    recordProductOrderEvent(em, order, 'created', now);
     await em.flush();
     return { prefilledOrderId: order.id, prefillUrl: prefillUrlOf(ctx.config.publicUrl, order.pageToken), prefillStatus: status };
   });
@@ -104,7 +107,7 @@ export async function readProductOrder(
   return { prefilledOrderId: order.id, prefillStatus: order.status };
 }
 
-/** Undo: only before the merchant submitted it (after, 409); an undone order reads as 404. */
+/** Undo: only before the merchant submitted it (after, 409); an undone order reads as 404. With its `undone` event. */
 export async function deleteProductOrder(ctx: RequestContext, id: string): Promise<void> {
   await ctx.em.transactional(async (em) => {
     const order = await partnerOrder(ctx, id, em, true);
@@ -115,6 +118,7 @@ export async function deleteProductOrder(ctx: RequestContext, id: string): Promi
     }
     assertTransition(productOrderMachine, order.status, 'DELETED');
     order.status = 'DELETED';
+    recordProductOrderEvent(em, order, 'undone', ctx.clock.now());
     await em.flush();
   });
 }
@@ -134,8 +138,8 @@ export interface MerchantEntries {
 /**
  * The merchant submits the order on the prefill page. In one transaction: PROCESSING, and for SVC_PA_NETT the
  * merchant (created from the registry when new), a new sales unit connected to the partner (the merchant's consent
- * to share its data is not given by this; the merchant gives it in the graph), and COMPLETED, with their events.
- * Other product types stay PROCESSING (handled by hand).
+ * to share its data is not given by this; the merchant gives it in the graph), and COMPLETED, each status with its
+ * event (`submitted`, `completed`). Other product types stay PROCESSING (handled by hand): one `submitted` event.
  */
 export async function submitProductOrder(
   services: Services,
@@ -166,19 +170,13 @@ export async function submitProductOrder(
     assertTransition(productOrderMachine, order.status, 'PROCESSING');
     order.status = 'PROCESSING';
     order.submittedAt = now;
+    recordProductOrderEvent(tx, order, 'submitted', now);
     if (order.productType === 'SVC_PA_NETT') {
       const msn = await createSalesUnitFor(tx, order, now);
       assertTransition(productOrderMachine, 'PROCESSING', 'COMPLETED');
       order.status = 'COMPLETED';
       order.msn = msn;
-      recordEvent(tx, {
-        streamType: 'product-order',
-        streamId: order.id,
-        msn,
-        name: 'management.product-order.completed.v1',
-        payload: { prefilledOrderId: order.id, partnerId: order.partnerId, orgno: order.orgNumber, msn },
-        occurredAt: now,
-      });
+      recordProductOrderEvent(tx, order, 'completed', now);
     }
     await tx.flush();
     return { ok: true as const, order };

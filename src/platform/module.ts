@@ -43,6 +43,11 @@ export interface DomainModule {
   seedTestEnvironment?(em: Em, now: Date): Promise<void>;
   /** Background jobs (idempotent, safe on several instances); run by each instance that runs jobs. */
   jobs?(services: Services): Job[];
+  /**
+   * Work on this process's own memory (flushing what it counted to the database): not shared work another
+   * instance could do, so every instance runs it every `flushIntervalMs`, whether or not it runs the jobs.
+   */
+  instanceJobs?(services: Services): Job[];
   /** The domain's transition tables; the app checks each at start (an unknown or unreachable state fails the boot). */
   readonly stateMachines?: readonly StateMachine<string>[];
   /**

@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       tokenLifetimeSeconds: 3600,
       jobIntervalMs: 250,
       runJobs: true,
+      flushIntervalMs: 2000,
       logRequests: true,
     });
     expect(config.tokenSecret.length).toBeGreaterThanOrEqual(32);

@@ -106,9 +106,9 @@ test('pre-fill, submit on the page, a new unit takes a payment, and its API qual
     expect.objectContaining({ 'total Requests': 2, status200: 1, status404: 1, successRate: 50 }),
   );
   const graph = await forUnit.graphql(
-    `query($id: ID!) { node(id: $id) { ... on SalesUnit { msn payments { edges { node { reference state } } } apiQuality { endpoint totalRequests } } } }`,
+    `query($id: ID!) { node(id: $id) { ... on SalesUnit { msn payments { edges { node { reference state } } } apiQuality(first: 100) { edges { node { endpoint totalRequests } } } } } }`,
     { id: Buffer.from(`SalesUnit:${msn}`).toString('base64url') },
   );
   expect(graph.body.data.node.payments.edges).toEqual([{ node: { reference, state: 'AUTHORIZED' } }]);
-  expect(graph.body.data.node.apiQuality).toContainEqual({ endpoint: 'POST /epayment/v1/payments', totalRequests: 1 });
+  expect(graph.body.data.node.apiQuality.edges).toContainEqual({ node: { endpoint: 'POST /epayment/v1/payments', totalRequests: 1 } });
 }, 60_000);

@@ -26,8 +26,9 @@ let merchant: MerchantClient;
 const SEEDED_PAYMENTS = 51;
 
 beforeAll(async () => {
-  // Background jobs (woken by every committed event) would add their own statements to the log.
-  t = await startTestApp({ runJobs: false });
+  // Background jobs (woken by every committed event) and the instance's API quality flush would add their own
+  // statements to the log; the flush is run by hand where a test counts it.
+  t = await startTestApp({ runJobs: false, flushIntervalMs: 3_600_000 });
   merchant = new MerchantClient(t.baseUrl);
   for (let i = 0; i < SEEDED_PAYMENTS; i++) {
     const reference = await merchant.authorizedPayment(1_000);
@@ -228,7 +229,7 @@ describe('SQL statements of user profiles', () => {
 describe('SQL statements of the management graph and API quality', () => {
   const VIEWER_PAGE = `query Page($first: Int!) {
     viewer { merchants(first: $first) { edges { node { orgno salesUnits(first: 5) { edges { node { msn status configuration { captureType }
-      apiQuality { endpoint totalRequests }
+      apiQuality(first: 5) { edges { node { endpoint totalRequests } } }
       payments(first: 3) { edges { node { reference state } } } } } } } } } }
   }`;
 
@@ -272,6 +273,34 @@ describe('SQL statements of the management graph and API quality', () => {
     // The merchants, their units, the units' payments and the units' API quality: one statement each, whatever the
     // number of merchants and units (the partner's connection to its MSN is read when the context is made).
     expect(counts).toEqual([5, 5, 5]);
+  });
+
+  test("the partner's and the merchant's own lists cost one statement each, whatever the page", async () => {
+    const partner = new PartnerClient(t.baseUrl).forSalesUnit('123456');
+    await partner.graphql('{ __typename }');
+    const PARTNER_LISTS = `query($first: Int!) { viewer { partner { partnerId
+      pricePackages(first: $first) { edges { node { pricePackageId } } }
+      productOrderEvents(first: $first) { edges { node { name } } }
+      connectedSalesUnits(first: $first) { edges { node { merchantConsent salesUnit { msn status } } } } } } }`;
+    const partnerCounts: number[] = [];
+    for (const first of [1, 50]) {
+      const statements = await statementsFor(async () =>
+        expect((await partner.graphql(PARTNER_LISTS, { first })).body.errors).toBeUndefined(),
+      );
+      partnerCounts.push(statements.length);
+    }
+    // The partner's connection to its MSN (read when the context is made), the partner, then one statement per list.
+    expect(partnerCounts).toEqual([5, 5]);
+    const MERCHANT_LISTS = `query($first: Int!) { viewer { merchant { orgno partnerConsents(first: $first) { edges { node { partnerId } } } } } }`;
+    const merchantCounts: number[] = [];
+    for (const first of [1, 50]) {
+      const statements = await statementsFor(async () =>
+        expect((await merchant.graphql(MERCHANT_LISTS, { first })).body.errors).toBeUndefined(),
+      );
+      merchantCounts.push(statements.length);
+    }
+    // The merchant, then its consents.
+    expect(merchantCounts).toEqual([2, 2]);
   });
 
   test('a request pays no statement for API quality: counts are flushed later, many requests in one statement', async () => {

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { flushApiQuality } from '../../src/management/api-quality.counter.js';
+import { apiQualityCounter, flushApiQuality } from '../../src/management/api-quality.counter.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { useTestApp } from '../support/app-fixture.js';
 import { MERCHANT_B, MerchantClient } from '../support/merchant-client.js';
@@ -55,8 +55,39 @@ test('only for a unit the caller sees: another merchantâ€™s is 404, the partnerâ
   expect((await mgmt(t.partner.forSalesUnit('123456'), 'GET', '/api-quality/sales-units/112233')).status).toBe(404);
 });
 
+test('an instance that runs no jobs flushes its counts every flush interval, while it keeps running', async () => {
+  const app = await startTestApp({ runJobs: false, flushIntervalMs: 50 });
+  const storedTotal = async () => {
+    const [row] = await forkEm(app.app.services.orm).execute<{ n: string | number | null }[]>(
+      `select sum(count) as n from api_quality_count where msn = '654321' and endpoint = 'GET /epayment/v1/payments/{reference}'`,
+    );
+    return Number(row?.n ?? 0);
+  };
+  try {
+    const client = new MerchantClient(app.baseUrl, MERCHANT_B);
+    for (let i = 0; i < 3; i++) expect((await client.getPayment(`unflushed-reference-${i}`)).status).toBe(404);
+    // Polled with a deadline: the counts reach the database on the instance's own timer, not at its stop.
+    const deadline = Date.now() + 20_000;
+    while ((await storedTotal()) < 3 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(await storedTotal()).toBe(3);
+    // Nothing of it is left only in memory, and the read counts each request once.
+    expect(
+      apiQualityCounter(app.app.services)
+        .pendingFor('654321')
+        .filter((p) => p.endpoint.includes('{reference}')),
+    ).toEqual([]);
+    const items = (await mgmt(client, 'GET', '/api-quality/sales-units/654321')).body.ApiQualityItems as Item[];
+    expect(itemFor(items, 'GET /epayment/v1/payments/{reference}')).toEqual(
+      expect.objectContaining({ 'total Requests': 3, status404: 3, successRate: 0 }),
+    );
+  } finally {
+    await app.close();
+  }
+}, 60_000);
+
 test('a graceful stop flushes what is still counted in memory before the database closes', async () => {
-  const app = await startTestApp({ runJobs: false });
+  // No flush on the timer within the test: what is flushed, the stop flushes.
+  const app = await startTestApp({ runJobs: false, flushIntervalMs: 3_600_000 });
   const flushes = () => app.queries.filter((sql) => /insert into api_quality_count/.test(sql));
   try {
     const client = new MerchantClient(app.baseUrl, MERCHANT_B);

@@ -1,7 +1,9 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { useTestApp } from '../support/app-fixture.js';
-import { mgmt, orderBody } from './management-support.js';
+import { flushApiQuality } from '../../src/management/api-quality.counter.js';
+import { forkEm } from '../../src/platform/db/orm.js';
+import { mgmt, orderBody, PRICE_PACKAGE_I_KASSA, PRICE_PACKAGE_PA_NETT } from './management-support.js';
 
 // Several helpers share the machine's two cores: a request can take seconds.
 jest.setTimeout(30_000);
@@ -79,7 +81,7 @@ describe('viewer', () => {
     const created = await mgmt(t.partner, 'POST', '/product-orders', orderBody(), { 'Idempotency-Key': randomUUID() });
     const res = await t.partner.forSalesUnit('123456').graphql(`{ viewer { partner {
       productOrders(first: 5) { edges { node { prefilledOrderId prefillStatus orgno productType } } }
-      pricePackages { pricePackageId productType } } } }`);
+      pricePackages { edges { node { pricePackageId productType } } } } } }`);
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data.viewer.partner.productOrders.edges[0].node).toEqual({
       prefilledOrderId: created.body.prefilledOrderId,
@@ -87,7 +89,10 @@ describe('viewer', () => {
       orgno: '920000029',
       productType: 'SVC_PA_NETT',
     });
-    expect(res.body.data.viewer.partner.pricePackages).toHaveLength(2);
+    expect(res.body.data.viewer.partner.pricePackages.edges.map((e: { node: unknown }) => e.node)).toEqual([
+      { pricePackageId: PRICE_PACKAGE_I_KASSA, productType: 'ePaymentCustomerPresent' },
+      { pricePackageId: PRICE_PACKAGE_PA_NETT, productType: 'ePayment' },
+    ]);
   });
 
   test('node(id:) finds a visible sales unit; another tenant’s is null', async () => {
@@ -113,8 +118,10 @@ describe('the merchant’s consent, given and withdrawn in the graph', () => {
       userErrors: [],
     });
     expect((await mgmt(partnerForB, 'GET', '/merchants/920000010')).status).toBe(200);
-    const consents = await t.otherMerchant.graphql(`{ viewer { merchant { partnerConsents { partnerId merchantConsent } } } }`);
-    expect(consents.body.data.viewer.merchant.partnerConsents).toEqual([{ partnerId: '100200', merchantConsent: true }]);
+    const consents = await t.otherMerchant.graphql(
+      `{ viewer { merchant { partnerConsents { edges { node { partnerId merchantConsent } } } } } }`,
+    );
+    expect(consents.body.data.viewer.merchant.partnerConsents.edges).toEqual([{ node: { partnerId: '100200', merchantConsent: true } }]);
     const seen = await partnerForB.graphql(
       `{ viewer { partner { connectedSalesUnits { edges { node { merchantConsent salesUnit { msn } } } } } } }`,
     );
@@ -164,11 +171,153 @@ describe('updateSalesUnit and apiQuality in the graph', () => {
 
   test('apiQuality counts the requests made for the unit', async () => {
     await t.otherMerchant.getPayment('does-not-exist-1');
-    const res = await t.otherMerchant.graphql(`{ viewer { merchants { edges { node { salesUnits { edges { node { msn apiQuality {
-      endpoint totalRequests successRate status404 } } } } } } } } }`);
-    const items = res.body.data.viewer.merchants.edges[0].node.salesUnits.edges[0].node.apiQuality;
+    const res = await t.otherMerchant.graphql(`{ viewer { merchants(first: 1) { edges { node { salesUnits(first: 1) { edges { node { msn
+      apiQuality(first: 100) { edges { node { endpoint totalRequests successRate status404 } } } } } } } } } } }`);
+    expect(res.body.errors).toBeUndefined();
+    const items = res.body.data.viewer.merchants.edges[0].node.salesUnits.edges[0].node.apiQuality.edges.map(
+      (e: { node: unknown }) => e.node,
+    );
     expect(items).toContainEqual(
       expect.objectContaining({ endpoint: 'GET /epayment/v1/payments/{reference}', status404: expect.any(Number) }),
     );
+  });
+});
+
+describe('every list is a keyset connection with signed cursors bound to its list', () => {
+  type Page = { edges: { cursor: string; node: Record<string, unknown> }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+  const ERROR = { message: 'after is not a cursor of this connection', extensions: { code: 'BAD_USER_INPUT', field: 'after' } };
+
+  /** Reads a connection one node at a time (first: 1, after the last cursor) until the end. */
+  async function oneByOne(read: (after: string | null) => Promise<Page>): Promise<Record<string, unknown>[]> {
+    const nodes: Record<string, unknown>[] = [];
+    let after: string | null = null;
+    for (let i = 0; i < 50; i++) {
+      const page = await read(after);
+      expect(page.edges.length).toBeLessThanOrEqual(1);
+      nodes.push(...page.edges.map((e) => e.node));
+      if (!page.pageInfo.hasNextPage) return nodes;
+      after = page.pageInfo.endCursor;
+    }
+    throw new Error('the connection did not end');
+  }
+
+  const partner = () => t.partner.forSalesUnit('123456');
+  const PRICE_PACKAGES = `query($first: Int, $after: String) { viewer { partner {
+    pricePackages(first: $first, after: $after) { edges { cursor node { pricePackageId } } pageInfo { hasNextPage endCursor } } } } }`;
+  const pricePackages = async (after: string | null, first = 1) => {
+    const res = await partner().graphql(PRICE_PACKAGES, { first, after });
+    return res.body.errors ? res.body : (res.body.data.viewer.partner.pricePackages as Page);
+  };
+  const CONSENTS = `query($first: Int, $after: String) { viewer { merchant {
+    partnerConsents(first: $first, after: $after) { edges { cursor node { partnerId partnerName merchantConsent } } pageInfo { hasNextPage endCursor } } } } }`;
+  const consentsOfA = async (after: string | null, first = 1) => {
+    const res = await t.merchant.graphql(CONSENTS, { first, after });
+    return res.body.errors ? res.body : (res.body.data.viewer.merchant.partnerConsents as Page);
+  };
+  const API_QUALITY = `query($id: ID!, $first: Int, $after: String) { node(id: $id) { ... on SalesUnit {
+    apiQuality(first: $first, after: $after) { edges { cursor node { endpoint totalRequests status200 status404 } } pageInfo { hasNextPage endCursor } } } } }`;
+  const unitId = Buffer.from('SalesUnit:654321').toString('base64url');
+  const apiQualityOfB = async (after: string | null, first = 1) => {
+    const res = await t.otherMerchant.graphql(API_QUALITY, { id: unitId, first, after });
+    return res.body.errors ? res.body : (res.body.data.node.apiQuality as Page);
+  };
+
+  test('Partner.pricePackages: one at a time by id, the same packages as one page', async () => {
+    const first = (await pricePackages(null)) as Page;
+    expect(first.edges.map((e) => e.node)).toEqual([{ pricePackageId: PRICE_PACKAGE_I_KASSA }]);
+    expect(first.pageInfo.hasNextPage).toBe(true);
+    const second = (await pricePackages(first.pageInfo.endCursor)) as Page;
+    expect(second.edges.map((e) => e.node)).toEqual([{ pricePackageId: PRICE_PACKAGE_PA_NETT }]);
+    expect(second.pageInfo.hasNextPage).toBe(false);
+    expect(await oneByOne(pricePackages)).toEqual(((await pricePackages(null, 100)) as Page).edges.map((e) => e.node));
+  });
+
+  test('Merchant.partnerConsents: one at a time by partner id, in one order on both databases', async () => {
+    // Two more partners connected to merchant A's unit, with ids a locale collation would sort otherwise ("a" < "Z").
+    const em = forkEm(t.app.app.services.orm);
+    for (const [id, name] of [
+      ['Zeta-1', 'Zeta Partner AS'],
+      ['alpha-1', 'Alpha Partner AS'],
+    ]) {
+      await em.execute(`insert into partner (id, name, status, created_at) values (?, ?, 'ACTIVE', now()) on conflict do nothing`, [
+        id,
+        name,
+      ]);
+      await em.execute(
+        `insert into partner_sales_unit (partner_id, msn, merchant_consent, created_at) values (?, '123456', false, now()) on conflict do nothing`,
+        [id],
+      );
+    }
+    const all = ((await consentsOfA(null, 100)) as Page).edges.map((e) => e.node);
+    expect(all).toEqual([
+      { partnerId: '100200', partnerName: 'Testpartner AS', merchantConsent: true },
+      { partnerId: 'Zeta-1', partnerName: 'Zeta Partner AS', merchantConsent: false },
+      { partnerId: 'alpha-1', partnerName: 'Alpha Partner AS', merchantConsent: false },
+    ]);
+    expect(await oneByOne(consentsOfA)).toEqual(all);
+    // Tenancy as before: merchant B sees only its own unit's partner; a partner sees no merchant's consents.
+    const ofB = await t.otherMerchant.graphql(CONSENTS, { first: 100 });
+    expect(ofB.body.data.viewer.merchant.partnerConsents.edges.map((e: { node: { partnerId: string } }) => e.node.partnerId)).toEqual([
+      '100200',
+    ]);
+    const byPartner = await partner().graphql(
+      `{ viewer { merchants(first: 10) { edges { node { orgno partnerConsents(first: 10) { edges { node { partnerId } } } } } } } }`,
+    );
+    expect(byPartner.body.errors).toBeUndefined();
+    for (const edge of byPartner.body.data.viewer.merchants.edges) expect(edge.node.partnerConsents.edges).toEqual([]);
+  });
+
+  test('SalesUnit.apiQuality: one endpoint at a time, stored and not yet flushed counts alike', async () => {
+    await t.otherMerchant.getPayment('paging-missing-1');
+    await t.otherMerchant.raw('GET', '/epayment/v1/payments/paging-missing-2', undefined, { 'Merchant-Serial-Number': '654321' });
+    await mgmt(t.otherMerchant, 'GET', '/sales-units/654321');
+    // Some counts stored, some only in memory: the pages are the same either way.
+    await flushApiQuality(t.app.app.services);
+    await mgmt(t.otherMerchant, 'GET', '/merchants/920000010/sales-units');
+    const all = ((await apiQualityOfB(null, 100)) as Page).edges.map((e) => e.node);
+    const endpoints = all.map((item) => item.endpoint as string);
+    expect(endpoints.length).toBeGreaterThanOrEqual(3);
+    expect(endpoints).toEqual([...endpoints].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    expect(endpoints).toContain('GET /management/v1/merchants/{orgno}/sales-units');
+    // Each graph request is counted too (it names the unit), so the pages are compared by endpoint.
+    expect((await oneByOne(apiQualityOfB)).map((item) => item.endpoint)).toEqual(endpoints);
+    // The same endpoints as the REST answer, in the same order.
+    const rest = await mgmt(t.otherMerchant, 'GET', '/api-quality/sales-units/654321');
+    expect(rest.body.ApiQualityItems.map((i: { endpoint: string }) => i.endpoint)).toEqual(endpoints);
+    // Another merchant's unit stays out of reach: its node is null.
+    expect((await t.merchant.graphql(API_QUALITY, { id: unitId, first: 1 })).body.data.node).toBeNull();
+  });
+
+  test('a changed, forged or unsigned cursor is refused', async () => {
+    const cursor = ((await pricePackages(null)) as Page).pageInfo.endCursor!;
+    const [body, mac] = cursor.split('.');
+    const flipped = `${body!.slice(0, -1)}${body!.endsWith('A') ? 'B' : 'A'}.${mac}`;
+    const forged = `${Buffer.from(JSON.stringify(['00000000-0000-0000-0000-000000000000'])).toString('base64url')}.${mac}`;
+    const unsigned = body!;
+    for (const after of [flipped, forged, unsigned, 'nonsense', `${cursor}.x`]) {
+      expect([after, (await pricePackages(after)).errors]).toEqual([after, [expect.objectContaining(ERROR)]]);
+    }
+  });
+
+  test('a cursor of another list is refused, even one of the same shape', async () => {
+    const priceCursor = ((await pricePackages(null)) as Page).pageInfo.endCursor!;
+    const consentCursor = ((await consentsOfA(null)) as Page).pageInfo.endCursor!;
+    const apiCursor = ((await apiQualityOfB(null)) as Page).pageInfo.endCursor!;
+    const orders = await partner().graphql(
+      `{ viewer { partner { productOrders(first: 1) { pageInfo { endCursor } } connectedSalesUnits(first: 1) { pageInfo { endCursor } } } } }`,
+    );
+    const orderCursor = orders.body.data.viewer.partner.productOrders.pageInfo.endCursor as string;
+    const unitCursor = orders.body.data.viewer.partner.connectedSalesUnits.pageInfo.endCursor as string;
+    for (const after of [consentCursor, apiCursor, orderCursor])
+      expect((await pricePackages(after)).errors).toEqual([expect.objectContaining(ERROR)]);
+    for (const after of [priceCursor, apiCursor, unitCursor])
+      expect((await consentsOfA(after)).errors).toEqual([expect.objectContaining(ERROR)]);
+    for (const after of [priceCursor, consentCursor]) expect((await apiQualityOfB(after)).errors).toEqual([expect.objectContaining(ERROR)]);
+    // A connected unit's cursor and a sales unit list's cursor both carry an MSN: the signature tells them apart.
+    const merchantUnits = await partner().graphql(
+      `query($after: String) { viewer { merchants(first: 1) { edges { node { salesUnits(first: 1, after: $after) { edges { node { msn } } } } } } } }`,
+      { after: unitCursor },
+    );
+    expect(merchantUnits.body.errors).toEqual([expect.objectContaining(ERROR)]);
   });
 });

@@ -1,5 +1,6 @@
 import { jest } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
+import { forkEm } from '../../src/platform/db/orm.js';
 import { useTestApp } from '../support/app-fixture.js';
 import { PartnerClient } from '../support/partner-client.js';
 import { mgmt, orderBody, png, PRICE_PACKAGE_I_KASSA, SYSTEM_HEADERS } from './management-support.js';
@@ -174,6 +175,120 @@ describe('submission of SVC_PA_NETT', () => {
     });
     expect(res.status).toBe(403);
     expect((await mgmt(t.partner, 'GET', `/product-orders/${body.prefilledOrderId}`)).body.prefillStatus).toBe('RECEIVED');
+  });
+});
+
+describe('events: each change of an order commits with its one event, read by the partner in the graph', () => {
+  const EVENTS = `query($after: String) { viewer { partner { productOrderEvents(first: 100, after: $after) {
+    edges { node { name prefilledOrderId prefillStatus msn occurredAt } } pageInfo { hasNextPage endCursor } } } } }`;
+  type Event = { name: string; prefilledOrderId: string; prefillStatus: string | null; msn: string | null };
+
+  /** Every event of the partner's orders, oldest first, page by page as a client reads them. */
+  async function partnerEvents(): Promise<Event[]> {
+    const events: Event[] = [];
+    let after: string | null = null;
+    for (;;) {
+      const res = await t.partner.forSalesUnit('123456').graphql(EVENTS, { after });
+      expect(res.body.errors).toBeUndefined();
+      const page = res.body.data.viewer.partner.productOrderEvents;
+      events.push(...page.edges.map((e: { node: Event }) => e.node));
+      if (!page.pageInfo.hasNextPage) return events;
+      after = page.pageInfo.endCursor;
+    }
+  }
+  const eventsOf = async (id: string) => (await partnerEvents()).filter((e) => e.prefilledOrderId === id);
+  const name = (n: string) => `management.product-order.${n}.v1`;
+
+  test('create: one created event; a replay of the key records none', async () => {
+    const key = randomUUID();
+    const { body } = await order(orderBody(), key);
+    expect(await eventsOf(body.prefilledOrderId)).toEqual([
+      {
+        name: name('created'),
+        prefilledOrderId: body.prefilledOrderId,
+        prefillStatus: 'RECEIVED',
+        msn: null,
+        occurredAt: expect.any(String),
+      },
+    ]);
+    expect((await order(orderBody(), key)).status).toBe(201);
+    expect(await eventsOf(body.prefilledOrderId)).toHaveLength(1);
+  });
+
+  test('a refused create records no event: a malformed body, and refusals of the registry and the price package', async () => {
+    const before = (await partnerEvents()).length;
+    // Refused by the body's rules, before the transaction; then inside it, by the registry and the price package.
+    expect((await order(orderBody({ salesUnitName: '' }))).status).toBe(400);
+    expect((await order(orderBody({ businessIdentifier: { scheme: 'business:NO:ORG', id: '920000061' } }))).status).toBe(400);
+    expect((await order(orderBody({ pricePackageId: randomUUID() }))).status).toBe(400);
+    expect((await partnerEvents()).length).toBe(before);
+  });
+
+  test('undo: one undone event, and the undone order is gone but its history is not', async () => {
+    const { body } = await order(orderBody());
+    expect((await mgmt(t.partner, 'DELETE', `/product-orders/${body.prefilledOrderId}`)).status).toBe(200);
+    expect((await eventsOf(body.prefilledOrderId)).map((e) => [e.name, e.prefillStatus])).toEqual([
+      [name('created'), 'RECEIVED'],
+      [name('undone'), null],
+    ]);
+    // A refused undo (already undone: 404) records nothing.
+    expect((await mgmt(t.partner, 'DELETE', `/product-orders/${body.prefilledOrderId}`)).status).toBe(404);
+    expect(await eventsOf(body.prefilledOrderId)).toHaveLength(2);
+  });
+
+  test('submit of an order handled by hand: one submitted event; a refused submit records none', async () => {
+    const { body } = await order(orderBody({ productType: 'SVC_CHECKOUT', pricePackageId: undefined }));
+    expect((await submitOnPage(body.prefillUrl)).status).toBe(200);
+    expect((await eventsOf(body.prefilledOrderId)).map((e) => [e.name, e.prefillStatus])).toEqual([
+      [name('created'), 'RECEIVED'],
+      [name('submitted'), 'PROCESSING'],
+    ]);
+    expect((await submitOnPage(body.prefillUrl)).status).toBe(400);
+    expect((await mgmt(t.partner, 'DELETE', `/product-orders/${body.prefilledOrderId}`)).status).toBe(409);
+    expect(await eventsOf(body.prefilledOrderId)).toHaveLength(2);
+  });
+
+  test('submit of SVC_PA_NETT: submitted, then completed naming the new sales unit, in the one transaction', async () => {
+    const { body } = await order(orderBody({ website: undefined, complianceData: undefined }));
+    // Refused on the page until the merchant enters the website: no event.
+    expect((await submitOnPage(body.prefillUrl)).status).toBe(400);
+    const ok = await submitOnPage(body.prefillUrl, { websiteUrl: 'https://nyttfirma.no', termsUrl: 'https://nyttfirma.no/terms' });
+    const msn = /data-msn="(\d+)"/.exec(ok.html)?.[1];
+    expect(await eventsOf(body.prefilledOrderId)).toEqual([
+      {
+        name: name('created'),
+        prefilledOrderId: body.prefilledOrderId,
+        prefillStatus: 'WAITING_FOR_MERCHANT',
+        msn: null,
+        occurredAt: expect.any(String),
+      },
+      {
+        name: name('submitted'),
+        prefilledOrderId: body.prefilledOrderId,
+        prefillStatus: 'PROCESSING',
+        msn: null,
+        occurredAt: expect.any(String),
+      },
+      { name: name('completed'), prefilledOrderId: body.prefilledOrderId, prefillStatus: 'COMPLETED', msn, occurredAt: expect.any(String) },
+    ]);
+  });
+
+  test("another partner's order events are not listed", async () => {
+    const em = forkEm(t.app.app.services.orm);
+    const id = randomUUID();
+    await em.execute(`insert into partner (id, name, status, created_at) values ('100999', 'Annen Partner AS', 'ACTIVE', now())
+      on conflict do nothing`);
+    await em.execute(
+      `insert into product_order (id, partner_id, org_number, product_type, status, needs_manual_entry, page_token, created_at)
+       values (?, '100999', '920000029', 'SVC_PA_NETT', 'RECEIVED', false, ?, now())`,
+      [id, randomUUID()],
+    );
+    await em.execute(
+      `insert into domain_event (stream_type, stream_id, msn, name, payload, occurred_at)
+       values ('product-order', ?, '', 'management.product-order.created.v1', ?, now())`,
+      [id, JSON.stringify({ prefilledOrderId: id, partnerId: '100999', prefillStatus: 'RECEIVED' })],
+    );
+    expect(await eventsOf(id)).toEqual([]);
   });
 });
 

@@ -16,8 +16,8 @@ let deliveryIds: string[];
 
 beforeAll(async () => {
   // No background jobs: the test dispatches the outbox itself and writes the attempts, so nothing is posted and the
-  // statement log holds only the requests' own statements.
-  t = await startTestApp({ runJobs: false });
+  // statement log holds only the requests' own statements (the API quality flush, which every instance runs, too).
+  t = await startTestApp({ runJobs: false, flushIntervalMs: 3_600_000 });
   owner = new MerchantClient(t.baseUrl);
   intruder = new MerchantClient(t.baseUrl, MERCHANT_B);
   const registered = await owner.request('POST', '/webhooks/v1/webhooks', {

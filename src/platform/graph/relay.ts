@@ -1,3 +1,4 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { GraphQLError } from 'graphql';
 
 /** Opaque global ids: `Type:key`, base64url-encoded. */
@@ -80,6 +81,16 @@ export const idKeyset: Keyset<{ id: number }, number> = {
   read: ([id, ...rest]) => (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 && rest.length === 0 ? id : undefined),
 };
 
+/**
+ * The list a cursor belongs to (its field, and the parent it lists for) and the key that signs it. A connection
+ * paged with a scope hands out cursors that are tamper-evident (a changed byte fails the signature) and bound to
+ * that list: a cursor of another list, or of the same field under another parent, is refused like a forged one.
+ */
+export interface CursorScope {
+  list: string;
+  secret: string;
+}
+
 export interface KeysetPage<T, K> {
   /** Rows to read: the page and one more, which only tells whether there is a next page. */
   limit: number;
@@ -90,22 +101,44 @@ export interface KeysetPage<T, K> {
 
 /**
  * Every Relay list of the graph pages this way: `first` (capped at 100) and an opaque `after` cursor in, the keyset
- * position and row limit for the read, and the connection of the rows read.
+ * position and row limit for the read, and the connection of the rows read. With a `scope`, cursors are signed and
+ * bound to their list (see CursorScope).
  */
 export function keysetPage<T, K>(
   args: { first?: number | null; after?: string | null },
   keyset: Keyset<T, K>,
   defaultSize: number,
+  scope?: CursorScope,
 ): KeysetPage<T, K> {
   const size = pageSize(args.first, defaultSize);
+  const encode = scope ? (parts: unknown[]) => encodeScopedCursor(scope, parts) : encodeCursor;
   let after: K | undefined;
   if (args.after) {
-    after = keyset.read(decodeCursor(args.after));
+    after = keyset.read(scope ? decodeScopedCursor(scope, args.after) : decodeCursor(args.after));
     if (after === undefined) throw invalidCursor();
   }
   return {
     limit: size + 1,
     after,
-    connection: <R extends T>(rows: R[]) => connectionFrom(rows, size, (row) => encodeCursor(keyset.keyOf(row)), Boolean(args.after)),
+    connection: <R extends T>(rows: R[]) => connectionFrom(rows, size, (row) => encode(keyset.keyOf(row)), Boolean(args.after)),
   };
+}
+
+function cursorSignature(scope: CursorScope, body: string): Buffer {
+  return createHmac('sha256', `graph-cursor:${scope.secret}`).update(`${scope.list}\n${body}`).digest().subarray(0, 16);
+}
+
+/** `<keyset parts, base64url JSON>.<signature over the list and the parts>`. */
+export function encodeScopedCursor(scope: CursorScope, parts: unknown[]): string {
+  const body = encodeCursor(parts);
+  return `${body}.${cursorSignature(scope, body).toString('base64url')}`;
+}
+
+export function decodeScopedCursor(scope: CursorScope, cursor: string): unknown[] {
+  const [body, mac, ...rest] = cursor.split('.');
+  if (!body || !mac || rest.length > 0) throw invalidCursor();
+  const expected = cursorSignature(scope, body);
+  const given = Buffer.from(mac, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidCursor();
+  return decodeCursor(body);
 }
