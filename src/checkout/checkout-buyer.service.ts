@@ -18,10 +18,9 @@ import { UserProfile } from '../user-profiles/user-profile.entity.js';
 import { checkoutPageLiveState } from './checkout-page.live-state.js';
 import { CheckoutSession } from './checkout-session.entity.js';
 import { expireSessionIfOverdue } from './checkout-session.expiry.js';
-import { readSessionPayments } from './checkout-session.read-model.js';
 import { moveSession } from './checkout-session.recorder.js';
 import type { BillingDetails, LogisticsOption, OfferedShipping, SessionAddress, ShippingDetails } from './checkout-session.types.js';
-import { paymentDetailsState, type SessionPayment } from './checkout-session.view.js';
+import type { SessionPayment } from './checkout-session.view.js';
 import { checkBuyerForm, type BuyerForm, type FieldErrors } from './checkout-buyer.rules.js';
 import { asksForShipping, fixedOffer, shippingOffer } from './checkout-shipping.service.js';
 
@@ -30,8 +29,6 @@ export interface CheckoutPage {
   token: string;
   merchantName: string;
   session: CheckoutSession;
-  /** The payment's state as checkout shows it, once there is one. */
-  paymentState: 'CREATED' | 'AUTHORIZED' | 'TERMINATED' | null;
   /** The state shown, whether the buyer can still pay or cancel (`awaitsUser`), whether the session has ended. */
   live: LiveState;
   /** The session asks for shipping; `offer` is what the buyer may choose from (null: enter an address first). */
@@ -52,14 +49,12 @@ export async function findCheckoutPage(services: Services, token: string): Promi
 async function describe(services: Services, em: Em, session: CheckoutSession): Promise<CheckoutPage> {
   const now = services.clock.now();
   const unit = await em.findOne(SalesUnit, { msn: session.msn }, { fields: ['name'] });
-  const [payment] = await readSessionPayments(em, session.msn, session.paymentId ? [session.paymentId] : []);
   const shipping = asksForShipping(session.request);
   const fixedOnly = shipping && !session.request.logistics?.dynamicOptionsCallback;
   return {
     token: session.pageToken,
     merchantName: unit?.name ?? session.msn,
     session,
-    paymentState: payment ? paymentDetailsState(payment, now) : null,
     live: checkoutPageLiveState(session, now),
     asksForShipping: shipping,
     offer: shipping ? (session.offeredShipping ?? (fixedOnly ? fixedOffer(session.request) : null)) : null,
