@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { encodeLedgerCursor } from '../src/ledgers/ledger-cursor.js';
-import { encodeCursor } from '../src/platform/graph/relay.js';
+import { cursorsOf, encodeScopedCursor } from '../src/platform/graph/relay.js';
 
 const ROWS = Number(process.env.BENCH_LEDGER_ROWS ?? 1_000_000);
 const DEPTH = Math.floor(ROWS * 0.9);
@@ -113,7 +113,7 @@ export async function runLedgerRead(
       {
         what: 'GraphQL `ledger.transactions(first: 100)`',
         firstMs: await median(graph(null)),
-        deepMs: await median(graph(encodeCursor([deepAfter]))),
+        deepMs: await median(graph(encodeScopedCursor(cursorsOf('Ledger.transactions', { config: { tokenSecret: secret } }), [deepAfter]))),
       },
     ];
     return { rows: ROWS, insertSeconds, figures };

@@ -1,6 +1,6 @@
 import type { CheckoutErrorCode, Resolvers } from '../src/generated/graphql.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
-import { keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
+import { cursorsOf, keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
 import { paymentFieldsByIdLoader } from '../src/payments/payment.loaders.js';
 import { toPaymentViewAt } from '../src/payments/payment.view.js';
 import type { CheckoutSession } from '../src/checkout/checkout-session.entity.js';
@@ -30,7 +30,7 @@ export const checkoutResolvers: Resolvers = {
   Query: {
     checkoutSession: async (_, { reference }, { request }) => findSession(request.em, scoped(request).msn, reference),
     checkoutSessions: async (_, { first, after }, { request }) => {
-      const page = keysetPage({ first, after }, newestFirst, 20);
+      const page = keysetPage({ first, after }, newestFirst, 20, cursorsOf('Query.checkoutSessions', request));
       return page.connection(await listCheckoutSessions(request, { limit: page.limit, before: page.after }));
     },
   },

@@ -6,11 +6,10 @@ import {
   readPaymentEventsPerMinute,
   readPaymentTotals,
 } from '../src/payments/payment-activity.queries.js';
-import { connectionFrom, encodeCursor, idCursor, pageSize } from '../src/platform/graph/relay.js';
+import { cursorsOf, idKeyset, keysetPage } from '../src/platform/graph/relay.js';
 import { listPaymentWebhookDeliveries, readWebhookFailureRate } from '../src/webhooks/webhook-activity.queries.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-const cursorOf = (row: { id: number }) => encodeCursor([row.id]);
 
 /** What an operations dashboard reads: sales units, totals, rates, recent events, deliveries and failure rates. */
 export const dashboardResolvers: Resolvers = {
@@ -25,17 +24,15 @@ export const dashboardResolvers: Resolvers = {
       return rows.map((row) => ({ minute: row.minute.toISOString(), count: row.count }));
     },
     recentPaymentEvents: async (_, { first, after }, { request }) => {
-      const size = pageSize(first, 50);
-      const rows = await listRecentPaymentEvents(request, { limit: size + 1, beforeId: after ? idCursor(after) : undefined });
-      const page = connectionFrom(rows, size, cursorOf, Boolean(after));
-      return { ...page, edges: page.edges.map((edge) => ({ cursor: edge.cursor, node: { event: edge.node } })) };
+      const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Query.recentPaymentEvents', request));
+      const connection = page.connection(await listRecentPaymentEvents(request, { limit: page.limit, beforeId: page.after }));
+      return { ...connection, edges: connection.edges.map((edge) => ({ cursor: edge.cursor, node: { event: edge.node } })) };
     },
   },
   Payment: {
     webhookDeliveries: async (p, { first, after }, { request }) => {
-      const size = pageSize(first, 20);
-      const rows = await listPaymentWebhookDeliveries(request, p.id, { limit: size + 1, beforeId: after ? idCursor(after) : undefined });
-      return connectionFrom(rows, size, cursorOf, Boolean(after));
+      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('Payment.webhookDeliveries', request));
+      return page.connection(await listPaymentWebhookDeliveries(request, p.id, { limit: page.limit, beforeId: page.after }));
     },
   },
   Webhook: {

@@ -4,7 +4,7 @@ import { scoped } from '../src/platform/auth/tenancy.js';
 import type { RequestContext } from '../src/platform/context.js';
 import type { LedgerCaller } from '../src/ledgers/ledger-access.js';
 import { AppError } from '../src/platform/errors/app-error.js';
-import { idKeyset, keysetPage, toGlobalId } from '../src/platform/graph/relay.js';
+import { cursorsOf, idKeyset, keysetPage, toGlobalId } from '../src/platform/graph/relay.js';
 import { toGraphQLError, userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { toPaymentViewAt } from '../src/payments/payment.view.js';
 import { ledgerByIdLoader, ledgerTransactionsByPaymentIdLoader, paymentByIdLoader } from '../src/ledgers/ledger.loaders.js';
@@ -57,7 +57,7 @@ export const ledgerResolvers: Resolvers = {
   Date: LedgerDateScalar,
   Query: {
     ledgers: async (_, { first, after, settlesForRecipientHandles }, { request }) => {
-      const page = keysetPage({ first, after }, idKeyset, 20);
+      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('Query.ledgers', request));
       const rows = await readLedgers(request.em, callerOf(request), {
         recipientHandle: settlesForRecipientHandles ?? undefined,
         afterId: page.after,
@@ -92,7 +92,7 @@ export const ledgerResolvers: Resolvers = {
       })),
     transactions: (l, { first, after, filter }, { request }) =>
       graphRead(async () => {
-        const page = keysetPage({ first, after }, idKeyset, 50);
+        const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Ledger.transactions', request));
         const checked = checkTransactionFilter({
           ledgerDate: filter?.ledgerDate ?? undefined,
           fromLedgerDate: filter?.fromLedgerDate ?? undefined,

@@ -1,6 +1,6 @@
 import type { ManagementErrorCode, Resolvers } from '../src/generated/graphql.js';
 import { AppError } from '../src/platform/errors/app-error.js';
-import { idKeyset, keysetPage, toGlobalId, type CursorScope, type Keyset } from '../src/platform/graph/relay.js';
+import { cursorsOf, idKeyset, keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { Partner } from '../src/merchants/partner.entity.js';
 import {
@@ -52,7 +52,6 @@ const byPricePackageId = textKeyset(
 );
 
 /** Every list of this graph hands out signed cursors bound to its field: one list's cursor is refused by another. */
-const cursorsOf = (list: string, request: RequestContext): CursorScope => ({ list, secret: request.config.tokenSecret });
 
 async function unitRow(parent: SalesUnitParent, request: RequestContext) {
   const row = parent.row ?? (await request.loaders.get(salesUnitByMsnLoader).load(parent.msn));

@@ -1,5 +1,5 @@
 import type { Resolvers } from '../src/generated/graphql.js';
-import { idKeyset, keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
+import { cursorsOf, idKeyset, keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
 import { getPayment } from '../src/payments/payment.service.js';
 import { listPayments } from '../src/payments/payment.queries.js';
 import { listPaymentEvents } from '../src/payments/payment-event.queries.js';
@@ -19,7 +19,7 @@ export const paymentResolvers: Resolvers = {
       }
     },
     payments: async (_, { first, after, filter }, { request }) => {
-      const page = keysetPage({ first, after }, newestFirst, 20);
+      const page = keysetPage({ first, after }, newestFirst, 20, cursorsOf('Query.payments', request));
       return page.connection(await listPayments(request, { limit: page.limit, states: filter?.state ?? undefined, before: page.after }));
     },
   },
@@ -36,7 +36,7 @@ export const paymentResolvers: Resolvers = {
     profile: (p) => ({ sub: p.profileSub, paymentId: p.id }),
     metadata: (p) => Object.entries(p.metadata ?? {}).map(([key, value]) => ({ key, value })),
     events: async (p, { first, after }, { request }) => {
-      const page = keysetPage({ first, after }, idKeyset, 50);
+      const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Payment.events', request));
       return page.connection(await listPaymentEvents(request, p.id, { limit: page.limit, afterId: page.after }));
     },
   },

@@ -1,5 +1,5 @@
 import type { PspErrorCode, Resolvers } from '../src/generated/graphql.js';
-import { keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
+import { cursorsOf, keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { initiateBody, updateStatusBody } from '../src/psp/psp-payment.schemas.js';
 import {
@@ -49,7 +49,7 @@ export const pspResolvers: Resolvers = {
   Query: {
     pspPayment: (_, { pspTransactionId }, { request }) => findPspPaymentByTransactionId(request, pspTransactionId),
     pspPayments: async (_, { first, after }, { request }) => {
-      const page = keysetPage({ first, after }, createdKeyset, 20);
+      const page = keysetPage({ first, after }, createdKeyset, 20, cursorsOf('Query.pspPayments', request));
       return page.connection(await listPspPayments(request, { limit: page.limit, after: page.after }));
     },
     pspMerchants: (_, __, { request }) => listSignupMerchants(request),

@@ -2,7 +2,7 @@ import type { QrCodeImageFormat, QrErrorCode, Resolvers } from '../src/generated
 import { scoped } from '../src/platform/auth/tenancy.js';
 import { eventStream } from '../src/platform/events/event-stream.js';
 import type { RequestContext } from '../src/platform/context.js';
-import { connectionFrom, decodeCursor, encodeCursor, invalidCursor, pageSize } from '../src/platform/graph/relay.js';
+import { cursorsOf, keysetPage, type Keyset } from '../src/platform/graph/relay.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { AppError } from '../src/platform/errors/app-error.js';
 import { QR_STREAM, type CheckInPayload } from '../src/qr/qr-event.types.js';
@@ -27,23 +27,27 @@ function imageUrl(request: RequestContext, row: QrRow, format: QrCodeImageFormat
   return qrUrlFor(request.config.publicUrl, row, accept);
 }
 
-async function page(request: RequestContext, kind: QrKind, first: number | null | undefined, after: string | null | undefined) {
-  const size = pageSize(first, 20);
-  let afterId: string | undefined;
-  if (after) {
-    const [id] = decodeCursor(after);
-    if (typeof id !== 'string') throw invalidCursor();
-    afterId = id;
-  }
-  const rows = await listQrs(request, kind, { limit: size + 1, after: afterId });
-  return connectionFrom(rows, size, (row) => encodeCursor([row.qr_id]), Boolean(after));
+/** QRs by their merchant-given id. */
+const byQrId: Keyset<QrRow, string> = {
+  keyOf: (row) => [row.qr_id],
+  read: ([id, ...rest]) => (typeof id === 'string' && rest.length === 0 ? id : undefined),
+};
+
+async function qrPage(request: RequestContext, kind: QrKind, first: number | null | undefined, after: string | null | undefined) {
+  const page = keysetPage(
+    { first, after },
+    byQrId,
+    20,
+    cursorsOf(kind === 'redirect' ? 'Query.redirectQrs' : 'Query.callbackQrs', request),
+  );
+  return page.connection(await listQrs(request, kind, { limit: page.limit, after: page.after }));
 }
 
 /** QR codes in the graph: the same services and rules as REST. */
 export const qrResolvers: Resolvers = {
   Query: {
-    redirectQrs: (_, { first, after }, { request }) => page(request, 'redirect', first, after),
-    callbackQrs: (_, { first, after }, { request }) => page(request, 'callback', first, after),
+    redirectQrs: (_, { first, after }, { request }) => qrPage(request, 'redirect', first, after),
+    callbackQrs: (_, { first, after }, { request }) => qrPage(request, 'callback', first, after),
   },
   Mutation: {
     createRedirectQr: (_, { input }, { request }) =>

@@ -1,5 +1,5 @@
 import type { Resolvers, WebhookErrorCode } from '../src/generated/graphql.js';
-import { idKeyset, keysetPage, toGlobalId, fromGlobalId } from '../src/platform/graph/relay.js';
+import { cursorsOf, idKeyset, keysetPage, toGlobalId, fromGlobalId } from '../src/platform/graph/relay.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { paymentEventNameOf } from '../src/payments/payment-event.types.js';
 import { listWebhookDeliveries, redeliverWebhookDelivery } from '../src/webhooks/webhook-delivery.service.js';
@@ -29,7 +29,7 @@ export const webhookResolvers: Resolvers = {
     webhooks: (_, __, { request }) => listWebhooks(request),
     webhookDeliveries: async (_, { webhookId, first, after }, { request }) => {
       // Deliveries and attempts are both ordered by id, so their cursors carry it.
-      const page = keysetPage({ first, after }, idKeyset, 20);
+      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('Query.webhookDeliveries', request));
       const rows = await listWebhookDeliveries(request, webhookId, { limit: page.limit, beforeId: page.after });
       return rows ? page.connection(rows) : null;
     },
@@ -38,7 +38,7 @@ export const webhookResolvers: Resolvers = {
     createdAt: (w) => w.createdAt.toISOString(),
     // The registration came from a read scoped to the caller's sales unit, so its deliveries are the caller's.
     deliveries: async (w, { first, after }, { request }) => {
-      const page = keysetPage({ first, after }, idKeyset, 20);
+      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('Webhook.deliveries', request));
       const rows = await request.loaders.get(webhookDeliveriesByWebhookIdLoader).load({
         webhookId: w.id,
         limit: page.limit,
@@ -61,7 +61,7 @@ export const webhookResolvers: Resolvers = {
     deliveredAt: (d) => d.deliveredAt?.toISOString() ?? null,
     createdAt: (d) => d.createdAt.toISOString(),
     attempts: async (d, { first, after }, { request }) => {
-      const page = keysetPage({ first, after }, idKeyset, 20);
+      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('WebhookDelivery.attempts', request));
       const rows = await request.loaders.get(webhookAttemptsByDeliveryIdLoader).load({
         deliveryId: d.id,
         limit: page.limit,

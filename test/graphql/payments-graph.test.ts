@@ -452,6 +452,21 @@ describe('reads', () => {
     expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 
+  test("cursors are signed and bound to their list: another list's cursor or an edited one is refused", async () => {
+    const reference = await merchant.authorizedPayment(1_000);
+    const events = `query($r: String!, $after: String) { payment(reference: $r) { events(first: 1, after: $after) { edges { cursor node { name } } } } }`;
+    const eventCursor = (await data(merchant, events, { r: reference })).payment.events.edges[0].cursor as string;
+    const paymentCursor = (await data(merchant, PAYMENTS, { first: 1 })).payments.edges[0].cursor as string;
+    expect((await data(merchant, events, { r: reference, after: eventCursor })).payment.events.edges).toHaveLength(1);
+    // The same keyset value (the first event's id) re-encoded by hand, without the service's signature.
+    const [body] = eventCursor.split('.');
+    const forged = `${Buffer.from(JSON.stringify([Number(JSON.parse(Buffer.from(body!, 'base64url').toString())[0]) - 1])).toString('base64url')}.${eventCursor.split('.')[1]}`;
+    for (const after of [paymentCursor, forged, body!]) {
+      const res = await merchant.graphql(events, { r: reference, after });
+      expect(res.body.errors).toEqual([expect.objectContaining({ message: 'after is not a cursor of this connection' })]);
+    }
+  });
+
   test('node(id:) finds a Payment and a PaymentEvent; unknown ids are null', async () => {
     const { reference } = await createViaGraph();
     const payment = (await data(merchant, PAYMENT, { reference })).payment;

@@ -23,11 +23,12 @@ export function pageSize(first: number | null | undefined, fallback: number): nu
   return size;
 }
 
-export function encodeCursor(parts: unknown[]): string {
+/** The keyset parts of a cursor, before signing (base64url JSON). */
+function encodeCursor(parts: unknown[]): string {
   return Buffer.from(JSON.stringify(parts), 'utf8').toString('base64url');
 }
 
-export function decodeCursor(cursor: string): unknown[] {
+function decodeCursor(cursor: string): unknown[] {
   try {
     const parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
     if (Array.isArray(parts)) return parts;
@@ -35,13 +36,6 @@ export function decodeCursor(cursor: string): unknown[] {
     // fall through to the error below
   }
   throw invalidCursor();
-}
-
-/** The row id an `after` cursor carries, for connections ordered by id (events, deliveries, attempts). */
-export function idCursor(after: string): number {
-  const id = idKeyset.read(decodeCursor(after));
-  if (id === undefined) throw invalidCursor();
-  return id;
 }
 
 export function invalidCursor(): GraphQLError {
@@ -82,13 +76,18 @@ export const idKeyset: Keyset<{ id: number }, number> = {
 };
 
 /**
- * The list a cursor belongs to (its field, and the parent it lists for) and the key that signs it. A connection
- * paged with a scope hands out cursors that are tamper-evident (a changed byte fails the signature) and bound to
- * that list: a cursor of another list, or of the same field under another parent, is refused like a forged one.
+ * The list a cursor belongs to (its field, such as `Payment.events`) and the key that signs it. Every connection
+ * hands out cursors that are tamper-evident (a changed byte fails the signature) and bound to their list: a cursor
+ * of another list is refused like a forged one.
  */
 export interface CursorScope {
   list: string;
   secret: string;
+}
+
+/** The scope of a list's cursors, signed with the service's token secret. */
+export function cursorsOf(list: string, ctx: { config: { tokenSecret: string } }): CursorScope {
+  return { list, secret: ctx.config.tokenSecret };
 }
 
 export interface KeysetPage<T, K> {
@@ -101,26 +100,26 @@ export interface KeysetPage<T, K> {
 
 /**
  * Every Relay list of the graph pages this way: `first` (capped at 100) and an opaque `after` cursor in, the keyset
- * position and row limit for the read, and the connection of the rows read. With a `scope`, cursors are signed and
- * bound to their list (see CursorScope).
+ * position and row limit for the read, and the connection of the rows read. Cursors are signed and bound to their
+ * list (see CursorScope).
  */
 export function keysetPage<T, K>(
   args: { first?: number | null; after?: string | null },
   keyset: Keyset<T, K>,
   defaultSize: number,
-  scope?: CursorScope,
+  scope: CursorScope,
 ): KeysetPage<T, K> {
   const size = pageSize(args.first, defaultSize);
-  const encode = scope ? (parts: unknown[]) => encodeScopedCursor(scope, parts) : encodeCursor;
   let after: K | undefined;
   if (args.after) {
-    after = keyset.read(scope ? decodeScopedCursor(scope, args.after) : decodeCursor(args.after));
+    after = keyset.read(decodeScopedCursor(scope, args.after));
     if (after === undefined) throw invalidCursor();
   }
   return {
     limit: size + 1,
     after,
-    connection: <R extends T>(rows: R[]) => connectionFrom(rows, size, (row) => encode(keyset.keyOf(row)), Boolean(args.after)),
+    connection: <R extends T>(rows: R[]) =>
+      connectionFrom(rows, size, (row) => encodeScopedCursor(scope, keyset.keyOf(row)), Boolean(args.after)),
   };
 }
 
