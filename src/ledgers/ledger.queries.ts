@@ -157,20 +157,11 @@ export async function readLedgerTransactions(
   return rows.map(toTransactionView);
 }
 
-/** A transaction as the report API writes it (FACTS §11 Transaction), in the definition's key order. */
-export interface ReportTransaction {
-  transactionId: string;
-  timestamp: string;
-  ledgerDate: string;
-  ledgerId: string;
-  transactionType: LedgerTransactionType;
-  orderId: string | null;
-  currency: string;
-  ledgerAmount: number;
-  grossAmount: number;
-  fee: number;
-  recipientHandle: string | null;
-}
+/**
+ * A transaction as the report API writes it (FACTS §11 Transaction): the view without what the report leaves out.
+ * `toReportTransaction` builds it in the definition's key order.
+ */
+export type ReportTransaction = Omit<LedgerTransactionView, 'id' | 'paymentId' | 'msn' | 'payoutId'>;
 
 /**
  * A page of the report API in one statement: the ledger condition asks whether the caller covers the ledger
