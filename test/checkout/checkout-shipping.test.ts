@@ -2,6 +2,7 @@ import { checkoutShippingSettings } from '../../src/checkout/checkout-shipping.s
 import { useTestApp } from '../support/app-fixture.js';
 import { CheckoutClient, newSessionReference } from './support/checkout-client.js';
 import { MerchantEndpoints } from './support/merchant-endpoints.js';
+import { DYNAMIC_SHIPPING_OPTIONS } from './support/shipping-options.js';
 
 const t = useTestApp();
 const endpoints = new MerchantEndpoints();
@@ -16,19 +17,6 @@ afterAll(async () => {
   await endpoints.stop();
 });
 const checkout = () => new CheckoutClient(t.baseUrl);
-
-const GOOD_OPTIONS = [
-  {
-    brand: 'POSTNORD',
-    type: 'PICKUP_POINT',
-    amount: { value: 4900, currency: 'NOK' },
-    id: 'pn-pickup',
-    priority: 2,
-    isDefault: false,
-    description: 'Nearest shop',
-  },
-  { brand: 'OTHER', title: 'Bike courier', amount: { value: 9900, currency: 'NOK' }, id: 'bike', priority: 1, isDefault: true },
-];
 
 async function submit(path: string, token: string, fields: Record<string, string>) {
   const res = await fetch(`${t.baseUrl}${path}?token=${encodeURIComponent(token)}`, {
@@ -54,7 +42,7 @@ async function sessionWith(dynamicPath: string | null, withFixed = true) {
 
 describe('dynamic shipping', () => {
   it('asks the merchant for options with the address and offers them over the fixed ones; the chosen one is in shippingDetails', async () => {
-    endpoints.on('/dyn-good', () => ({ status: 200, body: GOOD_OPTIONS }));
+    endpoints.on('/dyn-good', () => ({ status: 200, body: DYNAMIC_SHIPPING_OPTIONS }));
     const { reference, token } = await sessionWith('/dyn-good');
     const offered = await submit('/checkout/page/shipping', token, { ...contact, ...address });
     expect(offered.status).toBe(200);
@@ -84,7 +72,7 @@ describe('dynamic shipping', () => {
 
   it('falls back to the fixed options on an empty list, a non-2xx answer, something invalid, or no answer in time', async () => {
     endpoints.on('/dyn-empty', () => ({ status: 200, body: [] }));
-    endpoints.on('/dyn-500', () => ({ status: 500, body: GOOD_OPTIONS }));
+    endpoints.on('/dyn-500', () => ({ status: 500, body: DYNAMIC_SHIPPING_OPTIONS }));
     endpoints.on('/dyn-invalid', () => ({
       status: 200,
       body: [{ brand: 'POSTEN', type: 'TELEPORT', id: 'x', priority: 0, isDefault: true }],

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { expectInvalidParamsProblem } from '../support/invalid-params-problem.js';
 import { MERCHANT_B, MerchantClient, newReference, type HttpResult } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { base64, jpegImage, pngImage } from './images.js';
@@ -41,20 +42,10 @@ const getOrder = (client: MerchantClient, orderId: string, type = 'ecom') =>
 const postReceipt = (client: MerchantClient, orderId: string, body: unknown, type = 'ecom') =>
   client.request('POST', `/order-management/v2/${type}/receipts/${orderId}`, body);
 
-/** The interface's documented error body (FACTS §4), naming the field at fault. */
+/** The interface's documented error body (FACTS §4), naming the field at fault; every refusal here lists its fields. */
 function expectRefusal(res: HttpResult, status: number, name?: string): void {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.body).toEqual(
-    expect.objectContaining({
-      type: expect.any(String),
-      title: expect.any(String),
-      detail: expect.any(String),
-      instance: expect.any(String),
-    }),
-  );
+  expectInvalidParamsProblem(res, status, name);
   expect(Array.isArray(res.body.invalidParams)).toBe(true);
-  if (name) expect(res.body.invalidParams.map((p: { name: string }) => p.name)).toContain(name);
 }
 
 describe('images', () => {

@@ -4,6 +4,7 @@ import { eventually } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { CheckoutClient, newSessionReference } from '../checkout/support/checkout-client.js';
 import { MerchantEndpoints } from '../checkout/support/merchant-endpoints.js';
+import { DYNAMIC_SHIPPING_OPTIONS } from '../checkout/support/shipping-options.js';
 import { seriousAxeViolations } from './support/axe.js';
 import { screenshot } from './support/browser.js';
 import { expectNoHorizontalScroll, usePhonePages } from './support/phone-pages.js';
@@ -16,19 +17,6 @@ let errors: string[];
 const endpoints = new MerchantEndpoints();
 
 const phone = usePhonePages();
-const DYNAMIC_OPTIONS = [
-  {
-    brand: 'POSTNORD',
-    type: 'PICKUP_POINT',
-    amount: { value: 4900, currency: 'NOK' },
-    id: 'pn-pickup',
-    priority: 2,
-    isDefault: false,
-    description: 'Nearest shop',
-  },
-  { brand: 'OTHER', title: 'Bike courier', amount: { value: 9900, currency: 'NOK' }, id: 'bike', priority: 1, isDefault: true },
-];
-
 beforeAll(async () => {
   t = await startTestApp();
   merchant = new MerchantClient(t.baseUrl);
@@ -46,7 +34,7 @@ beforeEach(() => {
 });
 
 test('a buyer sees the prefilled checkout, types an address, picks a dynamic option and pays as 91234567; the merchant captures', async () => {
-  const dynamicOptionsCallback = endpoints.on('/shipping', () => ({ status: 200, body: DYNAMIC_OPTIONS }));
+  const dynamicOptionsCallback = endpoints.on('/shipping', () => ({ status: 200, body: DYNAMIC_SHIPPING_OPTIONS }));
   const callbackUrl = endpoints.on('/callback', () => ({ status: 200 }));
   const reference = newSessionReference();
   const created = await checkout.createSession({

@@ -1,5 +1,6 @@
 import { forkEm } from '../../src/platform/db/orm.js';
-import { MERCHANT_B, MerchantClient, newReference, type HttpResult } from '../support/merchant-client.js';
+import { expectInvalidParamsProblem as expectRefusal } from '../support/invalid-params-problem.js';
+import { MERCHANT_B, MerchantClient, newReference } from '../support/merchant-client.js';
 import { connectionParamsOf, eventually, Subscriber } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -26,20 +27,6 @@ afterAll(async () => {
 const SVG = { Accept: 'image/svg+xml' };
 const redirect = (body: unknown, headers: Record<string, string> = SVG) =>
   merchant.request('POST', '/qr/v1/merchant-redirect', body, headers);
-
-function expectRefusal(res: HttpResult, status: number, name?: string): void {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.body).toEqual(
-    expect.objectContaining({
-      type: expect.any(String),
-      title: expect.any(String),
-      detail: expect.any(String),
-      instance: expect.any(String),
-    }),
-  );
-  if (name) expect(res.body.invalidParams.map((p: { name: string }) => p.name)).toContain(name);
-}
 
 /** An image URL opened as anyone would: no credentials. */
 async function image(url: string): Promise<Response> {
