@@ -1,4 +1,5 @@
 import { forkEm } from '../../src/platform/db/orm.js';
+import { MerchantClient } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { eventually, PspEndpoint } from './psp-endpoint.js';
 import { newIds, testPspClient } from './psp-fixture.js';
@@ -151,4 +152,19 @@ test('invalid transactions: 400 with one PSP error per transaction, and nothing 
   expect((await call('POST', '/psp/v3/psppayments/updatestatus', { transactions: [] })).status).toBe(400);
   await nextNight();
   expect((await details(id)).transactionLogHistory).toHaveLength(1);
+});
+
+test("the graph's test clock runs the night's batch before it answers: a queued update is applied when advanceTestClock returns", async () => {
+  const id = await reserved(5_000);
+  const res = await update([
+    { pspTransactionId: id, status: 'CAPTURED', amount: 2_000, currency: 'NOK', paymentText: 'Clock', operationStatus: 'SUCCESS' },
+  ]);
+  expect(res.body.responseInfo.responseCode).toBe('9000');
+  const moved = await new MerchantClient(t.baseUrl).graphql(
+    'mutation { advanceTestClock(input: { seconds: 90000 }) { testClock { now } userErrors { code } } }',
+  );
+  expect(moved.body.data.advanceTestClock.userErrors).toEqual([]);
+  // No waiting: the advance ran every job that became due (this night's batch among them) before answering.
+  psp = testPspClient(t);
+  expect((await details(id)).transactionSummary.capturedAmount).toBe(2_000);
 });
