@@ -8,8 +8,9 @@ import { FIRST_PAYOUT_ID } from './ledger.rules.js';
  * D pays out everything not yet paid out whose ledger date is D or earlier (refunds are deducted on their own
  * ledger date): when that balance is positive, a `payout` row of minus the balance, with the ledger's next payout
  * id; when it is zero or negative, nothing, and the rows carry forward into the next date. Each ledger is closed in
- * its own transaction under its row lock (`skip locked`: another instance is already closing it), so the job is
- * idempotent and safe on several instances.
+ * its own transaction under its row lock, so the job is idempotent and safe on several instances. A ledger another
+ * run is closing is waited for, not skipped: once this returns, every ledger is closed through yesterday, which the
+ * test clock relies on before it answers.
  */
 export async function closeLedgerDates(services: Services): Promise<number> {
   const now = services.clock.now();
@@ -25,7 +26,7 @@ export async function closeLedgerDates(services: Services): Promise<number> {
 
 async function closeLedger(em: Em, ledgerId: number, through: string, now: Date): Promise<number> {
   const locked = await em.execute<{ closed_through: string; last_payout: string | number | null; currency: string }[]>(
-    `select closed_through::text as closed_through, last_payout, currency from ledger where id = ? and closed_through < ? for update skip locked`,
+    `select closed_through::text as closed_through, last_payout, currency from ledger where id = ? and closed_through < ? for update`,
     [ledgerId, through],
   );
   const ledger = locked[0];

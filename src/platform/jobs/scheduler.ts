@@ -35,25 +35,39 @@ export class Scheduler {
   }
 
   private launch(): void {
-    this.running = this.runAll().finally(() => {
-      this.running = undefined;
-      if (this.wakeRequested && this.timer) {
+    void this.exclusively().finally(() => {
+      if (this.wakeRequested && this.timer && !this.running) {
         this.wakeRequested = false;
         this.launch();
       }
     });
   }
 
-  /** Runs every job once after any run in progress, whether or not the scheduler was started (the test clock). */
+  /**
+   * Runs every job once, after any run in progress and never beside another, whether or not the scheduler was
+   * started (the test clock). A tick that comes meanwhile waits: a run beside this one could hold a row this one
+   * skips, and this one must not answer before the work it was asked for is done.
+   */
   async runOnce(): Promise<void> {
-    await this.running;
-    await this.runAll();
+    await this.exclusively();
   }
 
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.running;
+    while (this.running) await this.running;
+  }
+
+  /** One run of every job, once no other run of this scheduler is in progress. */
+  private async exclusively(): Promise<void> {
+    while (this.running) await this.running;
+    const run = this.runAll();
+    this.running = run;
+    try {
+      await run;
+    } finally {
+      if (this.running === run) this.running = undefined;
+    }
   }
 
   private async runAll(): Promise<void> {
