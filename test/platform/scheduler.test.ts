@@ -43,7 +43,7 @@ test('two runOnce calls at once run one after the other, and wake during a run r
   scheduler.wake();
   scheduler.wake();
   // The first wake started a run; the second, during it, asked for one more after it (the tick is a minute away).
-  for (const deadline = Date.now() + 5_000; job.runs < 4 && Date.now() < deadline; ) await sleep(5);
+  for (const deadline = Date.now() + 5_000; job.runs < 4 && Date.now() < deadline;) await sleep(5);
   await sleep(50);
   await scheduler.stop();
   expect(job.runs).toBe(4);
