@@ -49,3 +49,16 @@ test('two runOnce calls at once run one after the other, and wake during a run r
   expect(job.runs).toBe(4);
   expect(job.mostAtOnce).toBe(1);
 });
+
+test('a wake during a run the test clock asked for runs again right after it, not at the next tick', async () => {
+  const job = slowJob();
+  const scheduler = new Scheduler([job], 60_000);
+  scheduler.start();
+  const asked = scheduler.runOnce();
+  scheduler.wake();
+  await asked;
+  for (const deadline = Date.now() + 5_000; job.runs < 2 && Date.now() < deadline;) await sleep(5);
+  await scheduler.stop();
+  expect(job.runs).toBe(2);
+  expect(job.mostAtOnce).toBe(1);
+});

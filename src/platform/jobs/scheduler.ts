@@ -35,12 +35,7 @@ export class Scheduler {
   }
 
   private launch(): void {
-    void this.exclusively().finally(() => {
-      if (this.wakeRequested && this.timer && !this.running) {
-        this.wakeRequested = false;
-        this.launch();
-      }
-    });
+    void this.exclusively();
   }
 
   /**
@@ -67,6 +62,11 @@ export class Scheduler {
       await run;
     } finally {
       if (this.running === run) this.running = undefined;
+      // A wake during this run (ticked or asked for) is new work it may have missed.
+      if (this.wakeRequested && this.timer && !this.running) {
+        this.wakeRequested = false;
+        this.launch();
+      }
     }
   }
 
