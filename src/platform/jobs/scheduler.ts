@@ -40,8 +40,8 @@ export class Scheduler {
 
   /**
    * Runs every job once, after any run in progress and never beside another, whether or not the scheduler was
-   * started (the test clock). A tick that comes meanwhile waits: a run beside this one could hold a row this one
-   * skips, and this one must not answer before the work it was asked for is done.
+   * started (the test clock). No tick starts a run beside it: that run could be the one doing the work (a payout
+   * under its ledger's lock), and the test clock must not answer before that work is done.
    */
   async runOnce(): Promise<void> {
     await this.exclusively();
