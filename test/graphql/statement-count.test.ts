@@ -282,25 +282,20 @@ describe('SQL statements of the management graph and API quality', () => {
       pricePackages(first: $first) { edges { node { pricePackageId } } }
       productOrderEvents(first: $first) { edges { node { name } } }
       connectedSalesUnits(first: $first) { edges { node { merchantConsent salesUnit { msn status } } } } } } }`;
-    const partnerCounts: number[] = [];
-    for (const first of [1, 50]) {
-      const statements = await statementsFor(async () =>
-        expect((await partner.graphql(PARTNER_LISTS, { first })).body.errors).toBeUndefined(),
-      );
-      partnerCounts.push(statements.length);
-    }
+    /** The statements the query costs at each page size. */
+    const countsPerPage = async (client: { graphql: typeof merchant.graphql }, query: string) => {
+      const counts: number[] = [];
+      for (const first of [1, 50]) {
+        const statements = await statementsFor(async () => expect((await client.graphql(query, { first })).body.errors).toBeUndefined());
+        counts.push(statements.length);
+      }
+      return counts;
+    };
     // The partner's connection to its MSN (read when the context is made), the partner, then one statement per list.
-    expect(partnerCounts).toEqual([5, 5]);
+    expect(await countsPerPage(partner, PARTNER_LISTS)).toEqual([5, 5]);
     const MERCHANT_LISTS = `query($first: Int!) { viewer { merchant { orgno partnerConsents(first: $first) { edges { node { partnerId } } } } } }`;
-    const merchantCounts: number[] = [];
-    for (const first of [1, 50]) {
-      const statements = await statementsFor(async () =>
-        expect((await merchant.graphql(MERCHANT_LISTS, { first })).body.errors).toBeUndefined(),
-      );
-      merchantCounts.push(statements.length);
-    }
     // The merchant, then its consents.
-    expect(merchantCounts).toEqual([2, 2]);
+    expect(await countsPerPage(merchant, MERCHANT_LISTS)).toEqual([2, 2]);
   });
 
   test('a request pays no statement for API quality: counts are flushed later, many requests in one statement', async () => {

@@ -4,7 +4,7 @@ import { waitForStateChange, type LiveReading } from '../../platform/events/wait
 import type { PageRoute } from '../../platform/rest/page-route.js';
 import type { PageAssets } from '../../pages/assets.js';
 import { ownPagePost } from './same-origin.js';
-import { walletDocument, walletMessage } from './wallet-document.js';
+import { walletRefusal } from './wallet-document.js';
 
 /**
  * The route a wallet page's script long-polls to keep its shown state live (`liveStatePage` on the page). It posts
@@ -18,11 +18,7 @@ export function liveStateRoute(
   pattern: string,
   read: (token: string) => Promise<LiveReading | undefined>,
 ): PageRoute {
-  const refusal = () =>
-    walletDocument(assets, {
-      title: 'Request refused',
-      main: walletMessage({ kind: 'error', text: 'This request may only be sent from the page itself.' }),
-    });
+  const refusal = () => walletRefusal(assets, 'This request may only be sent from the page itself.');
   return ownPagePost(services.config.publicUrl, pattern, refusal, async (request) => {
     const form = new URLSearchParams(request.rawBody.toString('utf8'));
     const token = form.get('token');

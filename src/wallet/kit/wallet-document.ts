@@ -54,10 +54,7 @@ ${page.main}
   });
 }
 
-/** The wallet's answer to a form posted from another site. */
-export function walletRefusal(assets: PageAssets): string {
-  return walletDocument(assets, {
-    title: 'Request refused',
-    main: walletMessage({ kind: 'error', text: 'This form may only be sent from the wallet’s own page.' }),
-  });
+/** The wallet's answer to a form (or a page script's request) posted from another site. */
+export function walletRefusal(assets: PageAssets, text = 'This form may only be sent from the wallet’s own page.'): string {
+  return walletDocument(assets, { title: 'Request refused', main: walletMessage({ kind: 'error', text }) });
 }
