@@ -1,4 +1,4 @@
-import type { ManagementErrorCode, Resolvers } from '../src/generated/graphql.js';
+import type { ManagementErrorCode, Resolvers, ViewerKind } from '../src/generated/graphql.js';
 import { AppError } from '../src/platform/errors/app-error.js';
 import { cursorsOf, idKeyset, keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
@@ -28,6 +28,18 @@ const MANAGEMENT_ERRORS = userErrorCodes<ManagementErrorCode>({
   PARTNER_NOT_CONNECTED: true,
   MERCHANT_NOT_FOUND: true,
 });
+
+/** Who the caller is; the graph takes merchants, partners and PSPs (`GRAPH_API_AUTH`). */
+function viewerKind(request: RequestContext): ViewerKind {
+  switch (request.principal.kind) {
+    case 'partner':
+      return 'PARTNER';
+    case 'psp':
+      return 'PSP';
+    default:
+      return 'MERCHANT';
+  }
+}
 
 /** Keyset of rows ordered by one text key (organisation number, MSN). */
 const textKeyset = <T>(keyOf: (row: T) => string, pattern: RegExp): Keyset<T, string> => ({
@@ -61,7 +73,7 @@ async function unitRow(parent: SalesUnitParent, request: RequestContext) {
 
 export const managementResolvers: Resolvers = {
   Query: {
-    viewer: (_, __, { request }) => ({ kind: request.principal.kind === 'partner' ? 'PARTNER' : 'MERCHANT' }),
+    viewer: (_, __, { request }) => ({ kind: viewerKind(request) }),
   },
   Viewer: {
     merchant: async (_, __, { request }) => {
@@ -71,6 +83,7 @@ export const managementResolvers: Resolvers = {
     },
     partner: async (_, __, { request }) =>
       request.principal.kind === 'partner' ? await request.em.findOne(Partner, { id: request.principal.partnerId }) : null,
+    pspId: (_, __, { request }) => (request.principal.kind === 'psp' ? request.principal.pspId : null),
     merchants: async (_, args, { request }) => {
       const page = keysetPage(args, byOrgno, 20, cursorsOf('Viewer.merchants', request));
       return page.connection(await viewerMerchants(request, page.limit, page.after));

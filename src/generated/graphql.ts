@@ -2137,20 +2137,22 @@ export type UserInfoAddress = {
   streetAddress: Scalars['String']['output'];
 };
 
-/** The caller: a merchant (itself) or a partner (the merchants with sales units connected to it). */
+/** The caller: a merchant (itself), a partner (the merchants with sales units connected to it) or a PSP (the merchants it signed up). */
 export type Viewer = {
   __typename?: 'Viewer';
   kind: ViewerKind;
-  /** The merchant the caller is; null for a partner. */
+  /** The merchant the caller is; null for a partner or a PSP. */
   merchant?: Maybe<Merchant>;
   /** The merchants with sales units the caller sees, by organisation number. */
   merchants: MerchantConnection;
-  /** The partner the caller is; null for a merchant. */
+  /** The partner the caller is; null for a merchant or a PSP. */
   partner?: Maybe<Partner>;
+  /** The PSP the caller is (the `Psp-Id` it names itself by); null for a merchant or a partner. */
+  pspId?: Maybe<Scalars['String']['output']>;
 };
 
 
-/** The caller: a merchant (itself) or a partner (the merchants with sales units connected to it). */
+/** The caller: a merchant (itself), a partner (the merchants with sales units connected to it) or a PSP (the merchants it signed up). */
 export type ViewerMerchantsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -2158,7 +2160,8 @@ export type ViewerMerchantsArgs = {
 
 export type ViewerKind =
   | 'MERCHANT'
-  | 'PARTNER';
+  | 'PARTNER'
+  | 'PSP';
 
 /** A webhook registration of the caller's sales unit. `id` is the same uuid the Webhooks REST API uses. */
 export type Webhook = {
@@ -3683,6 +3686,7 @@ export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends Res
   merchant?: Resolver<Maybe<ResolversTypes['Merchant']>, ParentType, ContextType>;
   merchants?: Resolver<ResolversTypes['MerchantConnection'], ParentType, ContextType, RequireFields<ViewerMerchantsArgs, 'first'>>;
   partner?: Resolver<Maybe<ResolversTypes['Partner']>, ParentType, ContextType>;
+  pspId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = ResolversObject<{

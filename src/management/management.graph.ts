@@ -26,7 +26,7 @@ export interface SalesUnitParent {
 }
 
 export interface ViewerParent {
-  kind: 'MERCHANT' | 'PARTNER';
+  kind: 'MERCHANT' | 'PARTNER' | 'PSP';
 }
 
 export interface ConnectedSalesUnitParent {
@@ -66,13 +66,19 @@ const toUnit = (r: UnitSqlRow): SalesUnitRow => ({
   recurringAllowed: Boolean(r.recurring_allowed),
 });
 
-/** Whose units the caller sees: a merchant its own, a partner those connected to it (the SQL filter, in one place). */
+/**
+ * Whose units the caller sees: a merchant its own, a partner those connected to it, a PSP those of the merchants it
+ * signed up (the SQL filter, in one place).
+ */
 function visibility(ctx: RequestContext): { join: string; where: string; params: unknown[] } {
   const p = ctx.principal;
   if (p.kind === 'partner') {
     return { join: 'join partner_sales_unit psu on psu.msn = su.msn and psu.partner_id = ?', where: 'true', params: [p.partnerId] };
   }
   if (p.kind === 'merchant') return { join: '', where: 'su.merchant_id = ?', params: [p.merchantId] };
+  if (p.kind === 'psp') {
+    return { join: '', where: 'su.merchant_id in (select pm.merchant_id from psp_merchant pm where pm.psp_id = ?)', params: [p.pspId] };
+  }
   return { join: '', where: 'false', params: [] };
 }
 

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { useTestApp } from '../support/app-fixture.js';
 import { flushApiQuality } from '../../src/management/api-quality.counter.js';
 import { forkEm } from '../../src/platform/db/orm.js';
+import { PspClient, TEST_PSP } from '../support/psp-client.js';
 import { mgmt, orderBody, PRICE_PACKAGE_I_KASSA, PRICE_PACKAGE_PA_NETT } from './management-support.js';
 
 // Several helpers share the machine's two cores: a request can take seconds.
@@ -56,6 +57,37 @@ describe('viewer', () => {
       { merchantConsent: false, salesUnit: { msn: '654321' } },
     ]);
     expect(viewer.merchants.edges.map((e: { node: { orgno: string } }) => e.node.orgno)).toEqual(['920000002', '920000010']);
+  });
+
+  test('a PSP: itself, the merchants it signed up and their units, no one else’s', async () => {
+    // A PSP names the sales unit it acts for on graph requests, as a partner does.
+    const res = await new PspClient(t.baseUrl).graphql(
+      `{ viewer { kind pspId merchant { orgno } partner { partnerId }
+      merchants(first: 10) { edges { node { orgno name salesUnits { edges { node { msn orgno } } } } } } } }`,
+      {},
+      { 'Merchant-Serial-Number': TEST_PSP.merchantMsn },
+    );
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.viewer).toEqual({
+      kind: 'PSP',
+      pspId: TEST_PSP.pspId,
+      merchant: null,
+      partner: null,
+      merchants: {
+        edges: [
+          {
+            node: {
+              orgno: '920000088',
+              name: 'PSP-kunde AS',
+              salesUnits: { edges: [{ node: { msn: TEST_PSP.merchantMsn, orgno: '920000088' } }] },
+            },
+          },
+        ],
+      },
+    });
+    // A merchant is not a PSP.
+    const merchant = await t.merchant.graphql('{ viewer { kind pspId } }');
+    expect(merchant.body.data.viewer).toEqual({ kind: 'MERCHANT', pspId: null });
   });
 
   test('keyset pages: merchants one at a time with cursors', async () => {

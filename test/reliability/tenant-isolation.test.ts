@@ -404,7 +404,9 @@ const graphMatrix: Record<string, Entry> = {
   'Query.testClock': { none: 'the service clock, the same for every caller' },
   'Mutation.advanceTestClock': { none: "moves the test environment's one clock; reads and changes no tenant's objects" },
   // issue 12: management
-  'Query.viewer': { none: 'lists only what the caller sees (test/management/management-graph.test.ts)' },
+  'Query.viewer': {
+    none: 'lists only what the caller sees: a merchant itself, a partner its connected units, a PSP the merchants it signed up (test/management/management-graph.test.ts)',
+  },
   'Mutation.giveMerchantConsent': {
     none: 'the merchant’s own units only; a partner is refused (test/management/management-graph.test.ts)',
   },

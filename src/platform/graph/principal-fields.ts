@@ -3,15 +3,18 @@ import type { Principal } from '../auth/principal.js';
 
 /**
  * The graph serves merchants and partners everywhere, and a PSP only on its own root fields: those whose name says
- * PSP (`pspPayments`, `initiatePspPayment`, ...). A PSP selecting any other root field (the merchant's payments,
- * webhooks, `node`, even `__typename`) is refused with 403 before any resolver runs, on both faces.
+ * PSP (`pspPayments`, `initiatePspPayment`, ...) and `viewer`, which shows every caller what it acts for (a PSP:
+ * the merchants it signed up). A PSP selecting any other root field (the merchant's payments, webhooks, `node`,
+ * even `__typename`) is refused with 403 before any resolver runs, on both faces.
  */
+const PSP_SHARED_ROOT_FIELDS = new Set(['viewer']);
+
 export function refusedRootFields(principal: Principal, operation: OperationDefinitionNode): string[] {
   if (principal.kind !== 'psp') return [];
   const refused: string[] = [];
   for (const selection of operation.selectionSet.selections) {
     if (selection.kind !== 'Field') refused.push('(fragment)');
-    else if (!/psp/i.test(selection.name.value)) refused.push(selection.name.value);
+    else if (!/psp/i.test(selection.name.value) && !PSP_SHARED_ROOT_FIELDS.has(selection.name.value)) refused.push(selection.name.value);
   }
   return refused;
 }
