@@ -1,5 +1,7 @@
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startProductionApp, startTestApp, type TestApp } from '../support/test-app.js';
+import { PspEndpoint } from '../psp/psp-endpoint.js';
+import { newIds, testPspClient } from '../psp/psp-fixture.js';
 
 let t: TestApp;
 let merchant: MerchantClient;
@@ -151,5 +153,78 @@ describe('wallet forms', () => {
     const html = await (await fetch(redirectUrl)).text();
     expect(html).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(html).not.toContain('<script>alert(1)</script>');
+  });
+});
+
+// Every wallet page the issue names (ePayment and PSP landing, the callback-QR scan page) and each of their forms.
+describe('every wallet page and form', () => {
+  let endpoint: PspEndpoint;
+  beforeAll(async () => {
+    endpoint = await new PspEndpoint().start();
+  });
+  afterAll(() => endpoint.close());
+
+  async function pspLanding(): Promise<{ url: string; token: string }> {
+    const psp = testPspClient(t);
+    const res = await psp.request(
+      'POST',
+      '/psp/v3/psppayments/init',
+      { ...newIds(), amount: 10_000, currency: 'NOK', pspRedirectUrl: 'https://psp.example/return', makePaymentUrl: endpoint.url('/sec') },
+      psp.msnHeaders,
+    );
+    expect(res.status).toBe(200);
+    return { url: res.body.vippsRedirectUrl, token: new URL(res.body.vippsRedirectUrl).searchParams.get('token')! };
+  }
+  async function scanPage(): Promise<string> {
+    expect((await merchant.request('PUT', '/qr/v1/merchant-callback/sec-kiosk', { locationDescription: 'Kiosk' })).status).toBe(200);
+    return (await merchant.request('GET', '/qr/v1/merchant-callback/sec-kiosk', undefined, { Accept: 'image/svg+xml' })).body.qrContent;
+  }
+  /** The PSP payment's state as its page's script reads it (a same-origin post; '' differs from any state). */
+  async function pspState(token: string): Promise<string> {
+    const res = await fetch(`${t.baseUrl}/wallet/psp/state`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: t.baseUrl },
+      body: new URLSearchParams({ token, state: '' }).toString(),
+    });
+    expect(res.status).toBe(200);
+    return ((await res.json()) as { state: string }).state;
+  }
+  const foreignPost = (url: string, form: Record<string, string> = {}) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      body: new URLSearchParams(form).toString(),
+    });
+
+  test('the PSP landing page and the QR scan page: a CSP without inline scripts, no framing', async () => {
+    for (const url of [(await pspLanding()).url, await scanPage()]) {
+      const res = await fetch(url);
+      expect(res.status).toBe(200);
+      const csp = cspOf(res);
+      expect(csp['script-src']).toBe("'self'");
+      expect(csp['frame-ancestors']).toBe("'none'");
+      expect(csp['form-action']).toBe("'self'");
+      expect(res.headers.get('x-frame-options')).toBe('DENY');
+    }
+  });
+
+  test('reject on the landing page, approve and cancel on the PSP page, and a check-in: refused from another origin', async () => {
+    const { reference, token } = await landing();
+    expect((await foreignPost(`${t.baseUrl}/wallet/landing/reject?token=${encodeURIComponent(token)}`)).status).toBe(403);
+    expect((await merchant.getPayment(reference)).body.state).toBe('CREATED');
+
+    const psp = await pspLanding();
+    for (const action of ['approve', 'cancel']) {
+      const res = await foreignPost(`${t.baseUrl}/wallet/psp/${action}?token=${encodeURIComponent(psp.token)}`, {
+        phoneNumber: '91234567',
+      });
+      expect(res.status).toBe(403);
+      expect(await res.text()).toContain('This form may only be sent from the wallet’s own page.');
+    }
+    expect(await pspState(psp.token)).toBe('INITIATED');
+
+    const scan = await foreignPost(await scanPage(), { phoneNumber: '4791234567' });
+    expect(scan.status).toBe(403);
+    expect(await scan.text()).not.toContain('Checked in.');
   });
 });
