@@ -116,3 +116,20 @@ test('the graph pages the same rows with Relay keyset cursors', async () => {
   const bad = await merchant.graphql(query, { id: ledgerId, after: 'garbage' });
   expect(bad.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
 });
+
+test('the graph filters transactions by the same rules as the report API', async () => {
+  const date = (await get(`/report/v1/ledgertransactions?ledgerId=${ledgerId}`)).body.items[0].ledgerDate;
+  const query = `query($id: String!, $filter: LedgerTransactionFilter) { ledger(ledgerId: $id) {
+    transactions(first: 5, filter: $filter) { edges { node { ledgerDate transactionType } } pageInfo { hasNextPage } } } }`;
+  const page = async (filter: Record<string, string>) => {
+    const res = await merchant.graphql(query, { id: ledgerId, filter });
+    expect(res.body.errors).toBeUndefined();
+    return res.body.data.ledger.transactions as { edges: { node: { ledgerDate: string } }[]; pageInfo: { hasNextPage: boolean } };
+  };
+  for (const filter of [{ ledgerDate: date }, { fromLedgerDate: date, toLedgerDate: date }, { sincePayout: '2000001' }]) {
+    const shown = await page(filter);
+    expect(shown.edges.map((e) => e.node.ledgerDate)).toEqual(Array(5).fill(date));
+    expect(shown.pageInfo.hasNextPage).toBe(true);
+  }
+  for (const filter of [{ toLedgerDate: '2020-01-01' }, { inPayout: '2000001' }]) expect((await page(filter)).edges).toEqual([]);
+});

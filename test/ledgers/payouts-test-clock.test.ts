@@ -152,6 +152,18 @@ test('a refund made through the API on 23 December is deducted on 28 December', 
   expect(refund?.ledgerDate.slice(5)).toMatch(/^12-2[789]$/);
 });
 
+test('a capture at 00:30 in Oslo, still the day before in UTC, is on the Oslo date', async () => {
+  const date = addDays(today(), 2);
+  const result = await advance({ until: new Date(osloMidnight(date).getTime() + 30 * 60_000).toISOString() });
+  expect(result.userErrors).toEqual([]);
+  // Oslo is one or two hours ahead of UTC: in UTC it is still the evening before.
+  expect(t.clock.now().toISOString().slice(0, 10)).toBe(addDays(date, -1));
+  const reference = await capture(5_000);
+  expect((await rows(`&ledgerDate=${date}`)).filter((r) => r.orderId === reference)).toEqual([
+    expect.objectContaining({ transactionType: 'capture', ledgerDate: date, grossAmount: 5_000 }),
+  ]);
+});
+
 test('the test clock is refused in production', async () => {
   const production = await startProductionApp();
   try {

@@ -237,6 +237,11 @@ describe('GET /vipps-userinfo-api/userinfo/ with the user access token', () => {
     expect(approval.page).toMatch(
       /href="https:\/\/shop\.example\/done\?order=7#access_token=[^"&]+&amp;token_type=Bearer&amp;expires_in=3600&amp;scope=name\+phoneNumber"/,
     );
+    // A JWT naming the user and the scopes consented to.
+    const [header, payload, signature] = approval.userToken!.split('.');
+    expect(JSON.parse(Buffer.from(header!, 'base64url').toString('utf8'))).toMatchObject({ alg: 'HS256', typ: 'JWT' });
+    expect(JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8'))).toMatchObject({ sub: KARI.sub, scope: 'name phoneNumber' });
+    expect(signature).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const res = await userinfoWithUserToken(approval.userToken);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
