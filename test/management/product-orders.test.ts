@@ -5,6 +5,8 @@ import { useTestApp } from '../support/app-fixture.js';
 import { PartnerClient } from '../support/partner-client.js';
 import { mgmt, orderBody, png, PRICE_PACKAGE_I_KASSA, SYSTEM_HEADERS } from './management-support.js';
 
+const WEBSITE = { url: 'https://nyttfirma.no', termsUrl: 'https://nyttfirma.no/terms' };
+
 // Several helpers share the machine's two cores: a request can take seconds.
 jest.setTimeout(30_000);
 const t = useTestApp({ runJobs: false });
@@ -59,6 +61,20 @@ describe('pre-fill', () => {
     expect((await order(orderBody({ salesUnitName: 'Something else' }), key)).status).toBe(409);
   });
 
+  test('the test website and its login are taken, and the merchant sees them on the prefill page', async () => {
+    const website = {
+      ...WEBSITE,
+      testWebsiteUrl: 'https://test.nyttfirma.no',
+      testWebsiteUsername: 'reviewer',
+      testWebsitePassword: 'pa55',
+    };
+    const res = await order(orderBody({ website }));
+    expect(res.status).toBe(201);
+    const page = await (await fetch(res.body.prefillUrl.replace(/^https?:\/\/[^/]+/, t.baseUrl))).text();
+    expect(page).toContain('https://test.nyttfirma.no');
+    expect(page).toContain('reviewer');
+  });
+
   test('every field rule names its field', async () => {
     const cases: [Record<string, unknown>, string][] = [
       [{ businessIdentifier: { scheme: 'business:SE:ORG', id: '920000029' } }, 'businessIdentifier.scheme'],
@@ -83,6 +99,10 @@ describe('pre-fill', () => {
       [{ website: { url: 'http://nyttfirma.no', termsUrl: 'https://nyttfirma.no/terms' } }, 'website.url'],
       [{ website: { url: 'https://nyttfirma.no' } }, 'website.termsUrl'],
       [{ salesUnitLogo: 'not base64!' }, 'salesUnitLogo'],
+      [{ website: { ...WEBSITE, testWebsiteUrl: 'http://test.nyttfirma.no' } }, 'website.testWebsiteUrl'],
+      [{ website: { ...WEBSITE, testWebsiteUsername: 'u'.repeat(201) } }, 'website.testWebsiteUsername'],
+      [{ website: { ...WEBSITE, testWebsitePassword: 'p'.repeat(201) } }, 'website.testWebsitePassword'],
+      [{ complianceData: 'none' }, 'complianceData'],
     ];
     for (const [overrides, field] of cases) {
       const res = await order(orderBody(overrides));
@@ -309,6 +329,9 @@ describe('the deprecated partner API', () => {
     expect(res.headers.get('link')).toContain('/management/v1/product-orders');
     // The same order, read on the management interface.
     expect((await mgmt(t.partner, 'GET', `/product-orders/${res.body.prefilledOrderId}`)).body.prefillStatus).toBe('RECEIVED');
+    // Sent without a use case, the order is for a website (partner-v2.yaml's default), as its page shows.
+    const page = await (await fetch(res.body.returnUrl.replace(/^https?:\/\/[^/]+/, t.baseUrl))).text();
+    expect(page).toContain('<dt>Use case</dt><dd>Website</dd>');
   });
 
   test('Idempotency-Key optional; when sent it replays and conflicts', async () => {

@@ -1,5 +1,5 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { MerchantClient, newReference } from '../support/merchant-client.js';
+import { MERCHANT_A, MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
 import { feedRow, openDashboard } from './support/dashboard-page.js';
@@ -10,6 +10,8 @@ let browser: Browser;
 let ops: BrowserContext;
 let dashboard: Page;
 let errors: string[];
+/** Every URL the dashboard asked for (documents, assets, fetches, the graphql-ws socket). */
+const requested: string[] = [];
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -19,6 +21,8 @@ beforeAll(async () => {
   ops.setDefaultTimeout(10_000);
   dashboard = await ops.newPage();
   errors = collectPageErrors(dashboard);
+  dashboard.on('request', (request) => requested.push(request.url()));
+  dashboard.on('websocket', (socket) => requested.push(socket.url()));
   await openDashboard(dashboard, t.baseUrl);
 }, 120_000);
 
@@ -144,4 +148,17 @@ test("redeliver on a payment's page produces a new attempt", async () => {
   await dashboard.getByRole('link', { name: 'Webhooks' }).click();
   await dashboard.getByTestId('failure-rate').filter({ hasText: '100.0 %' }).waitFor();
   await screenshot(dashboard, 'dashboard-webhooks');
+});
+
+// Runs last: by now the dashboard has signed in, followed the feed and opened a payment's page.
+test('no credential in any URL the dashboard built, and the secret is in no storage', async () => {
+  expect(requested.some((url) => url.startsWith('ws://'))).toBe(true);
+  const token = await new MerchantClient(t.baseUrl).accessToken();
+  const [tokenHeader] = token.split('.');
+  for (const url of requested) {
+    const decoded = decodeURIComponent(url);
+    for (const credential of [MERCHANT_A.clientSecret, MERCHANT_A.subscriptionKey, tokenHeader!]) expect(decoded).not.toContain(credential);
+  }
+  const stored = await dashboard.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+  expect(stored).not.toContain(MERCHANT_A.clientSecret);
 });
