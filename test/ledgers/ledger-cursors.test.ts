@@ -126,10 +126,16 @@ test('the graph filters transactions by the same rules as the report API', async
     expect(res.body.errors).toBeUndefined();
     return res.body.data.ledger.transactions as { edges: { node: { ledgerDate: string } }[]; pageInfo: { hasNextPage: boolean } };
   };
-  for (const filter of [{ ledgerDate: date }, { fromLedgerDate: date, toLedgerDate: date }, { sincePayout: '2000001' }]) {
+  const filters: Record<string, string>[] = [
+    { ledgerDate: date },
+    { fromLedgerDate: date, toLedgerDate: date },
+    { sincePayout: '2000001' },
+  ];
+  for (const filter of filters) {
     const shown = await page(filter);
     expect(shown.edges.map((e) => e.node.ledgerDate)).toEqual(Array(5).fill(date));
     expect(shown.pageInfo.hasNextPage).toBe(true);
   }
-  for (const filter of [{ toLedgerDate: '2020-01-01' }, { inPayout: '2000001' }]) expect((await page(filter)).edges).toEqual([]);
+  const empty: Record<string, string>[] = [{ toLedgerDate: '2020-01-01' }, { inPayout: '2000001' }];
+  for (const filter of empty) expect((await page(filter)).edges).toEqual([]);
 });
