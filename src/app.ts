@@ -121,7 +121,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   events.onCommitted(() => webhookJobs.wake());
 
   const observers = modules.flatMap((m) => (m.requestObserver ? [m.requestObserver(services)] : []));
-  const server = createServer((req, res) => {
+  // An idle keep-alive connection stays open longer than clients keep theirs (undici: the server's hint less a
+  // second; load balancers: 60 s), so the client always closes first. With Node's 5 s default, a client reusing a
+  // connection that the server was closing at that moment got ECONNRESET for a request the service never saw.
+  const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     void handle(services, router, apollo, req, res, observers);
   });
   const subscriptions = attachSubscriptionServer(server, services, schema);
