@@ -18,6 +18,7 @@ import { NodeRegistry } from './platform/graph/node-registry.js';
 import { buildSchema } from './platform/graph/schema.js';
 import { modules as allModules } from './modules.js';
 import type { DomainModule } from './platform/module.js';
+import type { CoverageProvider } from './platform/auth/coverage.js';
 import { MAX_BODY_BYTES, readBody } from './platform/rest/body.js';
 import type { HttpRequest, HttpResponse } from './platform/rest/http-types.js';
 import type { RequestObserver } from './platform/rest/request-observer.js';
@@ -27,7 +28,6 @@ import { logError, logRequest } from './log.js';
 import type { RestInterface } from './platform/rest/rest-interface.js';
 import { Router } from './platform/rest/router.js';
 import { Scheduler } from './platform/jobs/scheduler.js';
-import { SalesUnitDirectory } from './merchants/sales-unit.directory.js';
 import { checkStateMachines } from './platform/state-machine.js';
 import { seedTestEnvironment } from './test-environment/test-environment.seed.js';
 import { CallbackDeliverer } from './platform/delivery/callback-deliverer.job.js';
@@ -78,7 +78,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await events.start();
   const nodes = new NodeRegistry<RequestContext>();
   for (const module of modules) if (module.nodes) nodes.register(module.nodes);
-  const services: Services = { config, orm, clock, salesUnits: new SalesUnitDirectory(), events, paymentEvents: events, nodes };
+  const services: Services = { config, orm, clock, salesUnits: coverageOf(modules), events, paymentEvents: events, nodes };
   if (config.env === 'test') {
     await seedTestEnvironment(forkEm(orm), clock.now());
     for (const module of modules) {
@@ -170,6 +170,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await orm.close(true);
     },
   };
+}
+
+/** The one coverage provider a module registers (coverage.ts); without exactly one, no request could be scoped. */
+function coverageOf(modules: readonly DomainModule[]): CoverageProvider {
+  const providers = modules.flatMap((m) => (m.coverage ? [m.coverage] : []));
+  if (providers.length !== 1) throw new Error(`Exactly one module must provide sales unit coverage; ${providers.length} do`);
+  return providers[0]!;
 }
 
 async function handle(

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { CheckoutClientPrincipal } from '../platform/auth/principal.js';
 import { contextFor } from '../platform/auth/request-context.js';
+import { salesUnitScope } from '../platform/auth/tenancy-scope.js';
 import type { Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
 import type { LiveState } from '../platform/events/wait-for-state.js';
@@ -193,7 +194,7 @@ async function initiatePayment(services: Services, token: string, form: BuyerFor
     }
     const merchantId = await services.salesUnits.ownerOf(em, session.msn);
     const principal: CheckoutClientPrincipal = { kind: 'checkoutClient', clientId: session.clientId, merchantId: merchantId ?? '' };
-    const ctx = contextFor(services, em, principal, { msn: session.msn, readsMerchantData: true }, randomUUID());
+    const ctx = contextFor(services, em, principal, salesUnitScope(session.msn, true), randomUUID());
     const view = await createPayment(
       ctx,
       {

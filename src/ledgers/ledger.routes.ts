@@ -1,8 +1,6 @@
-import { authenticateBearer } from '../platform/auth/authenticate.js';
-import type { HeaderLookup } from '../platform/auth/header-lookup.js';
 import type { HeaderRules } from '../platform/auth/header-rules.js';
-import type { Services } from '../platform/context.js';
-import { forkEm } from '../platform/db/orm.js';
+import type { AuthRule } from '../platform/auth/request-context.js';
+import type { RequestContext, Services } from '../platform/context.js';
 import { ledgerError } from '../platform/rest/error-formats/ledger-error.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import type { LedgerView } from './ledger.queries.js';
@@ -12,30 +10,39 @@ import { listLedgerTransactions, listLedgers, type LedgerReader } from './ledger
 const LEDGER_HEADERS: HeaderRules = { msn: 'optional', systemHeaders: { presence: 'optional', maxLength: 30 } };
 
 /**
- * The settlement ledger / report API 1.0 (FACTS §11) on its two public prefixes. Its callers send the token alone
- * (no subscription key, no sales unit: the answer covers every ledger of the keys used), so each route
- * authenticates itself and reads with the caller's ledger access (ledger-access.ts).
+ * Spec 3 "Authentication": the access token alone (a subscription key sent anyway must match); the caller acts as a
+ * whole, since the answer covers every ledger of the keys used. A caller that names a sales unit
+ * (`Merchant-Serial-Number`, as a partner does) reads only its ledger, once the front checked it may.
+ */
+const LEDGER_AUTH: AuthRule = {
+  method: 'bearer',
+  accepts: ['merchant', 'partner', 'psp'],
+  subscriptionKey: 'optional',
+  scope: 'principal',
+};
+
+/**
+ * The settlement ledger / report API 1.0 (FACTS §11) on its two public prefixes, read with the caller's ledger
+ * access (ledger-access.ts).
  */
 export function ledgerRoutes(services: Services): RestInterface[] {
-  const reader = (lookup: HeaderLookup): LedgerReader => ({
-    em: forkEm(services.orm),
-    // A caller that names a sales unit (`Merchant-Serial-Number`, as a partner does) reads only its ledger.
-    caller: { principal: authenticateBearer(services, lookup, { subscriptionKey: 'optional' }), msn: lookup('Merchant-Serial-Number') },
+  const reader = (ctx: RequestContext): LedgerReader => ({
+    em: ctx.em,
+    caller: { principal: ctx.principal, msn: ctx.scope.actingFor },
     cursorSecret: services.config.tokenSecret,
   });
   const settlement = defineRestInterface(
     services,
-    { name: 'Settlement ledger API', prefix: '/settlement/v1', errorFormat: ledgerError, auth: 'public', headers: LEDGER_HEADERS },
+    { name: 'Settlement ledger API', prefix: '/settlement/v1', errorFormat: ledgerError, auth: LEDGER_AUTH, headers: LEDGER_HEADERS },
     (route) => [
       route({
         method: 'GET',
         path: '/ledgers',
         summary: "The ledgers the caller's keys cover (query settlesForRecipientHandles, cursor)",
         idempotent: false,
-        documentedAuth: 'bearer',
         success: { status: 200, description: '{cursor, items: Ledger[]}' },
         handler: async (ctx, { query }) => {
-          const page = await listLedgers(reader(ctx.lookupHeader), {
+          const page = await listLedgers(reader(ctx), {
             settlesForRecipientHandles: param(query, 'settlesForRecipientHandles'),
             cursor: param(query, 'cursor'),
           });
@@ -44,8 +51,8 @@ export function ledgerRoutes(services: Services): RestInterface[] {
       }),
     ],
   );
-  const transactions = (ctx: { lookupHeader: HeaderLookup }, query: URLSearchParams, ledgerId: string | undefined) =>
-    listLedgerTransactions(reader(ctx.lookupHeader), {
+  const transactions = (ctx: RequestContext, query: URLSearchParams, ledgerId: string | undefined) =>
+    listLedgerTransactions(reader(ctx), {
       ledgerId,
       cursor: param(query, 'cursor'),
       filter: {
@@ -62,7 +69,7 @@ export function ledgerRoutes(services: Services): RestInterface[] {
       name: 'Report API (settlement ledger transactions)',
       prefix: '/report/v1',
       errorFormat: ledgerError,
-      auth: 'public',
+      auth: LEDGER_AUTH,
       headers: LEDGER_HEADERS,
     },
     (route) => [
@@ -71,7 +78,6 @@ export function ledgerRoutes(services: Services): RestInterface[] {
         path: '/ledgertransactions',
         summary: 'Transactions of a ledger (query ledgerId, ledgerDate, fromLedgerDate, toLedgerDate, inPayout, sincePayout, cursor)',
         idempotent: false,
-        documentedAuth: 'bearer',
         success: { status: 200, description: '{cursor, items: Transaction[]}' },
         handler: (ctx, { query }) => transactions(ctx, query, param(query, 'ledgerId')),
       }),
@@ -80,7 +86,6 @@ export function ledgerRoutes(services: Services): RestInterface[] {
         path: '/ledgertransactions/{ledgerId}',
         summary: "Transactions of a ledger, the spec's form with ledgerId in the path",
         idempotent: false,
-        documentedAuth: 'bearer',
         params: {
           ledgerId: { accepts: (v) => /^[0-9]{1,15}$/.test(v), reason: 'Must be a ledger id (digits)', jsonSchema: { type: 'string' } },
         },

@@ -1,7 +1,6 @@
 import type { RequestContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { Merchant } from '../merchants/merchant.entity.js';
-import { PartnerSalesUnit } from '../merchants/partner.entity.js';
 import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import './management.errors.js';
 
@@ -20,44 +19,27 @@ export interface UnitAccess {
   merchantData: boolean;
 }
 
-/** Every sales unit the caller may see, with whether it may read its merchant's data. */
+/** Every sales unit the caller may see (its coverage: coverage.ts), with whether it may read its merchant's data. */
 export async function visibleUnits(ctx: RequestContext, where: { merchantId?: string } = {}): Promise<UnitAccess[]> {
-  const principal = ctx.principal;
-  if (principal.kind === 'merchant') {
-    if (where.merchantId !== undefined && where.merchantId !== principal.merchantId) return [];
-    const units = await ctx.em.find(
-      SalesUnit,
-      { merchantId: principal.merchantId },
-      { orderBy: { msn: 'asc' }, fields: ['msn', 'merchantId'] },
-    );
-    return units.map((u) => ({ msn: u.msn, merchantId: u.merchantId, merchantData: true }));
-  }
-  if (principal.kind !== 'partner') return [];
-  // A partner naming the MSN it acts for sees that merchant's units only (spec 3: "using the merchant's MSN").
-  const actingFor = ctx.scope.msn !== '';
-  const rows = await ctx.em.execute<{ msn: string; merchant_id: string; merchant_consent: boolean }[]>(
-    `select su.msn, su.merchant_id, psu.merchant_consent from partner_sales_unit psu join sales_unit su on su.msn = psu.msn
-     where psu.partner_id = ? ${where.merchantId ? 'and su.merchant_id = ?' : ''}
-       ${actingFor ? 'and su.merchant_id = (select merchant_id from sales_unit where msn = ?)' : ''} order by su.msn`,
-    [principal.partnerId, ...(where.merchantId ? [where.merchantId] : []), ...(actingFor ? [ctx.scope.msn] : [])],
+  const covered = ctx.covered('su.msn');
+  const readable = ctx.covered('su.msn', { readsMerchantData: true });
+  const rows = await ctx.em.execute<{ msn: string; merchant_id: string; merchant_data: boolean }[]>(
+    `select su.msn, su.merchant_id, (${readable.sql}) as merchant_data from sales_unit su
+     where ${covered.sql} ${where.merchantId ? 'and su.merchant_id = ?' : ''} order by su.msn`,
+    [...readable.params, ...covered.params, ...(where.merchantId ? [where.merchantId] : [])],
   );
-  return rows.map((r) => ({ msn: r.msn, merchantId: r.merchant_id, merchantData: r.merchant_consent }));
+  return rows.map((r) => ({ msn: r.msn, merchantId: r.merchant_id, merchantData: Boolean(r.merchant_data) }));
 }
 
-/** The sales unit, if the caller may see it; otherwise 404. */
+/** The sales unit, if the caller may see it (the same coverage as the lists); otherwise 404. */
 export async function requireVisibleUnit(ctx: RequestContext, msn: string): Promise<SalesUnit> {
-  const unit = await ctx.em.findOne(SalesUnit, { msn });
-  const principal = ctx.principal;
-  let visible = false;
-  if (unit && principal.kind === 'merchant') visible = unit.merchantId === principal.merchantId;
-  if (unit && principal.kind === 'partner') {
-    visible = (await ctx.em.count(PartnerSalesUnit, { partnerId: principal.partnerId, msn })) > 0;
-    // Acting for a merchant (the MSN it names), the partner sees that merchant's units only.
-    if (visible && ctx.scope.msn !== '' && ctx.scope.msn !== msn) {
-      visible = (await ctx.em.findOne(SalesUnit, { msn: ctx.scope.msn }))?.merchantId === unit.merchantId;
-    }
-  }
-  if (!unit || !visible) throw salesUnitNotFound(msn);
+  const covered = ctx.covered('su.msn');
+  const [row] = await ctx.em.execute<{ msn: string }[]>(`select su.msn from sales_unit su where su.msn = ? and ${covered.sql}`, [
+    msn,
+    ...covered.params,
+  ]);
+  const unit = row ? await ctx.em.findOne(SalesUnit, { msn }) : null;
+  if (!unit) throw salesUnitNotFound(msn);
   return unit;
 }
 

@@ -66,32 +66,17 @@ const toUnit = (r: UnitSqlRow): SalesUnitRow => ({
   recurringAllowed: Boolean(r.recurring_allowed),
 });
 
-/**
- * Whose units the caller sees: a merchant its own, a partner those connected to it, a PSP those of the merchants it
- * signed up (the SQL filter, in one place).
- */
-function visibility(ctx: RequestContext): { join: string; where: string; params: unknown[] } {
-  const p = ctx.principal;
-  if (p.kind === 'partner') {
-    return { join: 'join partner_sales_unit psu on psu.msn = su.msn and psu.partner_id = ?', where: 'true', params: [p.partnerId] };
-  }
-  if (p.kind === 'merchant') return { join: '', where: 'su.merchant_id = ?', params: [p.merchantId] };
-  if (p.kind === 'psp') {
-    return { join: '', where: 'su.merchant_id in (select pm.merchant_id from psp_merchant pm where pm.psp_id = ?)', params: [p.pspId] };
-  }
-  return { join: '', where: 'false', params: [] };
-}
-
-/** The merchants with units the caller sees, by organisation number after `after`, `limit` rows (keyset). */
+/** The merchants whose own data the caller may read (coverage.ts, as `getMerchant` reads one), by organisation number after `after`, `limit` rows (keyset). */
 export async function viewerMerchants(ctx: RequestContext, limit: number, after: string | undefined): Promise<MerchantRow[]> {
-  const v = visibility(ctx);
-  const own = ctx.principal.kind === 'merchant' ? ctx.principal.merchantId : null;
+  const readable = ctx.covered('su.msn', { readsMerchantData: true });
+  // A merchant is itself even before it has a sales unit; acting for an MSN of another merchant, it is not.
+  const own = ctx.principal.kind === 'merchant' && ctx.scope.actingFor === undefined ? ctx.principal.merchantId : null;
   const rows = await ctx.em.execute<{ id: string; org_number: string; name: string; status: MerchantRow['status'] }[]>(
     `select m.id, m.org_number, m.name, m.status from merchant m
-     where (m.id = ? or exists (select 1 from sales_unit su ${v.join} where su.merchant_id = m.id and ${v.where}))
+     where (m.id = ? or exists (select 1 from sales_unit su where su.merchant_id = m.id and ${readable.sql}))
        ${after ? 'and m.org_number > ?' : ''}
      order by m.org_number limit ?`,
-    [own, ...v.params, ...(after ? [after] : []), limit],
+    [own, ...readable.params, ...(after ? [after] : []), limit],
   );
   return rows.map((r) => ({ id: r.id, orgno: r.org_number, name: r.name, status: r.status }));
 }
@@ -115,15 +100,15 @@ export function salesUnitsByMerchantIdLoader(ctx: RequestContext): DataLoader<Un
     loader = new DataLoader<UnitsKey, SalesUnitRow[], string>(
       async (keys) => {
         const found = new Map<string, SalesUnitRow[]>(keys.map((k) => [unitsKey(k), []]));
-        const v = visibility(ctx);
+        const v = ctx.covered('su.msn');
         for (const page of new Set(keys.map((k) => `${k.limit}|${k.after ?? ''}`))) {
           const group = keys.filter((k) => `${k.limit}|${k.after ?? ''}` === page);
           const { limit, after } = group[0]!;
           const rows = await ctx.em.execute<UnitSqlRow[]>(
             `select * from (
                select ${UNIT_COLUMNS}, row_number() over (partition by su.merchant_id order by su.msn) as position
-               from sales_unit su join merchant m on m.id = su.merchant_id ${v.join}
-               where ${v.where} and su.merchant_id in (${group.map(() => '?').join(', ')}) ${after ? 'and su.msn > ?' : ''}
+               from sales_unit su join merchant m on m.id = su.merchant_id
+               where ${v.sql} and su.merchant_id in (${group.map(() => '?').join(', ')}) ${after ? 'and su.msn > ?' : ''}
              ) ranked where position <= ? order by merchant_id, msn`,
             [...v.params, ...group.map((k) => k.merchantId), ...(after ? [after] : []), limit],
           );
@@ -231,9 +216,9 @@ export async function connectedUnits(
 
 /** A unit the caller sees, for `node(id:)`; another tenant's is undefined. */
 export async function findVisibleSalesUnit(ctx: RequestContext, msn: string): Promise<SalesUnitParent | undefined> {
-  const v = visibility(ctx);
+  const v = ctx.covered('su.msn');
   const [row] = await ctx.em.execute<UnitSqlRow[]>(
-    `select ${UNIT_COLUMNS} from sales_unit su join merchant m on m.id = su.merchant_id ${v.join} where ${v.where} and su.msn = ?`,
+    `select ${UNIT_COLUMNS} from sales_unit su join merchant m on m.id = su.merchant_id where ${v.sql} and su.msn = ?`,
     [...v.params, msn],
   );
   return row ? { msn: row.msn, name: row.name, row: toUnit(row) } : undefined;

@@ -7,7 +7,7 @@ import { defineRestInterface, type RestInterface } from '../platform/rest/rest-i
 import { declareBody, isJsonObject } from '../platform/validation/declare-body.js';
 import { stringEnum } from '../platform/validation/string-enum.js';
 import { apiQuality } from './api-quality.service.js';
-import { checkIdempotencyKeyFormat, managementContext } from './management-context.js';
+import { checkIdempotencyKeyFormat, MANAGEMENT_AUTH } from './management-context.js';
 import {
   allSalesUnits,
   ensureNotEmptyUpdate,
@@ -64,34 +64,37 @@ const json = (status: number, body?: unknown) => ({ status, headers: { 'content-
 
 /**
  * The management API 1.0.0 (FACTS §9, spec 3): all 13 operations, Idea/proposal ones included, for merchants and
- * partners. The interface is declared public because most operations name no sales unit: each handler builds its
- * context with `managementContext` (token, key, principal, optional MSN), after the front checked the headers.
+ * partners. Most operations act for the principal as a whole; those about one merchant (`scope: 'merchant'`)
+ * require a partner to name the merchant's MSN.
  */
 export function managementRoutes(services: Services): RestInterface {
   return defineRestInterface(
     services,
-    { name: 'Management API', prefix: '/management/v1', errorFormat: managementProblem, auth: 'public', headers: MANAGEMENT_HEADERS },
+    {
+      name: 'Management API',
+      prefix: '/management/v1',
+      errorFormat: managementProblem,
+      auth: MANAGEMENT_AUTH,
+      headers: MANAGEMENT_HEADERS,
+    },
     (route) => [
       route({
         method: 'GET',
         path: '/merchants',
         summary: 'The merchants (organisation numbers) with sales units of the caller',
         idempotent: false,
-        documentedAuth: 'bearer',
         success: { status: 200, description: '{MerchantList: [Merchant]}' },
-        handler: async (front, { headers }) =>
-          json(200, { MerchantList: await listMerchants(await managementContext(services, front, headers)) }),
+        handler: async (ctx) => json(200, { MerchantList: await listMerchants(ctx) }),
       }),
       route({
         method: 'GET',
         path: '/merchants/{orgno}',
         summary: 'A merchant by organisation number (a partner needs the merchant’s consent)',
+        scope: 'merchant',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { orgno: orgnoParam },
         success: { status: 200, description: '{data: Merchant}' },
-        handler: async (front, { headers, params }) => {
-          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+        handler: async (ctx, { params }) => {
           return json(200, { data: await getMerchant(ctx, params.orgno) });
         },
       }),
@@ -99,12 +102,11 @@ export function managementRoutes(services: Services): RestInterface {
         method: 'GET',
         path: '/merchants/{orgno}/contracts',
         summary: 'Links to the merchant’s contracts (PDF served by the service)',
+        scope: 'merchant',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { orgno: orgnoParam },
         success: { status: 200, description: '{urls: [string]}' },
-        handler: async (front, { headers, params }) => {
-          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+        handler: async (ctx, { params }) => {
           return json(200, await merchantContracts(ctx, params.orgno));
         },
       }),
@@ -112,12 +114,11 @@ export function managementRoutes(services: Services): RestInterface {
         method: 'GET',
         path: '/merchants/{orgno}/contracts/agreement.pdf',
         summary: 'The merchant’s agreement as a PDF (the link the contracts operation returns)',
+        scope: 'merchant',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { orgno: orgnoParam },
         success: { status: 200, description: 'application/pdf' },
-        handler: async (front, { headers, params }) => {
-          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+        handler: async (ctx, { params }) => {
           const merchant = await getMerchant(ctx, params.orgno);
           return { status: 200, headers: { 'content-type': 'application/pdf' }, body: contractPdf(merchant) };
         },
@@ -126,12 +127,11 @@ export function managementRoutes(services: Services): RestInterface {
         method: 'GET',
         path: '/merchants/{orgno}/sales-units',
         summary: 'The MSNs of the merchant’s sales units the caller sees (a partner: those connected to it)',
+        scope: 'merchant',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { orgno: orgnoParam },
         success: { status: 200, description: '[MSN]' },
-        handler: async (front, { headers, params }) => {
-          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+        handler: async (ctx, { params }) => {
           return json(200, await merchantSalesUnits(ctx, params.orgno));
         },
       }),
@@ -140,20 +140,18 @@ export function managementRoutes(services: Services): RestInterface {
         path: '/sales-units',
         summary: 'The MSNs of every sales unit the caller has access to',
         idempotent: false,
-        documentedAuth: 'bearer',
         success: { status: 200, description: '[MSN]' },
-        handler: async (front, { headers }) => json(200, await allSalesUnits(await managementContext(services, front, headers))),
+        handler: async (ctx) => json(200, await allSalesUnits(ctx)),
       }),
       route({
         method: 'GET',
         path: '/sales-units/{msn}',
         summary: 'A sales unit’s details',
+        scope: 'merchant',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { msn: msnParam },
         success: { status: 200, description: 'SalesUnit' },
-        handler: async (front, { headers, params }) => {
-          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+        handler: async (ctx, { params }) => {
           return json(200, await salesUnitDetails(ctx, params.msn));
         },
       }),
@@ -161,13 +159,12 @@ export function managementRoutes(services: Services): RestInterface {
         method: 'PATCH',
         path: '/sales-units/{msn}',
         summary: 'Changes a sales unit’s name, logo or status (DEACTIVATED refuses new payments)',
+        scope: 'merchant',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { msn: msnParam },
         body: salesUnitPatchBody,
         success: { status: 200, description: 'No body' },
-        handler: async (front, { headers, params, body }) => {
-          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+        handler: async (ctx, { params, body }) => {
           ensureNotEmptyUpdate(body);
           await updateSalesUnit(ctx, params.msn, body);
           return { status: 200 };
@@ -178,11 +175,9 @@ export function managementRoutes(services: Services): RestInterface {
         path: '/product-orders',
         summary: 'Pre-fills a product order for a merchant (partners)',
         idempotent: true,
-        documentedAuth: 'bearer',
         body: managementProductOrderBody,
         success: { status: 201, description: '{prefilledOrderId, prefillUrl, prefillStatus}' },
-        handler: async (front, { headers, body, idempotencyKey }) => {
-          const ctx = await managementContext(services, front, headers);
+        handler: async (ctx, { body, idempotencyKey }) => {
           return json(201, await createProductOrder(ctx, body, checkIdempotencyKeyFormat(idempotencyKey)));
         },
       }),
@@ -191,22 +186,19 @@ export function managementRoutes(services: Services): RestInterface {
         path: '/product-orders/{prefilledOrderId}',
         summary: 'A product order’s prefill status',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { prefilledOrderId: orderIdParam },
         success: { status: 200, description: '{prefilledOrderId, prefillStatus}' },
-        handler: async (front, { headers, params }) =>
-          json(200, await readProductOrder(await managementContext(services, front, headers), params.prefilledOrderId)),
+        handler: async (ctx, { params }) => json(200, await readProductOrder(ctx, params.prefilledOrderId)),
       }),
       route({
         method: 'DELETE',
         path: '/product-orders/{prefilledOrderId}',
         summary: 'Undoes a product order the merchant has not submitted',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { prefilledOrderId: orderIdParam },
         success: { status: 200, description: 'No body' },
-        handler: async (front, { headers, params }) => {
-          await deleteProductOrder(await managementContext(services, front, headers), params.prefilledOrderId);
+        handler: async (ctx, { params }) => {
+          await deleteProductOrder(ctx, params.prefilledOrderId);
           return { status: 200 };
         },
       }),
@@ -215,29 +207,26 @@ export function managementRoutes(services: Services): RestInterface {
         path: '/partners/whoami',
         summary: 'The calling partner',
         idempotent: false,
-        documentedAuth: 'bearer',
         success: { status: 200, description: 'Partner' },
-        handler: async (front, { headers }) => json(200, await whoami(await managementContext(services, front, headers))),
+        handler: async (ctx) => json(200, await whoami(ctx)),
       }),
       route({
         method: 'GET',
         path: '/partners/price-packages',
         summary: 'The price packages a product order may name',
         idempotent: false,
-        documentedAuth: 'bearer',
         success: { status: 200, description: '[PricePackage]' },
-        handler: async (front, { headers }) => json(200, await pricePackages(await managementContext(services, front, headers))),
+        handler: async (ctx) => json(200, await pricePackages(ctx)),
       }),
       route({
         method: 'GET',
         path: '/api-quality/sales-units/{msn}',
         summary: 'Requests made for the sales unit per endpoint and status',
+        scope: 'merchant',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { msn: msnParam },
         success: { status: 200, description: '{ApiQualityItems: [...]}' },
-        handler: async (front, { headers, params }) => {
-          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+        handler: async (ctx, { params }) => {
           return json(200, { ApiQualityItems: await apiQuality(ctx, services, params.msn) });
         },
       }),

@@ -29,10 +29,14 @@ export interface SalesUnitUpdate {
 
 const merchantView = (m: Merchant): MerchantView => ({ orgno: m.orgNumber, name: m.name, status: m.status });
 
-/** The merchants with sales units the caller sees (a merchant: itself). */
+/**
+ * The merchants whose own data the caller may read (a merchant: itself; a partner: those that consented), by the
+ * coverage rule the single read (`getMerchant`) applies, so the list shows no merchant the read would refuse.
+ */
 export async function listMerchants(ctx: RequestContext): Promise<MerchantView[]> {
   const principal = ctx.principal;
-  const ids = principal.kind === 'merchant' ? [principal.merchantId] : [...new Set((await visibleUnits(ctx)).map((u) => u.merchantId))];
+  const readable = (await visibleUnits(ctx)).filter((u) => u.merchantData);
+  const ids = principal.kind === 'merchant' ? [principal.merchantId] : [...new Set(readable.map((u) => u.merchantId))];
   const merchants = await ctx.em.find(Merchant, { id: { $in: ids } }, { orderBy: { orgNumber: 'asc' } });
   return merchants.map(merchantView);
 }

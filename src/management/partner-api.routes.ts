@@ -5,7 +5,7 @@ import { managementProblem } from '../platform/rest/error-formats/management-pro
 import type { HttpResponse } from '../platform/rest/http-types.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { randomUUID } from 'node:crypto';
-import { checkIdempotencyKeyFormat, managementContext } from './management-context.js';
+import { checkIdempotencyKeyFormat, MANAGEMENT_AUTH } from './management-context.js';
 import { merchantSalesUnits, salesUnitDetails } from './management.service.js';
 import { msnParam, orgnoParam } from './management.routes.js';
 import { createProductOrder } from './product-order.service.js';
@@ -49,7 +49,7 @@ export function partnerApiRoutes(services: Services): RestInterface {
       name: 'Partner API (deprecated)',
       prefix: '/partner-api',
       errorFormat: managementProblem,
-      auth: 'public',
+      auth: MANAGEMENT_AUTH,
       headers: PARTNER_API_HEADERS,
     },
     (route) => [
@@ -58,12 +58,10 @@ export function partnerApiRoutes(services: Services): RestInterface {
         path: '/v1/products/orders',
         summary: 'Deprecated: use POST /management/v1/product-orders',
         idempotent: false,
-        documentedAuth: 'bearer',
         body: partnerProductOrderBody,
         success: { status: 200, description: '{prefilledOrderId, returnUrl}' },
-        handler: async (front, { headers, body }) => {
-          const ctx = await managementContext(services, front, headers);
-          const sent = front.lookupHeader('Idempotency-Key');
+        handler: async (ctx, { body, lookupHeader }) => {
+          const sent = lookupHeader('Idempotency-Key');
           // Recommended here, not required: without one, the order is made once per request.
           const key = sent === undefined ? `partner-api-${randomUUID()}` : checkIdempotencyKeyFormat(sent);
           try {
@@ -85,27 +83,22 @@ export function partnerApiRoutes(services: Services): RestInterface {
         path: '/v0/merchants/{orgno}',
         summary: 'Deprecated: use GET /management/v1/merchants/{orgno}/sales-units',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { orgno: orgnoParam },
         success: { status: 200, description: '{msn: [MSN]}' },
-        handler: async (front, { headers, params }) => {
-          const ctx = await managementContext(services, front, headers);
-          return deprecated(
+        handler: async (ctx, { params }) =>
+          deprecated(
             { status: 200, body: { msn: await merchantSalesUnits(ctx, params.orgno) } },
             `/management/v1/merchants/${params.orgno}`,
-          );
-        },
+          ),
       }),
       route({
         method: 'GET',
         path: '/v0/salesunits/{msn}',
         summary: 'Deprecated: use GET /management/v1/sales-units/{msn}',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { msn: msnParam },
         success: { status: 200, description: '{msn, name, orgno, additionalDetails}' },
-        handler: async (front, { headers, params }) => {
-          const ctx = await managementContext(services, front, headers);
+        handler: async (ctx, { params }) => {
           const unit = await salesUnitDetails(ctx, params.msn);
           return deprecated(
             {

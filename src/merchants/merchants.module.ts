@@ -4,6 +4,7 @@ import { Migration20261123161200SalesUnitSettings } from './migrations/Migration
 import { Partner, PartnerSalesUnit } from './partner.entity.js';
 import { Psp, PspMerchant } from './psp.entity.js';
 import { SalesUnit } from './sales-unit.entity.js';
+import { SalesUnitDirectory } from './sales-unit.directory.js';
 import './merchants.errors.js';
 
 /** Merchants and their sales units, partners and PSPs: who a caller may act for. */
@@ -11,4 +12,5 @@ export const merchantsModule: DomainModule = {
   name: 'merchants',
   entities: [Merchant, SalesUnit, Partner, PartnerSalesUnit, Psp, PspMerchant],
   migrations: [{ name: 'Migration20261123161200SalesUnitSettings', class: Migration20261123161200SalesUnitSettings }],
+  coverage: new SalesUnitDirectory(),
 };

@@ -1,7 +1,7 @@
 import type { Clock } from './clock.js';
 import type { Config } from '../config.js';
 import type { Principal } from './auth/principal.js';
-import type { SalesUnitAccess } from './auth/sales-unit-access.js';
+import type { CoverageProvider, SqlCondition } from './auth/coverage.js';
 import type { TenancyScope } from './auth/tenancy-scope.js';
 import type { Em, Orm } from './db/orm.js';
 import type { DomainEventBus } from './events/domain-event-bus.js';
@@ -15,7 +15,8 @@ export interface Services {
   config: Config;
   orm: Orm;
   clock: Clock;
-  salesUnits: SalesUnitAccess;
+  /** Which sales units a principal covers (coverage.ts), as registered by the domain that knows them. */
+  salesUnits: CoverageProvider;
   /** Committed events of every domain and instance, for live subscribers in this process. */
   events: DomainEventBus;
   /** The same bus as `events`, under the name tests and tools used while only payments had events. */
@@ -38,4 +39,12 @@ export interface RequestContext {
   config: Config;
   traceId: string;
   loaders: LoaderRegistry;
+  /**
+   * The sales units this request covers, as a condition on an SQL expression naming a unit's MSN: the principal's
+   * coverage (coverage.ts), narrowed to the merchant of the MSN it acts for, if it names one. Every list of tenant
+   * data filters with it, so a list shows exactly what the single reads allow. `readsMerchantData`: only units whose
+   * merchant's own data the caller may read (a partner: with the merchant's consent). `wholePrincipal`: every unit
+   * the principal covers, whichever it acts for (the units it may name).
+   */
+  covered(msnColumn: string, options?: { readsMerchantData?: boolean; wholePrincipal?: boolean }): SqlCondition;
 }

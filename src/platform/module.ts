@@ -1,4 +1,5 @@
 import type { IExecutableSchemaDefinition } from '@graphql-tools/schema';
+import type { CoverageProvider } from './auth/coverage.js';
 import type { RequestContext, Services } from './context.js';
 import type { Em } from './db/orm.js';
 import type { EntityDefinition, MigrationEntry } from './db/schema-parts.js';
@@ -48,6 +49,11 @@ export interface DomainModule {
    * instance could do, so every instance runs it every `flushIntervalMs`, whether or not it runs the jobs.
    */
   instanceJobs?(services: Services): Job[];
+  /**
+   * Which sales units a principal covers (coverage.ts): given by the one domain that knows sales units, and asked by
+   * the request front of every interface and by every list of tenant data.
+   */
+  readonly coverage?: CoverageProvider;
   /** The domain's transition tables; the app checks each at start (an unknown or unreachable state fails the boot). */
   readonly stateMachines?: readonly StateMachine<string>[];
   /**

@@ -1,12 +1,9 @@
-import { authenticateBearer } from '../platform/auth/authenticate.js';
 import type { HeaderRules } from '../platform/auth/header-rules.js';
-import { contextFor } from '../platform/auth/request-context.js';
+import type { AuthRule } from '../platform/auth/request-context.js';
 import type { Services } from '../platform/context.js';
-import { forkEm } from '../platform/db/orm.js';
-import { AppError } from '../platform/errors/app-error.js';
 import { signupProblem } from '../platform/rest/error-formats/signup-problem.js';
 import type { ParamRule } from '../platform/rest/path-params.js';
-import { defineRestInterface, type PublicContext, type RestInterface } from '../platform/rest/rest-interface.js';
+import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { createMerchantBody, updateMerchantBody } from './signup.schemas.js';
 import {
   createSignupMerchant,
@@ -14,7 +11,6 @@ import {
   listSignupMerchants,
   merchantResponse,
   MSN_PATTERN,
-  signupContext,
   updateSignupMerchant,
 } from './signup.service.js';
 
@@ -28,32 +24,31 @@ const merchantSerialNumber: ParamRule = {
   jsonSchema: { type: 'string', pattern: MSN_PATTERN.source },
 };
 
-/** The PSP signup API 1.1.7 (FACTS §7). The PSP is named by its token alone, so each route authenticates itself. */
+/** A PSP's token and key; the PSP acts as a whole (its merchants), naming no sales unit. */
+const SIGNUP_AUTH: AuthRule = { method: 'bearer', accepts: ['psp'], scope: 'principal' };
+
+/** The PSP signup API 1.1.7 (FACTS §7). The PSP is named by its token alone. */
 export function signupRoutes(services: Services): RestInterface {
-  const context = (publicCtx: PublicContext) => {
-    const principal = authenticateBearer(services, publicCtx.lookupHeader);
-    if (principal.kind !== 'psp') {
-      throw new AppError('FORBIDDEN_PRINCIPAL', 'These credentials may not use this interface', [
-        { name: 'Authorization', reason: `Not accepted here: credentials of a ${principal.kind}` },
-      ]);
-    }
-    return signupContext(contextFor(services, forkEm(services.orm), principal, { msn: '', readsMerchantData: false }, publicCtx.traceId));
-  };
   return defineRestInterface(
     services,
-    { name: 'PSP Signup API', prefix: '/merchant-management/psp/v1', errorFormat: signupProblem, auth: 'public', headers: SIGNUP_HEADERS },
+    {
+      name: 'PSP Signup API',
+      prefix: '/merchant-management/psp/v1',
+      errorFormat: signupProblem,
+      auth: SIGNUP_AUTH,
+      headers: SIGNUP_HEADERS,
+    },
     (route) => [
       route({
         method: 'GET',
         path: '/merchants',
         summary: 'Get all merchants of the PSP',
         idempotent: false,
-        documentedAuth: 'bearer',
         success: { status: 200, description: 'The merchants' },
-        handler: async (publicCtx) => ({
+        handler: async (ctx) => ({
           status: 200,
           headers: JSON_UTF8,
-          body: { merchants: (await listSignupMerchants(context(publicCtx))).map(merchantResponse) },
+          body: { merchants: (await listSignupMerchants(ctx)).map(merchantResponse) },
         }),
       }),
       route({
@@ -61,13 +56,12 @@ export function signupRoutes(services: Services): RestInterface {
         path: '/merchants',
         summary: 'Create a new merchant',
         idempotent: true,
-        documentedAuth: 'bearer',
         body: createMerchantBody,
         success: { status: 200, description: 'The new merchant’s serial number' },
-        handler: async (publicCtx, { body, idempotencyKey }) => ({
+        handler: async (ctx, { body, idempotencyKey }) => ({
           status: 200,
           headers: JSON_UTF8,
-          body: { merchantSerialNumber: await createSignupMerchant(context(publicCtx), body, idempotencyKey) },
+          body: { merchantSerialNumber: await createSignupMerchant(ctx, body, idempotencyKey) },
         }),
       }),
       route({
@@ -75,13 +69,12 @@ export function signupRoutes(services: Services): RestInterface {
         path: '/merchants/{merchantSerialNumber}',
         summary: 'Get a merchant',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { merchantSerialNumber },
         success: { status: 200, description: 'The merchant' },
-        handler: async (publicCtx, { params }) => ({
+        handler: async (ctx, { params }) => ({
           status: 200,
           headers: JSON_UTF8,
-          body: merchantResponse(await getSignupMerchant(context(publicCtx), params.merchantSerialNumber)),
+          body: merchantResponse(await getSignupMerchant(ctx, params.merchantSerialNumber)),
         }),
       }),
       route({
@@ -89,12 +82,11 @@ export function signupRoutes(services: Services): RestInterface {
         path: '/merchants/{merchantSerialNumber}',
         summary: 'Update a merchant (deactivate is final)',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { merchantSerialNumber },
         body: updateMerchantBody,
         success: { status: 200, description: 'Updated; no body' },
-        handler: async (publicCtx, { params, body }) => {
-          await updateSignupMerchant(context(publicCtx), params.merchantSerialNumber, body);
+        handler: async (ctx, { params, body }) => {
+          await updateSignupMerchant(ctx, params.merchantSerialNumber, body);
           return { status: 200 };
         },
       }),

@@ -28,7 +28,7 @@ function pspOf(ctx: RequestContext): PspPrincipal {
 
 /** A context for signup operations: the principal's own, acting for no sales unit. */
 export function signupContext(ctx: RequestContext): RequestContext {
-  return { ...ctx, scope: { msn: NO_SALES_UNIT, readsMerchantData: false } };
+  return { ...ctx, scope: { msn: NO_SALES_UNIT, actingFor: undefined, readsMerchantData: false } };
 }
 
 export async function listSignupMerchants(ctx: RequestContext): Promise<SignupMerchant[]> {

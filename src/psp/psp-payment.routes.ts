@@ -1,9 +1,9 @@
 import type { HeaderRules } from '../platform/auth/header-rules.js';
-import { createRequestContext, type AuthRule } from '../platform/auth/request-context.js';
+import type { AuthRule } from '../platform/auth/request-context.js';
 import type { Services } from '../platform/context.js';
 import { pspErrorArray } from '../platform/rest/error-formats/psp-error-array.js';
 import type { ParamRule } from '../platform/rest/path-params.js';
-import { defineRestInterface, type PublicContext, type RestInterface } from '../platform/rest/rest-interface.js';
+import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { deletePspAgreement, processPaymentOnToken } from './psp-agreement.service.js';
 import { forceApprovePspPayment } from './psp-approval.service.js';
 import { detailsResponse, initiateResponse, tokenPaymentResponse, UPDATE_STATUS_ACCEPTED } from './psp-payment.presenter.js';
@@ -28,27 +28,20 @@ const pspTransactionId: ParamRule = {
   jsonSchema: { type: 'string', pattern: PSP_TRANSACTION_ID_PATTERN.source },
 };
 
-/**
- * The PSP API v3 (FACTS §6). Two of its operations also take the user's `User-Token`, so the interface is declared
- * public and each route builds its request context with the PSP rules (plus `User-Token` where the operation needs it).
- */
+/** The PSP API v3 (FACTS §6). Two of its operations also take the user's `User-Token`: their own header rules say so. */
 export function pspPaymentRoutes(services: Services): RestInterface {
-  const context = (publicCtx: PublicContext, headers: HeaderRules = PSP_API_HEADERS) =>
-    createRequestContext(services, publicCtx.lookupHeader, { traceId: publicCtx.traceId, auth: PSP_API_AUTH, headers });
   return defineRestInterface(
     services,
-    { name: 'PSP API', prefix: '/psp/v3', errorFormat: pspErrorArray, auth: 'public', headers: PSP_API_HEADERS },
+    { name: 'PSP API', prefix: '/psp/v3', errorFormat: pspErrorArray, auth: PSP_API_AUTH, headers: PSP_API_HEADERS },
     (route) => [
       route({
         method: 'POST',
         path: '/psppayments/init',
         summary: 'Initiate a PSP payment',
         idempotent: false,
-        documentedAuth: 'bearer',
         body: initiateBody,
         success: { status: 200, description: 'The payment and the landing page the user approves it on' },
-        handler: async (publicCtx, { body }) => {
-          const { ctx } = await context(publicCtx);
+        handler: async (ctx, { body }) => {
           return { status: 200, body: initiateResponse(await initiatePspPayment(ctx, body), services.config.publicUrl) };
         },
       }),
@@ -57,11 +50,9 @@ export function pspPaymentRoutes(services: Services): RestInterface {
         path: '/psppayments/updatestatus',
         summary: 'Report status changes of PSP transactions (applied by the nightly batch)',
         idempotent: false,
-        documentedAuth: 'bearer',
         body: updateStatusBody,
         success: { status: 200, description: 'The updates were accepted for the nightly batch' },
-        handler: async (publicCtx, { body }) => {
-          const { ctx } = await context(publicCtx);
+        handler: async (ctx, { body }) => {
           await queueStatusUpdates(ctx, body);
           return { status: 200, body: UPDATE_STATUS_ACCEPTED };
         },
@@ -71,11 +62,9 @@ export function pspPaymentRoutes(services: Services): RestInterface {
         path: '/psppayments/{pspTransactionId}/details',
         summary: 'Get the details of a PSP payment',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { pspTransactionId },
         success: { status: 200, description: 'Summary and operation log' },
-        handler: async (publicCtx, { params }) => {
-          const { ctx } = await context(publicCtx);
+        handler: async (ctx, { params }) => {
           const { payment, log } = await getPspPaymentDetails(ctx, params.pspTransactionId);
           return { status: 200, body: detailsResponse(payment, log) };
         },
@@ -85,11 +74,10 @@ export function pspPaymentRoutes(services: Services): RestInterface {
         path: '/psppayments/payments',
         summary: 'Get card data to process a payment on a stored token (recurring)',
         idempotent: false,
-        documentedAuth: 'bearer',
         body: tokenPaymentBody,
+        headers: WITH_USER_TOKEN,
         success: { status: 200, description: 'A fresh network token' },
-        handler: async (publicCtx, { body }) => {
-          const { ctx, headers } = await context(publicCtx, WITH_USER_TOKEN);
+        handler: async (ctx, { body, headers }) => {
           const { payment, networkToken } = await processPaymentOnToken(ctx, headers.userToken, body);
           return { status: 200, body: tokenPaymentResponse(payment, networkToken) };
         },
@@ -99,10 +87,9 @@ export function pspPaymentRoutes(services: Services): RestInterface {
         path: '/psppayments/agreements',
         summary: 'End a recurring agreement',
         idempotent: false,
-        documentedAuth: 'bearer',
+        headers: WITH_USER_TOKEN,
         success: { status: 200, description: 'The agreement has ended' },
-        handler: async (publicCtx) => {
-          const { ctx, headers } = await context(publicCtx, WITH_USER_TOKEN);
+        handler: async (ctx, { headers }) => {
           await deletePspAgreement(ctx, headers.userToken);
           return { status: 200 };
         },
@@ -112,12 +99,10 @@ export function pspPaymentRoutes(services: Services): RestInterface {
         path: '/integration-test/psppayments/{pspTransactionId}/approve',
         summary: 'Approve a PSP payment as a test user (test environment only)',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { pspTransactionId },
         body: pspForceApproveBody,
         success: { status: 200, description: 'The payment was approved' },
-        handler: async (publicCtx, { params, body }) => {
-          const { ctx } = await context(publicCtx);
+        handler: async (ctx, { params, body }) => {
           await forceApprovePspPayment(ctx, params.pspTransactionId, body);
           return { status: 200 };
         },

@@ -174,13 +174,30 @@ describe('createRequestContext', () => {
     });
   });
 
-  test('header rules come first: required Svc-System-* and User-Token are 400s before any credential is looked at', async () => {
+  test('credentials come first: without a token the request is a 401 naming it, whatever is wrong with its headers', async () => {
     const rules: HeaderRules = { msn: 'required', systemHeaders: { presence: 'required', maxLength: 30 }, userToken: 'required' };
     const error = await context(
       { method: 'bearer', accepts: ['merchant'] },
-      { 'Merchant-Serial-Number': '123456', 'Svc-System-Name': 'shop' },
+      { 'Merchant-Serial-Number': 'x', 'Svc-System-Name': 'shop' },
       rules,
     ).then(
+      () => Promise.reject(new Error('expected a refusal')),
+      (e: unknown) => e as { status: number; details: { name: string }[] },
+    );
+    expect(error.status).toBe(401);
+    expect(error.details.map((d) => d.name)).toEqual(['Authorization']);
+  });
+
+  test('then the scope, then the header rules: every header problem of an authenticated caller is one 400', async () => {
+    const merchant = new MerchantClient(t.baseUrl);
+    const rules: HeaderRules = { msn: 'required', systemHeaders: { presence: 'required', maxLength: 30 }, userToken: 'required' };
+    const auth: AuthRule = { method: 'bearer', accepts: ['merchant'] };
+    const credentials = await merchant.headers();
+    expect(await refusal(context(auth, { ...credentials, 'Merchant-Serial-Number': '654321' }, rules))).toEqual({
+      status: 403,
+      code: 'FORBIDDEN_SALES_UNIT',
+    });
+    const error = await context(auth, { ...credentials, 'Merchant-Serial-Number': '123456', 'Svc-System-Name': 'shop' }, rules).then(
       () => Promise.reject(new Error('expected a refusal')),
       (e: unknown) => e as { status: number; details: { name: string }[] },
     );

@@ -116,11 +116,8 @@ describe('a partner sees connected units, and merchant data only with consent', 
     );
   });
 
-  test('merchants and units of the connected units only', async () => {
-    expect((await mgmt(t.partner, 'GET', '/merchants')).body.MerchantList.map((m: { orgno: string }) => m.orgno)).toEqual([
-      '920000002',
-      '920000010',
-    ]);
+  test('merchants and units of the connected units only; a merchant’s own data only with its consent', async () => {
+    expect((await mgmt(t.partner, 'GET', '/merchants')).body.MerchantList.map((m: { orgno: string }) => m.orgno)).toEqual(['920000002']);
     expect((await mgmt(t.partner, 'GET', '/sales-units')).body).toEqual(['123456', '654321']);
     const a = t.partner.forSalesUnit('123456');
     expect((await mgmt(a, 'GET', '/merchants/920000002/sales-units')).body).toEqual(['123456']);

@@ -56,7 +56,8 @@ describe('viewer', () => {
       { merchantConsent: true, salesUnit: { msn: '123456' } },
       { merchantConsent: false, salesUnit: { msn: '654321' } },
     ]);
-    expect(viewer.merchants.edges.map((e: { node: { orgno: string } }) => e.node.orgno)).toEqual(['920000002', '920000010']);
+    // Acting for 123456, the partner reads that merchant alone (the merchant of 654321 has not consented anyway).
+    expect(viewer.merchants.edges.map((e: { node: { orgno: string } }) => e.node.orgno)).toEqual(['920000002']);
   });
 
   test('a PSP: itself, the merchants it signed up and their units, no one else’s', async () => {
@@ -91,22 +92,30 @@ describe('viewer', () => {
   });
 
   test('keyset pages: merchants one at a time with cursors', async () => {
-    const partner = t.partner.forSalesUnit('123456');
-    const first = await partner.graphql(
-      `{ viewer { merchants(first: 1) { edges { node { orgno } cursor } pageInfo { hasNextPage endCursor } } } }`,
-    );
-    const page = first.body.data.viewer.merchants;
-    expect(page.edges.map((e: { node: { orgno: string } }) => e.node.orgno)).toEqual(['920000002']);
-    expect(page.pageInfo.hasNextPage).toBe(true);
-    const second = await partner.graphql(
-      `query($after: String) { viewer { merchants(first: 1, after: $after) { edges { node { orgno } } pageInfo { hasNextPage } } } }`,
-      {
-        after: page.pageInfo.endCursor,
-      },
-    );
-    expect(second.body.data.viewer.merchants).toEqual({ edges: [{ node: { orgno: '920000010' } }], pageInfo: { hasNextPage: false } });
-    const bad = await partner.graphql(`{ viewer { merchants(after: "nonsense") { edges { cursor } } } }`);
-    expect(bad.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    // Two merchants whose data the partner reads: B consents for the length of this test.
+    const consent = (verb: 'give' | 'withdraw') =>
+      t.otherMerchant.graphql(`mutation { ${verb}MerchantConsent(input: { partnerId: "100200" }) { userErrors { code } } }`);
+    expect((await consent('give')).body.errors).toBeUndefined();
+    try {
+      const partner = t.partner;
+      const first = await partner.graphql(
+        `{ viewer { merchants(first: 1) { edges { node { orgno } cursor } pageInfo { hasNextPage endCursor } } } }`,
+      );
+      const page = first.body.data.viewer.merchants;
+      expect(page.edges.map((e: { node: { orgno: string } }) => e.node.orgno)).toEqual(['920000002']);
+      expect(page.pageInfo.hasNextPage).toBe(true);
+      const second = await partner.graphql(
+        `query($after: String) { viewer { merchants(first: 1, after: $after) { edges { node { orgno } } pageInfo { hasNextPage } } } }`,
+        {
+          after: page.pageInfo.endCursor,
+        },
+      );
+      expect(second.body.data.viewer.merchants).toEqual({ edges: [{ node: { orgno: '920000010' } }], pageInfo: { hasNextPage: false } });
+      const bad = await partner.graphql(`{ viewer { merchants(after: "nonsense") { edges { cursor } } } }`);
+      expect(bad.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    } finally {
+      await consent('withdraw');
+    }
   });
 
   test('partner: product orders and price packages', async () => {
@@ -132,7 +141,10 @@ describe('viewer', () => {
     const q = `query($id: ID!) { node(id: $id) { ... on SalesUnit { msn } } }`;
     expect((await t.merchant.graphql(q, { id })).body.data.node).toBeNull();
     expect((await t.otherMerchant.graphql(q, { id })).body.data.node).toEqual({ msn: '654321' });
-    expect((await t.partner.forSalesUnit('123456').graphql(q, { id })).body.data.node).toEqual({ msn: '654321' });
+    expect((await t.partner.graphql(q, { id })).body.data.node).toEqual({ msn: '654321' });
+    expect((await t.partner.forSalesUnit('654321').graphql(q, { id })).body.data.node).toEqual({ msn: '654321' });
+    // Acting for merchant A's unit, the partner reaches none of B's, as on REST.
+    expect((await t.partner.forSalesUnit('123456').graphql(q, { id })).body.data.node).toBeNull();
   });
 });
 

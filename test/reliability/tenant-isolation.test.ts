@@ -11,6 +11,11 @@ import { PNG } from 'pngjs';
 import { PspClient } from '../support/psp-client.js';
 import { createSecondPsp, newIds, PSP_MSN, SECOND_PSP_MSN } from '../psp/psp-fixture.js';
 import { CheckoutClient } from '../checkout/support/checkout-client.js';
+import { authenticateBearer, authenticateCheckoutClient } from '../../src/platform/auth/authenticate.js';
+import { headerLookup } from '../../src/platform/auth/header-lookup.js';
+import { forkEm } from '../../src/platform/db/orm.js';
+import { AppError } from '../../src/platform/errors/app-error.js';
+import type { HttpRequest } from '../../src/platform/rest/http-types.js';
 
 /** The partner's client (TEST-ENVIRONMENT.md), naming a sales unit per request. */
 const partnerFor = (msn: string): TestMerchant => ({
@@ -221,7 +226,9 @@ const restMatrix: Record<string, Entry> = {
   },
   // issue 12: management and the deprecated partner API. Merchant A's unit and organisation number answer another
   // merchant (and a partner acting for merchant B) exactly like ones that do not exist.
-  'GET /management/v1/merchants': { none: 'lists only the caller’s merchants (test/management/management-api.test.ts)' },
+  'GET /management/v1/merchants': {
+    none: 'lists only the merchants whose data the caller may read, as the single read does (the issue 20 block below)',
+  },
   'GET /management/v1/merchants/{orgno}': (c, ids) => c.request('GET', `/management/v1/merchants/${ids.orgno}`, undefined, SYSTEM),
   'GET /management/v1/merchants/{orgno}/contracts': (c, ids) =>
     c.request('GET', `/management/v1/merchants/${ids.orgno}/contracts`, undefined, SYSTEM),
@@ -516,11 +523,12 @@ describe('tenant isolation', () => {
    * Every route of an authenticated interface, with the identifiers of A's objects, and with an Idempotency-Key
    * where the route requires one (a missing header would be a 400 before the credentials are looked at).
    */
-  function authenticatedRoutes(): { name: string; call: (client: MerchantClient) => Promise<HttpResult> }[] {
-    // Interfaces that take a bearer token; checkout's client credentials are refused as 401 (issue 11 block).
+  function authenticatedRoutes(forPsp: boolean): { name: string; call: (client: MerchantClient) => Promise<HttpResult> }[] {
+    // Routes that take a bearer token; checkout's client credentials are refused as 401 (issue 11 block). A PSP's
+    // own interfaces serve it, so they are left out where the refused caller is a PSP.
     return t.app.router.declaredInterfaces
-      .filter((restInterface) => restInterface.auth !== 'public' && restInterface.auth.method === 'bearer')
       .flatMap((restInterface) => restInterface.routes)
+      .filter((route) => route.auth !== 'public' && route.auth.method === 'bearer' && (!forPsp || !route.auth.accepts.includes('psp')))
       .map((route) => {
         const path = route.pattern.replace('{reference}', owned.reference).replace('{id}', owned.webhookId);
         const headers: Record<string, string> = route.idempotent ? { 'Idempotency-Key': randomUUID() } : {};
@@ -536,8 +544,8 @@ describe('tenant isolation', () => {
     ['a PSP', () => psp, 'FORBIDDEN_PRINCIPAL'],
   ];
 
-  test.each(refused)('%s is refused (403) on every route of the merchant REST interfaces', async (_, client) => {
-    const routes = authenticatedRoutes();
+  test.each(refused)('%s is refused (403) on every route of the merchant REST interfaces', async (_, client, code) => {
+    const routes = authenticatedRoutes(code === 'FORBIDDEN_PRINCIPAL');
     expect(routes.length).toBeGreaterThan(0);
     const statuses = Object.fromEntries(await Promise.all(routes.map(async (r) => [r.name, (await r.call(client())).status] as const)));
     expect(statuses).toEqual(Object.fromEntries(routes.map((r) => [r.name, 403])));
@@ -752,7 +760,8 @@ describe('tenant isolation between PSPs', () => {
   test("another PSP cannot name this PSP's sales unit (403), on REST and on the graph", async () => {
     expect((await second.request('GET', `/psp/v3/psppayments/${pspTransactionId}/details`, undefined, mine)).status).toBe(403);
     expect((await second.graphql('{ pspPayments { edges { node { id } } } }', {}, mine)).status).toBe(403);
-    expect((await second.request('POST', '/psp/v3/psppayments/init', {}, mine)).status).toBe(400);
+    // The scope comes before the body: an empty body naming another PSP's unit is that 403, not a 400.
+    expect((await second.request('POST', '/psp/v3/psppayments/init', {}, mine)).status).toBe(403);
   });
 
   test("the payment's own PSP still sees it untouched", async () => {
@@ -772,3 +781,188 @@ describe('tenant isolation between PSPs', () => {
     expect(JSON.stringify(refusedSub.failure)).toMatch(/FORBIDDEN/);
   });
 });
+
+// issue 19 point 2: one request front, credentials first. Every route that takes credentials, generated from the
+// router, answers a request without any with a 401 in its interface's error format, however bad the rest of it is.
+describe('credentials before anything else, on every route', () => {
+  const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+  /** What the front refuses a request without credentials with, by how the route authenticates. */
+  async function refusalWithout(method: 'bearer' | 'clientCredentials'): Promise<AppError> {
+    const none = headerLookup({});
+    const refusal =
+      method === 'bearer'
+        ? await Promise.resolve()
+            .then(() => authenticateBearer(t.app.services, none))
+            .catch((e: unknown) => e)
+        : await authenticateCheckoutClient(forkEm(t.app.services.orm), none).catch((e: unknown) => e);
+    if (!(refusal instanceof AppError)) throw new Error('expected the front to refuse');
+    return refusal;
+  }
+
+  function credentialedRoutes() {
+    return t.app.router.declaredInterfaces.flatMap((restInterface) =>
+      restInterface.routes.flatMap((route) => (route.auth === 'public' ? [] : [{ restInterface, route, auth: route.auth }])),
+    );
+  }
+
+  test('the routes of every interface that authenticates are walked (pages and token endpoints aside)', () => {
+    const prefixes = new Set(credentialedRoutes().map((r) => r.restInterface.prefix));
+    expect([...prefixes].sort()).toEqual(
+      [
+        '/checkout/v3',
+        '/epayment/v1',
+        '/management/v1',
+        '/merchant-management/psp/v1',
+        '/order-management',
+        '/partner-api',
+        '/psp/v3',
+        '/qr',
+        '/report/v1',
+        '/settlement/v1',
+        '/vipps-userinfo-api',
+        '/webhooks/v1',
+      ].sort(),
+    );
+  });
+
+  test('without credentials, every such route is a 401 naming the credential, in its interface’s format, before any 400', async () => {
+    const answers = await Promise.all(
+      credentialedRoutes().map(async ({ restInterface, route, auth }) => {
+        // Every parameter, header and the body are wrong as well: none of them may be reported first.
+        const path = route.pattern.replace(/\{\w+\}/g, '%21bad%21');
+        const res = await owner.raw(route.method, path, route.method === 'GET' ? undefined : '{"not json', {
+          'Content-Type': 'application/json',
+          'Merchant-Serial-Number': 'not-an-msn',
+          'Idempotency-Key': 'k'.repeat(80),
+          'Svc-System-Name': 's'.repeat(200),
+          'Psp-Id': 'not-a-uuid',
+        });
+        const expected = restInterface.errorFormat.render(await refusalWithout(auth.method), {
+          method: route.method,
+          path,
+          query: new URLSearchParams(),
+          headers: {},
+          params: {},
+          rawBody: Buffer.alloc(0),
+          traceId: randomUUID(),
+        } as HttpRequest);
+        const blank = (body: unknown) =>
+          JSON.stringify(body)
+            .replace(UUID, '<uuid>')
+            .replace(/"instance":"[^"]*"/, '"instance":"<path>"');
+        return {
+          route: `${route.method} ${route.pattern}`,
+          status: res.status,
+          contentType: res.headers.get('content-type')?.split(';')[0],
+          body: blank(res.body),
+          expected: { status: expected.status, contentType: expected.headers?.['content-type']?.split(';')[0], body: blank(expected.body) },
+        };
+      }),
+    );
+    expect(answers.length).toBeGreaterThan(40);
+    for (const { route, status, contentType, body, expected } of answers) {
+      expect({ route, status, contentType, body }).toEqual({ route, ...expected });
+      expect({ route, status }).toEqual({ route, status: 401 });
+    }
+  });
+
+  test('the graph: without credentials a 401 naming the token, not the Merchant-Serial-Number', async () => {
+    const res = await owner.raw(
+      'POST',
+      '/graphql',
+      { query: '{ payments(first: 1) { edges { cursor } } }' },
+      {
+        'Content-Type': 'application/json',
+        'Merchant-Serial-Number': 'not-an-msn',
+      },
+    );
+    expect(res.status).toBe(401);
+    expect(res.body.errors[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect(res.body.errors[0].extensions.details.map((d: { name: string }) => d.name)).toEqual(['Authorization']);
+  });
+
+  test('the graph asks for the MSN only where a field needs one sales unit', async () => {
+    const headers = withoutHeader(await partnerOfA.headers(), 'Merchant-Serial-Number');
+    const principalWide = await partnerOfA.raw('POST', '/graphql', { query: '{ viewer { kind partner { partnerId } } }' }, headers);
+    expect(principalWide.status).toBe(200);
+    expect(principalWide.body).toEqual({ data: { viewer: { kind: 'PARTNER', partner: { partnerId: '100200' } } } });
+    const oneUnit = await partnerOfA.raw('POST', '/graphql', { query: '{ payments(first: 1) { edges { cursor } } }' }, headers);
+    expect(oneUnit.body.data).toBeNull();
+    expect(oneUnit.body.errors[0].extensions.details).toEqual([expect.objectContaining({ name: 'Merchant-Serial-Number' })]);
+  });
+});
+
+// issue 20 points 4 and 5: lists and single reads of merchant data answer from one coverage rule, and the MSN a
+// partner acts for narrows the graph as it narrows REST.
+describe('merchant data: lists and single reads agree, on both faces', () => {
+  const B_ORGNO = '920000010';
+  const MERCHANTS = '{ viewer { merchants(first: 50) { edges { node { orgno name status salesUnits { edges { node { msn } } } } } } } }';
+  const orgnosOf = (res: HttpResult) => res.body.data.viewer.merchants.edges.map((e: { node: { orgno: string } }) => e.node.orgno);
+
+  test.each([
+    ['acting for B’s unit', () => partnerOfB],
+    ['acting for A’s unit', () => partnerOfA],
+    ['naming no unit', () => partnerOfA],
+  ])('a partner %s: B has not consented, so B is neither read nor listed', async (name, client) => {
+    const partner = client();
+    const named = await partner.headers(SYSTEM);
+    const headers = name === 'naming no unit' ? withoutHeader(named, 'Merchant-Serial-Number') : named;
+    const single = await partner.raw('GET', `/management/v1/merchants/${B_ORGNO}`, undefined, headers);
+    const list = await partner.raw('GET', '/management/v1/merchants', undefined, headers);
+    const graph = await partner.raw('POST', '/graphql', { query: MERCHANTS }, { ...headers, 'Content-Type': 'application/json' });
+    expect(single.status).toBe(name === 'naming no unit' ? 400 : name === 'acting for B’s unit' ? 403 : 404);
+    expect(list.status).toBe(200);
+    expect(list.body.MerchantList.map((m: { orgno: string }) => m.orgno)).not.toContain(B_ORGNO);
+    expect(graph.body.errors).toBeUndefined();
+    expect(orgnosOf(graph)).not.toContain(B_ORGNO);
+    expect(JSON.stringify(graph.body)).not.toContain('Prøvehandel');
+  });
+
+  test('once B consents, its single read and both lists show it; withdrawn, none does', async () => {
+    const consent = (verb: 'give' | 'withdraw') =>
+      intruder.graphql(`mutation { ${verb}MerchantConsent(input: { partnerId: "100200" }) { userErrors { code } } }`);
+    await consent('give');
+    try {
+      expect((await partnerOfB.request('GET', `/management/v1/merchants/${B_ORGNO}`, undefined, SYSTEM)).status).toBe(200);
+      expect(
+        (await partnerOfB.request('GET', '/management/v1/merchants', undefined, SYSTEM)).body.MerchantList.map(
+          (m: { orgno: string }) => m.orgno,
+        ),
+      ).toEqual([B_ORGNO]);
+      expect(orgnosOf(await partnerOfB.graphql(MERCHANTS))).toEqual([B_ORGNO]);
+    } finally {
+      await consent('withdraw');
+    }
+    expect((await partnerOfB.request('GET', `/management/v1/merchants/${B_ORGNO}`, undefined, SYSTEM)).status).toBe(403);
+    expect(orgnosOf(await partnerOfB.graphql(MERCHANTS))).toEqual([]);
+  });
+
+  test('acting for B’s unit, the partner reaches none of A’s units or payments in the graph, as REST answers 404', async () => {
+    expect((await partnerOfB.getPayment(owned.reference)).status).toBe(404);
+    expect((await partnerOfB.request('GET', '/management/v1/sales-units/123456', undefined, SYSTEM)).status).toBe(404);
+    const unitId = toGlobalId('SalesUnit', '123456');
+    const node = await partnerOfB.graphql(
+      'query($id: ID!) { node(id: $id) { ... on SalesUnit { msn payments(first: 5) { edges { node { reference } } } } } }',
+      {
+        id: unitId,
+      },
+    );
+    expect(node.body.errors).toBeUndefined();
+    expect(node.body.data.node).toBeNull();
+    const all = await partnerOfB.graphql(
+      MERCHANTS.replace(
+        'salesUnits { edges { node { msn } } }',
+        'salesUnits { edges { node { msn payments(first: 5) { edges { node { reference } } } } } }',
+      ),
+    );
+    expect(JSON.stringify(all.body)).not.toContain('123456');
+    expect(JSON.stringify(all.body)).not.toContain(owned.reference);
+    // Acting for A's unit, the same partner reads it: the narrowing is the MSN's, not a refusal of the partner.
+    const asA = await partnerOfA.graphql('query($id: ID!) { node(id: $id) { ... on SalesUnit { msn } } }', { id: unitId });
+    expect(asA.body.data.node).toEqual({ msn: '123456' });
+  });
+});
+
+function withoutHeader(headers: Record<string, string>, name: string): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([key]) => key.toLowerCase() !== name.toLowerCase()));
+}

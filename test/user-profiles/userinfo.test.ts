@@ -298,6 +298,31 @@ describe('GET /vipps-userinfo-api/userinfo/ with the user access token', () => {
   });
 });
 
+describe('a merchant token without the subscription key (issue 19 point 6)', () => {
+  test('userinfo/{sub} answers as with the key, as the userinfo Postman collection sends it; a wrong key is still 401', async () => {
+    const approval = await approveWithConsent(merchantA, 'name email');
+    const withKey = await userinfo(merchantA, approval.sub);
+    expect(withKey.status).toBe(200);
+    // The collection's headers: the token, the MSN and the Vipps-System-* headers, no Ocp-Apim-Subscription-Key.
+    const asCollection = await merchantA.raw('GET', `/vipps-userinfo-api/userinfo/${approval.sub}`, undefined, {
+      Authorization: `Bearer ${await merchantA.accessToken()}`,
+      'Merchant-Serial-Number': '123456',
+      'Vipps-System-Name': 'Postman',
+      'Vipps-System-Version': '1',
+      'Vipps-System-Plugin-Name': 'userinfo-collection',
+      'Vipps-System-Plugin-Version': '1',
+    });
+    expect({ status: asCollection.status, body: asCollection.body }).toEqual({ status: 200, body: withKey.body });
+    expectUserinfoError(await userinfo(merchantA, approval.sub, { 'Ocp-Apim-Subscription-Key': 'test-key-654321' }), 401);
+    // The token still names the sales units: another merchant's token without a key reads nothing of A's.
+    const other = await merchantB.raw('GET', `/vipps-userinfo-api/userinfo/${approval.sub}`, undefined, {
+      Authorization: `Bearer ${await merchantB.accessToken()}`,
+      'Merchant-Serial-Number': '654321',
+    });
+    expectUserinfoError(other, 404);
+  });
+});
+
 // Moves the shared clock: last in the file.
 describe('the 168-hour time limit', () => {
   test('readable until 168 hours after the approval, then a 403; the user token expires with its hour', async () => {
@@ -323,9 +348,12 @@ describe('the interface describes itself', () => {
     expect(res.status).toBe(200);
     expect(Object.keys(res.body.paths).sort()).toEqual(['/vipps-userinfo-api/userinfo/', '/vipps-userinfo-api/userinfo/{sub}']);
     expect(res.body.components.schemas.Error.properties.status).toEqual({ type: 'string' });
-    // Both take a bearer token (a merchant's, or the user's) and the subscription key.
-    for (const path of Object.keys(res.body.paths))
-      expect(res.body.paths[path].get.security).toEqual([{ bearer: [], subscriptionKey: [] }]);
+    // Both take a bearer token (a merchant's, or the user's) and the subscription key; a merchant's token alone names its client.
+    expect(res.body.paths['/vipps-userinfo-api/userinfo/{sub}'].get.security).toEqual([
+      { bearer: [], subscriptionKey: [] },
+      { bearer: [] },
+    ]);
+    expect(res.body.paths['/vipps-userinfo-api/userinfo/'].get.security).toEqual([{ bearer: [], subscriptionKey: [] }]);
     expect(Object.keys(res.body.components.securitySchemes).sort()).toEqual(['bearer', 'subscriptionKey']);
   });
 });

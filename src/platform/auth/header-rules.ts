@@ -2,7 +2,7 @@ import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import type { HeaderLookup } from './header-lookup.js';
 
 export const MSN_PATTERN = /^[0-9]{4,6}$/;
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const SYSTEM_HEADERS = ['System-Name', 'System-Version', 'System-Plugin-Name', 'System-Plugin-Version'] as const;
 
 /** What an interface asks of a request's headers, checked before any credential so a bad value is a 400. */

@@ -2,7 +2,7 @@ import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server
 import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
-import { GRAPH_API_AUTH, MERCHANT_API_HEADERS } from '../auth/merchant-api.js';
+import { GRAPH_API_AUTH, GRAPH_API_HEADERS } from '../auth/merchant-api.js';
 import { createRequestContext } from '../auth/request-context.js';
 import type { Services } from '../context.js';
 import { AppError } from '../errors/app-error.js';
@@ -89,7 +89,7 @@ export async function handleGraphQLRequest(
     const { ctx } = await createRequestContext(services, requestHeaders(request), {
       traceId: request.traceId,
       auth: GRAPH_API_AUTH,
-      headers: MERCHANT_API_HEADERS,
+      headers: GRAPH_API_HEADERS,
     });
     context = { services, request: ctx };
   } catch (error) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Context as WsContext } from 'graphql-ws';
 import type { Extra } from 'graphql-ws/use/ws';
 import { headerLookup } from '../auth/header-lookup.js';
-import { GRAPH_API_AUTH, MERCHANT_API_HEADERS } from '../auth/merchant-api.js';
+import { GRAPH_API_AUTH, GRAPH_API_HEADERS } from '../auth/merchant-api.js';
 import type { Principal } from '../auth/principal.js';
 import { createRequestContext } from '../auth/request-context.js';
 import type { TenancyScope } from '../auth/tenancy.js';
@@ -28,7 +28,7 @@ export async function authenticateSocket(services: Services, ctx: SocketContext)
     const { ctx: request } = await createRequestContext(services, headerLookup(ctx.connectionParams ?? {}), {
       traceId: randomUUID(),
       auth: GRAPH_API_AUTH,
-      headers: MERCHANT_API_HEADERS,
+      headers: GRAPH_API_HEADERS,
     });
     ctx.extra.session = { principal: request.principal, scope: request.scope };
     closeWhenTokenExpires(services, ctx, request.principal);

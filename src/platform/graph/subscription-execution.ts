@@ -33,7 +33,7 @@ export async function subscribeWithFreshContextPerEvent(
   const session: Session = { principal: base.request.principal, scope: base.request.scope };
   const operationKey = [
     session.principal.clientId,
-    session.scope.msn,
+    session.scope.actingFor ?? '',
     print(args.document),
     args.operationName ?? '',
     JSON.stringify(args.variableValues ?? {}),

@@ -4,7 +4,6 @@ import type { RequestContext } from '../context.js';
 import type { Em } from '../db/orm.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import { errorEntry, type ErrorCode } from '../errors/catalogue.js';
-import { scoped } from '../auth/tenancy.js';
 
 export interface IdempotentRequest {
   /** The operation, e.g. `payment.capture`; a key is scoped to (client, MSN, operation). */
@@ -35,7 +34,13 @@ type Outcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; detail:
  * (catalogue `replayable`) are recorded too, in that same transaction, so a retry gets the same answer.
  */
 export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentRequest, action: (em: Em) => Promise<T>): Promise<T> {
-  const scope = { clientId: ctx.principal.clientId, msn: scoped(ctx).msn, operation: request.operation, idempotencyKey: request.key };
+  // An operation of the principal as a whole (a partner's product order) names no sales unit: its keys are the client's.
+  const scope = {
+    clientId: ctx.principal.clientId,
+    msn: ctx.scope.actingFor ?? '',
+    operation: request.operation,
+    idempotencyKey: request.key,
+  };
   const requestDigest = digestRequest(request.operation, request.request);
   let actionError: AppError | undefined;
   let outcome: Outcome<T>;

@@ -28,7 +28,7 @@ export function openApiDocument(restInterface: RestInterface): Json {
 function operation(restInterface: RestInterface, route: DeclaredRoute): Json {
   const op: Json = {
     summary: route.summary,
-    parameters: [...pathParameters(route), ...headerParameters(restInterface, route)],
+    parameters: [...pathParameters(route), ...headerParameters(route)],
     responses: {
       [String(route.success.status)]: { description: route.success.description },
       default: {
@@ -38,7 +38,7 @@ function operation(restInterface: RestInterface, route: DeclaredRoute): Json {
     },
   };
   if (route.body) op.requestBody = { required: true, content: { 'application/json': { schema: route.body.jsonSchema } } };
-  const security = securityOf(restInterface) ?? (route.documentedAuth ? [{ bearer: [], subscriptionKey: [] }] : undefined);
+  const security = securityOf(route);
   if (security) op.security = security;
   return op;
 }
@@ -52,8 +52,8 @@ function pathParameters(route: DeclaredRoute): Json[] {
   }));
 }
 
-function headerParameters(restInterface: RestInterface, route: DeclaredRoute): Json[] {
-  const rules: HeaderRules | undefined = restInterface.headers;
+function headerParameters(route: DeclaredRoute): Json[] {
+  const rules: HeaderRules | undefined = route.headers;
   const header = (name: string, required: boolean, schema: Json): Json => ({ name, in: 'header', required, schema });
   const parameters: Json[] = [];
   if (route.idempotent) parameters.push(header('Idempotency-Key', true, { type: 'string', maxLength: 50 }));
@@ -73,17 +73,21 @@ function headerParameters(restInterface: RestInterface, route: DeclaredRoute): J
 }
 
 function securitySchemes(restInterface: RestInterface): Json {
-  const subscriptionKey = { type: 'apiKey', in: 'header', name: 'Ocp-Apim-Subscription-Key' };
-  if (restInterface.auth === 'public') {
-    const documented = restInterface.routes.some((route) => route.documentedAuth === 'bearer');
-    return documented ? { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, subscriptionKey } : {};
+  const schemes: Json = {};
+  for (const route of restInterface.routes) {
+    for (const alternative of securityOf(route) ?? []) {
+      if ('bearer' in alternative) schemes.bearer = { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' };
+      if ('subscriptionKey' in alternative) schemes.subscriptionKey = { type: 'apiKey', in: 'header', name: 'Ocp-Apim-Subscription-Key' };
+    }
   }
-  return restInterface.auth.method === 'bearer'
-    ? { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, subscriptionKey }
-    : { subscriptionKey };
+  return schemes;
 }
 
-function securityOf(restInterface: RestInterface): Json[] | undefined {
-  if (restInterface.auth === 'public') return undefined;
-  return restInterface.auth.method === 'bearer' ? [{ bearer: [], subscriptionKey: [] }] : [{ subscriptionKey: [] }];
+/** The route's credentials as OpenAPI security alternatives; an optional subscription key adds the token alone. */
+function securityOf(route: DeclaredRoute): Json[] | undefined {
+  if (route.auth === 'public') return route.documentedAuth ? [{ bearer: [], subscriptionKey: [] }] : undefined;
+  if (route.auth.method !== 'bearer') return [{ subscriptionKey: [] }];
+  return route.auth.subscriptionKey === 'optional'
+    ? [{ bearer: [], subscriptionKey: [] }, { bearer: [] }]
+    : [{ bearer: [], subscriptionKey: [] }];
 }

@@ -1,6 +1,6 @@
 import type { HeaderLookup } from '../auth/header-lookup.js';
 import { readHeaders, type HeaderRules, type RequestHeaders } from '../auth/header-rules.js';
-import { createRequestContext, type AuthRule } from '../auth/request-context.js';
+import { createRequestContext, type AuthRule, type ScopeRule } from '../auth/request-context.js';
 import type { RequestContext, Services } from '../context.js';
 import { AppError } from '../errors/app-error.js';
 import { jsonBody } from './body.js';
@@ -10,7 +10,10 @@ import { requestHeaders } from './headers.js';
 import type { HttpRequest, HttpResponse } from './http-types.js';
 import type { ParamName, ParamRule, PathParams } from './path-params.js';
 
-/** `public`: no credentials (the wallet user's pages, the token endpoint itself). */
+/**
+ * `public`: no credentials of an API client (the wallet user's pages and token, the token endpoint itself);
+ * otherwise the request front authenticates, scopes and checks headers before the route's handler runs.
+ */
 export type InterfaceAuth = 'public' | AuthRule;
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -59,10 +62,14 @@ export interface RouteDeclaration<A extends InterfaceAuth, P extends string, B, 
   /** The success status, for the OpenAPI document. */
   success: { status: number; description: string };
   /**
-   * On a public interface, a route that authenticates in its handler (an interface whose operations take different
-   * tokens) names its scheme here, for the OpenAPI document: a bearer token and the subscription key.
+   * A public route that checks a token of its own in its handler (the wallet user's token) names its scheme here,
+   * for the OpenAPI document: a bearer token and the subscription key.
    */
   documentedAuth?: 'bearer';
+  /** What the route acts for, where it differs from the interface's rule (one sales unit, a merchant, the principal). */
+  scope?: ScopeRule;
+  /** The route's header rules, where they differ from the interface's (an operation that also takes `User-Token`). */
+  headers?: HeaderRules;
   /** A larger request body than the default 1 MiB (an image upload); every other route keeps the default. */
   maxBodyBytes?: number;
   handler(ctx: HandlerContext<A>, values: RouteValues<P, B, I>): Promise<HttpResponse>;
@@ -79,6 +86,9 @@ export interface DeclaredRoute {
   params: Readonly<Record<string, ParamRule | undefined>>;
   body: BodyShape<unknown> | undefined;
   success: { status: number; description: string };
+  /** The route's credentials and header rules: the interface's, or its own. */
+  auth: InterfaceAuth;
+  headers: HeaderRules | undefined;
   documentedAuth?: 'bearer';
   maxBodyBytes?: number;
   run(request: HttpRequest): Promise<HttpResponse>;
@@ -93,13 +103,23 @@ export interface RestInterface {
   routes: readonly DeclaredRoute[];
 }
 
-export type RouteBuilder<A extends InterfaceAuth> = <P extends string, B = undefined, I extends boolean = false>(
-  route: RouteDeclaration<A, P, B, I>,
+/**
+ * Declares one route. `auth` overrides the interface's for the one operation of an interface that takes another
+ * kind of credential (userinfo's `userinfo/`, which takes the wallet user's token: `public` to the front).
+ */
+export type RouteBuilder<A extends InterfaceAuth> = <
+  P extends string,
+  B = undefined,
+  I extends boolean = false,
+  R extends InterfaceAuth = A,
+>(
+  route: RouteDeclaration<R, P, B, I> & { auth?: R },
 ) => DeclaredRoute;
 
 /**
- * Declares an interface and its routes. Every route runs the same front: header rules (400), credentials (401),
- * the kind of principal and the sales unit (403), path parameters, then the body (400), then the handler.
+ * Declares an interface and its routes. Every route runs the same front, in one order: credentials (401), the kind
+ * of principal and the scope it acts for (400 for a missing MSN, 403), the header rules (400), path parameters,
+ * then the body (400), then the handler.
  */
 export function defineRestInterface<A extends InterfaceAuth>(
   services: Services,
@@ -115,6 +135,8 @@ export function defineRestInterface<A extends InterfaceAuth>(
     params: declared.params ?? {},
     body: declared.body,
     success: declared.success,
+    auth: declared.auth ?? declaration.auth,
+    headers: declared.headers ?? declaration.headers,
     ...(declared.documentedAuth ? { documentedAuth: declared.documentedAuth } : {}),
     ...(declared.maxBodyBytes ? { maxBodyBytes: declared.maxBodyBytes } : {}),
     run: (request) => runRoute(services, declaration, declared, request),
@@ -123,14 +145,22 @@ export function defineRestInterface<A extends InterfaceAuth>(
   return { name, prefix, errorFormat, auth, headers, routes: declareRoutes(route) };
 }
 
-async function runRoute<A extends InterfaceAuth, P extends string, B, I extends boolean>(
+async function runRoute<A extends InterfaceAuth, P extends string, B, I extends boolean, R extends InterfaceAuth>(
   services: Services,
   declaration: RestInterfaceDeclaration<A>,
-  route: RouteDeclaration<A, P, B, I>,
+  route: RouteDeclaration<R, P, B, I> & { auth?: R },
   request: HttpRequest,
 ): Promise<HttpResponse> {
   const lookupHeader = requestHeaders(request);
-  const front = await frontOf(services, declaration, route.idempotent, request, lookupHeader);
+  const auth: InterfaceAuth = route.auth ?? declaration.auth;
+  const rules = route.headers ?? declaration.headers;
+  const front = await frontOf(
+    services,
+    { name: declaration.name, auth, rules, scope: route.scope },
+    route.idempotent,
+    request,
+    lookupHeader,
+  );
   const params = checkedParams(route, request.params);
   const body = (route.body ? route.body.parse(jsonBody(request)) : undefined) as B;
   const values: RouteValues<P, B, I> = {
@@ -142,21 +172,21 @@ async function runRoute<A extends InterfaceAuth, P extends string, B, I extends 
     rawBody: request.rawBody,
     lookupHeader,
   };
-  return route.handler(front.ctx as HandlerContext<A>, values);
+  return route.handler(front.ctx as HandlerContext<R>, values);
 }
 
 async function frontOf(
   services: Services,
-  declaration: RestInterfaceDeclaration<InterfaceAuth>,
+  route: { name: string; auth: InterfaceAuth; rules: HeaderRules | undefined; scope: ScopeRule | undefined },
   idempotent: boolean,
   request: HttpRequest,
   lookupHeader: HeaderLookup,
 ): Promise<{ ctx: RequestContext | PublicContext; headers: RequestHeaders }> {
-  const rules = declaration.headers;
-  if (declaration.auth !== 'public' && rules) {
-    return createRequestContext(services, lookupHeader, { traceId: request.traceId, auth: declaration.auth, headers: rules, idempotent });
+  const { auth, rules } = route;
+  if (auth !== 'public' && rules) {
+    return createRequestContext(services, lookupHeader, { traceId: request.traceId, auth, headers: rules, idempotent, scope: route.scope });
   }
-  if (declaration.auth !== 'public') throw new Error(`REST interface ${declaration.name} authenticates but declares no header rules`);
+  if (auth !== 'public') throw new Error(`REST interface ${route.name} authenticates but declares no header rules`);
   const headers = rules
     ? readHeaders(lookupHeader, rules, idempotent)
     : { msn: undefined, idempotencyKey: undefined, pspId: undefined, userToken: undefined };
