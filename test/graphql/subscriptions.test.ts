@@ -178,10 +178,23 @@ describe('connection_init authentication', () => {
       async () => ({ ...(await connectionParamsOf(merchantA)), 'Ocp-Apim-Subscription-Key': MERCHANT_B.subscriptionKey }),
     ],
     ["another merchant's sales unit", async () => ({ ...(await connectionParamsOf(merchantA)), 'Merchant-Serial-Number': MERCHANT_B.msn })],
-    ['no sales unit', async () => ({ ...(await connectionParamsOf(merchantA)), 'Merchant-Serial-Number': '' })],
+    ['a malformed sales unit', async () => ({ ...(await connectionParamsOf(merchantA)), 'Merchant-Serial-Number': 'abc' })],
     ['no payload', async () => ({})],
   ])('%s closes the socket with 4403 before any ack', async (_case, params) => {
     expect(await connectOnce(t.baseUrl, await params())).toEqual({ acknowledged: false, closeCode: 4403 });
+  });
+
+  test('without a sales unit the socket is acknowledged; a subscription that needs one is refused naming the MSN', async () => {
+    const params = { ...(await connectionParamsOf(merchantA)) };
+    delete params['Merchant-Serial-Number'];
+    expect(await connectOnce(t.baseUrl, params)).toEqual({ acknowledged: true, closeCode: 1000 });
+    const subscriber = new Subscriber(t.baseUrl, params).subscribe('subscription { paymentEvents { event { reference } } }');
+    try {
+      await eventually(() => subscriber.failure !== undefined || subscriber.results.length > 0, 'the refusal');
+      expect(JSON.stringify(subscriber.failure ?? subscriber.results)).toContain('Merchant-Serial-Number');
+    } finally {
+      await subscriber.close();
+    }
   });
 
   test('the socket closes with 4403 when the access token it was opened with expires', async () => {

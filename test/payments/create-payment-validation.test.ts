@@ -409,7 +409,7 @@ describe('the body as a whole', () => {
   });
 });
 
-describe('header rules: format is checked before credentials', () => {
+describe('header rules: credentials first, then the format of every header', () => {
   /** Only what a caller without a token sends: no Authorization at all. */
   const anonymous = (extra: Record<string, string>) => ({
     'Content-Type': 'application/json',
@@ -421,9 +421,13 @@ describe('header rules: format is checked before credentials', () => {
   test.each([
     ['no Authorization header', {}],
     ['a garbage token', { Authorization: 'Bearer not-a-token' }],
-  ])('Merchant-Serial-Number "12a" with %s is a 400, not a 401', async (_what, auth) => {
+  ])('Merchant-Serial-Number "12a" with %s is a 401 naming the token, not a 400', async (_what, auth) => {
     const res = await merchant.raw('POST', PAYMENTS, paymentBody(), anonymous({ 'Merchant-Serial-Number': '12a', ...auth }));
-    expectRefused(res, 'Merchant-Serial-Number');
+    expect({ status: res.status, contentType: res.headers.get('content-type') }).toEqual({
+      status: 401,
+      contentType: expect.stringContaining('application/problem+json'),
+    });
+    expect(res.body.extraDetails.map((d: { name: string }) => d.name)).toEqual(['Authorization']);
   });
 
   /** The merchant's valid headers with `overrides` on top; an `undefined` override leaves that header out. */
