@@ -350,7 +350,8 @@ describe('the deprecated partner API', () => {
 
   test('400 for a malformed order, 422 for one that cannot be made', async () => {
     expect((await partnerApi(t.partner, 'POST', '/v1/products/orders', partnerOrder({ orgno: '92000002' }))).status).toBe(400);
-    expect((await partnerApi(t.partner, 'POST', '/v1/products/orders', partnerOrder({ orgno: 920000029 }))).status).toBe(400);
+    // A number is taken as its digits (issue 19), so only another type is malformed.
+    expect((await partnerApi(t.partner, 'POST', '/v1/products/orders', partnerOrder({ orgno: true }))).status).toBe(400);
     for (const orgno of ['920000011', '920000061', '920000045', '920000053']) {
       expect([orgno, (await partnerApi(t.partner, 'POST', '/v1/products/orders', partnerOrder({ orgno }))).status]).toEqual([orgno, 422]);
     }

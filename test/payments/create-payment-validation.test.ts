@@ -94,14 +94,17 @@ describe('body rules: each refusal names its field', () => {
     ['reference with an underscore', { reference: 'order_12345' }, 'reference'],
     ['reference with a space', { reference: 'order 12345' }, 'reference'],
     ['reference with non-ASCII letters', { reference: 'ordre-blåbær-1' }, 'reference'],
-    ['reference not a string', { reference: 12_345_678 }, 'reference'],
+    // A number is its text (issue 19: real clients send one); 1234 as text is too short a reference.
+    ['reference a number too short as text', { reference: 1234 }, 'reference'],
+    ['reference not a string', { reference: true }, 'reference'],
 
     // amount: {currency NOK|DKK|EUR, value int 0..65,000,000}
     ['amount missing', { amount: undefined }, 'amount'],
     ['amount not an object', { amount: 10_000 }, 'amount'],
     ['amount.value missing', { amount: { currency: 'NOK' } }, 'amount.value'],
     ['amount.value not an integer', { amount: { currency: 'NOK', value: 100.5 } }, 'amount.value'],
-    ['amount.value a numeric string', { amount: { currency: 'NOK', value: '10000' } }, 'amount.value'],
+    // Digits in a string are the integer (issue 19); a decimal in a string is not a whole amount.
+    ['amount.value a decimal string', { amount: { currency: 'NOK', value: '100.5' } }, 'amount.value'],
     ['amount.value negative', { amount: { currency: 'NOK', value: -100 } }, 'amount.value'],
     // A payment of nothing could never be captured, in any currency.
     ['amount.value 0 in NOK', { amount: { currency: 'NOK', value: 0 } }, 'amount.value'],
@@ -236,7 +239,7 @@ describe('body rules: each refusal names its field', () => {
     // metadata: at most 5 string pairs, key <= 100, value <= 500
     ['metadata with 6 pairs', { metadata: metadataPairs(6) }, 'metadata'],
     ['metadata value longer than 500', { metadata: { note: 'n'.repeat(501) } }, 'metadata.note'],
-    ['metadata value not a string', { metadata: { note: 42 } }, 'metadata.note'],
+    ['metadata value not a string', { metadata: { note: { n: 42 } } }, 'metadata.note'],
     ['metadata not an object', { metadata: 'note=42' }, 'metadata'],
   ];
 
@@ -280,7 +283,7 @@ describe('domain refusals with a public title and error code', () => {
   });
 
   test('every field error is reported before a domain refusal such as "Expiration too soon"', async () => {
-    const res = await create(() => longLiving(ahead(5 * MINUTE), { paymentDescription: 'ab', metadata: { note: 42 } }));
+    const res = await create(() => longLiving(ahead(5 * MINUTE), { paymentDescription: 'ab', metadata: { note: false } }));
     expect(res.status).toBe(400);
     expect(res.body.title).toBe('Bad Request');
     expect(fieldsNamed(res).sort()).toEqual(['metadata.note', 'paymentDescription']);
