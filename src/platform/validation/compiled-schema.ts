@@ -32,8 +32,15 @@ export function compileSchema<S extends TSchema>(schema: S): CompiledSchema<S> {
   };
 }
 
+/**
+ * The annotation giving a string field other names real clients send for its values, taken as the declared ones:
+ * `{ 'x-aliases': { VIPPS_PA_NETT: 'SVC_PA_NETT' } }`. Published with the schema, so the OpenAPI document says so.
+ */
+export const ALIASES = 'x-aliases';
+
 interface SchemaNode {
   type?: unknown;
+  [ALIASES]?: Record<string, string>;
   anyOf?: SchemaNode[];
   properties?: Record<string, SchemaNode>;
   patternProperties?: Record<string, SchemaNode>;
@@ -47,7 +54,8 @@ interface SchemaNode {
  * - `null` (and, in process, `undefined`) where the schema names a property means absent, as clients mean it;
  * - a number where only a string is declared is its decimal text exactly as written in the body (a 19-digit
  *   `reference`, a PHP integer `metadata.orderid`), not the double JSON.parse made of it;
- * - a string of digits where an integer is declared is that integer (`"amount": "200"`), when it is exact.
+ * - a string of digits where an integer is declared is that integer (`"amount": "200"`), when it is exact;
+ * - a value the schema names an alias of (`ALIASES`) is the value it stands for.
  * Anything else is left as sent, for the schema to refuse.
  */
 function asDeclared(schema: TSchema, value: unknown, holder?: object, key?: string): unknown {
@@ -55,6 +63,7 @@ function asDeclared(schema: TSchema, value: unknown, holder?: object, key?: stri
   if (typeof value === 'number' && declares(node, 'string') && !declares(node, 'number') && !declares(node, 'integer')) {
     return (holder && key !== undefined ? numberTextOf(holder, key) : undefined) ?? String(value);
   }
+  if (typeof value === 'string' && node[ALIASES] && Object.hasOwn(node[ALIASES], value)) return node[ALIASES][value];
   if (typeof value === 'string' && declares(node, 'integer') && !declares(node, 'string') && /^-?[0-9]{1,16}$/.test(value)) {
     const integer = Number(value);
     if (Number.isSafeInteger(integer)) return integer;
