@@ -2,6 +2,7 @@ import type { PaygraphEnv } from '../config.js';
 import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
 import type { CreatePaymentCommand, CreatePaymentFields, Customer } from './payment.commands.js';
 import type { Currency, CustomerInteraction, PaymentMethodType, QrImageFormat, UserFlow } from './payment.entity.js';
+import { orderLineTaxProblems } from '../orders/order-line-tax.js';
 
 /**
  * The ePayment rules (FACTS §1.2) that both faces apply: the limits the request shapes declare, the rules that
@@ -74,6 +75,10 @@ export function customerProblem(customer: Customer): ErrorDetail | undefined {
   };
 }
 
+function isReceiptLike(receipt: unknown): receipt is { orderLines?: unknown } {
+  return typeof receipt === 'object' && receipt !== null;
+}
+
 /**
  * A customer without any identifier (`{customerInteraction: ...}` only, `{phoneNumber: null}`) names nobody: the
  * platform takes it as no customer, and WooCommerce's express checkout sends one on every order.
@@ -107,6 +112,7 @@ export function createPaymentFieldProblems(fields: Partial<CreatePaymentFields>)
     const url = fields[name];
     if (url !== undefined && !isHttpsOrAppUrl(url)) problems.push({ name, reason: 'Must be an https:// URL or a custom app URL scheme' });
   }
+  if (isReceiptLike(fields.receipt)) problems.push(...orderLineTaxProblems(fields.receipt.orderLines, 'receipt.orderLines'));
   if (fields.profileScope !== undefined) {
     const words = fields.profileScope.split(' ').filter((w) => w !== '');
     const unknown = words.filter((w) => !(PROFILE_SCOPES as readonly string[]).includes(w));
