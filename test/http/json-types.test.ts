@@ -2,6 +2,8 @@ import { MerchantClient, newReference, paymentBody } from '../support/merchant-c
 import { PartnerClient } from '../support/partner-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { orderBody } from '../management/management-support.js';
+import { newIds, testPspClient } from '../psp/psp-fixture.js';
+import { eventually, PspEndpoint } from '../psp/psp-endpoint.js';
 
 /**
  * Issue 19 point 3: JSON types as real clients send them, one rule of the request-shape layer for every body. Bodies
@@ -76,4 +78,32 @@ test('the same rule on another interface: the partner API takes "annualTurnover"
   const refused = await partner.request('POST', '/partner-api/v1/products/orders', text.replace('"100000"', '"100000.5"'));
   expect(refused.status).toBe(400);
   expect(refused.text).toContain('annualTurnover');
+});
+
+test('the PSP interface too: "amount": "200" as the PSP collection sends it is the integer', async () => {
+  const endpoint = await new PspEndpoint().start();
+  try {
+    const psp = testPspClient(t);
+    const ids = newIds();
+    const body = {
+      ...ids,
+      currency: 'NOK',
+      pspRedirectUrl: 'https://psp.example/return',
+      makePaymentUrl: endpoint.url('/make-payment'),
+      makePaymentToken: 'psp-secret',
+    };
+    const text = `{"amount":"200",${JSON.stringify(body).slice(1)}`;
+    const init = await psp.request('POST', '/psp/v3/psppayments/init', text, psp.msnHeaders);
+    expect(init.status).toBe(200);
+    const token = new URL(init.body.vippsRedirectUrl).searchParams.get('token')!;
+    const approve = `/psp/v3/integration-test/psppayments/${ids.pspTransactionId}/approve`;
+    expect((await psp.request('POST', approve, { customerPhoneNumber: '91234567', token }, psp.msnHeaders)).status).toBeLessThan(300);
+    // Once the PSP's endpoint answers the make-payment callback, the amount is reserved: the integer sent as text.
+    const summary = async () =>
+      (await psp.request('GET', `/psp/v3/psppayments/${ids.pspTransactionId}/details`, undefined, psp.msnHeaders)).body.transactionSummary;
+    await eventually(async () => (await summary()).remainingAmountToCapture !== 0, 'the reservation');
+    expect((await summary()).remainingAmountToCapture).toBe(200);
+  } finally {
+    await endpoint.close();
+  }
 });

@@ -48,7 +48,11 @@ export function prepareOperation(
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {});
   if (coerced.errors) return coerced.errors.map((error) => withCode(error, 'BAD_USER_INPUT'));
   const controlCharacters = controlCharacterError(document, variableValues);
-  if (controlCharacters) return [controlCharacters];
+  if (controlCharacters) {
+    // HTTP's status is for Apollo; the socket has none to give.
+    const { http: _status, ...extensions } = controlCharacters.extensions;
+    return [new GraphQLError(controlCharacters.message, { extensions })];
+  }
   return { schema, document, operationName, variableValues };
 }
 
