@@ -34,6 +34,7 @@ import { CallbackDeliverer } from './platform/delivery/callback-deliverer.job.js
 import { callbackKinds } from './platform/delivery/callback-kinds.js';
 import { WebhookDeliverer } from './platform/delivery/webhook-deliverer.job.js';
 import { wantsGraphQLIde } from './pages/pages.routes.js';
+import { refuseControlCharacters } from './platform/rest/request-text.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -253,6 +254,7 @@ async function route(
     if ('document' in match) return { status: 200, body: match.document };
     request.params = match.params;
     request.routePattern = match.route.pattern;
+    refuseControlCharacters(request);
     return await match.route.run(request);
   } catch (error) {
     if (!(error instanceof AppError)) logError('request failed', error, { traceId: request.traceId, path: request.path });

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import type { ErrorDetail } from '../platform/errors/app-error.js';
 import type { BodyShape } from '../platform/rest/body-shape.js';
+import { orderLineTax, orderLineTaxProblems } from '../orders/order-line-tax.js';
 import { compileSchema } from '../platform/validation/compiled-schema.js';
 import { declareBody, isJsonObject } from '../platform/validation/declare-body.js';
 import { REASONS } from '../platform/validation/error-details.js';
@@ -78,7 +79,7 @@ const OrderLine = Type.Object({
   totalAmount: Type.Integer({ minimum: 0 }),
   totalAmountExcludingTax: Type.Integer({ minimum: 0 }),
   totalTaxAmount: Type.Integer({ minimum: 0 }),
-  taxPercentage: Type.Integer({ minimum: 0, maximum: 100 }),
+  ...orderLineTax,
   unitInfo: Type.Optional(
     Type.Object({
       unitPrice: Type.Integer({ minimum: 0 }),
@@ -225,6 +226,9 @@ function fieldRules(body: RawRequest): ErrorDetail[] {
       'merchantInfo.termsAndConditionsUrl',
     ),
   );
+  const transaction = isJsonObject(body.transaction) ? body.transaction : undefined;
+  const summary = isJsonObject(transaction?.orderSummary) ? transaction.orderSummary : undefined;
+  details.push(...orderLineTaxProblems(summary?.orderLines, 'transaction.orderSummary.orderLines'));
   const logistics = isJsonObject(body.logistics) ? body.logistics : undefined;
   if (Array.isArray(logistics?.fixedOptions)) {
     const options = logistics.fixedOptions.filter(isJsonObject) as Partial<LogisticsOption>[];

@@ -90,7 +90,9 @@ export interface OrderLine {
   totalAmount: number;
   totalAmountExcludingTax: number;
   totalTaxAmount: number;
-  taxPercentage: number;
+  /** One of the two, in whole percent or hundredths of a percent (order-line-tax.ts). */
+  taxPercentage?: number;
+  taxRate?: number;
   unitInfo?: { unitPrice: number; quantity: string; quantityUnit: string };
   discount?: number;
   productUrl?: string;

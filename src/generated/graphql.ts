@@ -275,7 +275,10 @@ export type CheckoutOrderLineInput = {
   isShipping?: InputMaybe<Scalars['Boolean']['input']>;
   name: Scalars['String']['input'];
   productUrl?: InputMaybe<Scalars['String']['input']>;
-  taxPercentage: Scalars['Int']['input'];
+  /** Whole percent (25). One of taxPercentage and taxRate must be given; both only when they agree. */
+  taxPercentage?: InputMaybe<Scalars['Int']['input']>;
+  /** Hundredths of a percent (2500 is 25 %, 1250 is 12.5 %), as in Order Management 2.1. */
+  taxRate?: InputMaybe<Scalars['Int']['input']>;
   totalAmount: Scalars['MinorUnits']['input'];
   totalAmountExcludingTax: Scalars['MinorUnits']['input'];
   totalTaxAmount: Scalars['MinorUnits']['input'];
@@ -1017,7 +1020,10 @@ export type OrderLineInput = {
   isShipping?: InputMaybe<Scalars['Boolean']['input']>;
   name: Scalars['String']['input'];
   productUrl?: InputMaybe<Scalars['String']['input']>;
-  taxPercentage: Scalars['Int']['input'];
+  /** Whole percent (25). One of taxPercentage and taxRate must be given; both only when they agree. */
+  taxPercentage?: InputMaybe<Scalars['Int']['input']>;
+  /** Hundredths of a percent (2500 is 25 %, 1250 is 12.5 %), as in Order Management 2.1. */
+  taxRate?: InputMaybe<Scalars['Int']['input']>;
   totalAmount: Scalars['MinorUnits']['input'];
   totalAmountExcludingTax: Scalars['MinorUnits']['input'];
   totalTaxAmount: Scalars['MinorUnits']['input'];
@@ -1311,7 +1317,10 @@ export type PaymentOrderLine = {
   name: Scalars['String']['output'];
   quantity?: Maybe<Scalars['String']['output']>;
   quantityUnit?: Maybe<Scalars['String']['output']>;
-  taxPercentage: Scalars['Int']['output'];
+  /** The tax in whole percent (25), as sent or derived from taxRate; null when the rate is no whole percent (12.5 %). */
+  taxPercentage?: Maybe<Scalars['Int']['output']>;
+  /** The tax in hundredths of a percent (2500 is 25 %, 1250 is 12.5 %; Order Management 2.1), as sent or derived from taxPercentage. */
+  taxRate?: Maybe<Scalars['Int']['output']>;
   totalAmount: Money;
   totalTaxAmount: Money;
   unitPrice?: Maybe<Money>;
@@ -3327,7 +3336,8 @@ export type PaymentOrderLineResolvers<ContextType = GraphQLContext, ParentType e
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   quantity?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   quantityUnit?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  taxPercentage?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  taxPercentage?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  taxRate?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   totalAmount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
   totalTaxAmount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
   unitPrice?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;

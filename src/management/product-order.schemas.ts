@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import type { BodyShape } from '../platform/rest/body-shape.js';
+import { ALIASES } from '../platform/validation/compiled-schema.js';
 import { declareBody, isJsonObject } from '../platform/validation/declare-body.js';
 import { REASONS } from '../platform/validation/error-details.js';
 import { stringEnum } from '../platform/validation/string-enum.js';
@@ -20,7 +21,10 @@ const shared = {
   salesUnitLogo: Type.Optional(Type.String({ minLength: 1, maxLength: 2_000_000 })),
   settlementAccountNumber: Type.Optional(Type.String({ pattern: '^[0-9]{11}$', [REASONS]: { pattern: 'Must be exactly 11 digits' } })),
   pricePackageId: Type.Optional(Type.String({ pattern: UUID, [REASONS]: { pattern: 'Must be a UUID' } })),
-  productType: stringEnum(PRODUCT_TYPES),
+  // Partner clients send the platform's older names (`VIPPS_PA_NETT`), as they send `Vipps-System-*` headers.
+  productType: stringEnum(PRODUCT_TYPES, {
+    [ALIASES]: Object.fromEntries(PRODUCT_TYPES.map((type) => [type.replace(/^SVC_/, 'VIPPS_'), type])),
+  }),
   productUseCase: Type.Optional(stringEnum(PRODUCT_USE_CASES)),
   intendedPurpose: Type.Optional(Type.String({ maxLength: 2000 })),
   website: Type.Optional(

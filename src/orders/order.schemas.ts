@@ -5,6 +5,7 @@ import type { ParamRule } from '../platform/rest/path-params.js';
 import { declareBody } from '../platform/validation/declare-body.js';
 import { REASONS } from '../platform/validation/error-details.js';
 import { stringEnum } from '../platform/validation/string-enum.js';
+import { orderLineTaxProblems } from './order-line-tax.js';
 import { Receipt } from './receipt.schemas.js';
 
 export const PAYMENT_TYPES = ['ecom', 'recurring'] as const;
@@ -115,5 +116,6 @@ export type ReceiptDocument = Record<string, unknown>;
 
 /** The receipt request: the Order Management `Receipt` shared with ePayment's create (receipt.schemas.ts). */
 export const receiptRequest: BodyShape<ReceiptDocument> = declareBody(Receipt, {
+  fieldRules: (body) => orderLineTaxProblems(body?.orderLines, 'orderLines'),
   toCommand: (body) => body as unknown as ReceiptDocument,
 });

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { REASONS } from '../platform/validation/error-details.js';
 import { stringEnum } from '../platform/validation/string-enum.js';
+import { orderLineTax } from './order-line-tax.js';
 
 const QUANTITY_UNITS = ['PCS', 'KG', 'KM', 'MINUTE', 'LITRE', 'KWH'] as const;
 const BARCODE_FORMATS = ['EAN-13', 'CODE 39', 'CODE 128'] as const;
@@ -24,7 +25,7 @@ const OrderLine = Type.Object({
   totalAmount: minorUnits(),
   totalAmountExcludingTax: minorUnits(),
   totalTaxAmount: minorUnits(),
-  taxPercentage: Type.Integer({ minimum: 0, maximum: 100 }),
+  ...orderLineTax,
   discount: Type.Optional(minorUnits({ minimum: 0 })),
   productUrl: Type.Optional(Type.String({ maxLength: 2048 })),
   isReturn: Type.Optional(Type.Boolean()),

@@ -124,7 +124,8 @@ async function modify(
   reference: string,
   change: (em: Em, payment: Payment, now: Date) => void,
 ): Promise<PaymentView> {
-  return runIdempotent(ctx, request, async (em) => {
+  // Keyed by the payment too: one key on two payments is two requests (idempotency.service.ts).
+  return runIdempotent(ctx, { ...request, target: reference }, async (em) => {
     const now = ctx.clock.now();
     const { payment, expiredNow } = await lockOwnPaymentForVerb(em, scoped(ctx).msn, reference, now);
     try {

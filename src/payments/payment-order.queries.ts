@@ -1,5 +1,6 @@
 import { scoped } from '../platform/auth/tenancy.js';
 import type { RequestContext } from '../platform/context.js';
+import { lineTaxOf } from '../orders/order-line-tax.js';
 import type { Currency } from './payment.entity.js';
 
 type Json = Record<string, unknown>;
@@ -13,7 +14,8 @@ export interface PaymentOrderLineView {
   unitPrice: Money | null;
   totalAmount: Money;
   totalTaxAmount: Money;
-  taxPercentage: number;
+  taxPercentage: number | null;
+  taxRate: number | null;
   isReturn: boolean;
   isShipping: boolean;
 }
@@ -55,7 +57,7 @@ export function paymentOrderView(receipt: Json): PaymentOrderView {
         unitPrice: money(unitInfo.unitPrice),
         totalAmount: money(line.totalAmount) ?? { value: 0, currency },
         totalTaxAmount: money(line.totalTaxAmount) ?? { value: 0, currency },
-        taxPercentage: Number(line.taxPercentage ?? 0),
+        ...lineTaxOf(line),
         isReturn: line.isReturn === true,
         isShipping: line.isShipping === true,
       };

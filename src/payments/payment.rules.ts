@@ -2,6 +2,7 @@ import type { PaygraphEnv } from '../config.js';
 import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
 import type { CreatePaymentCommand, CreatePaymentFields, Customer } from './payment.commands.js';
 import type { Currency, CustomerInteraction, PaymentMethodType, QrImageFormat, UserFlow } from './payment.entity.js';
+import { orderLineTaxProblems } from '../orders/order-line-tax.js';
 
 /**
  * The ePayment rules (FACTS §1.2) that both faces apply: the limits the request shapes declare, the rules that
@@ -74,18 +75,44 @@ export function customerProblem(customer: Customer): ErrorDetail | undefined {
   };
 }
 
+function isReceiptLike(receipt: unknown): receipt is { orderLines?: unknown } {
+  return typeof receipt === 'object' && receipt !== null;
+}
+
+/**
+ * A customer without any identifier (`{customerInteraction: ...}` only, `{phoneNumber: null}`) names nobody: the
+ * platform takes it as no customer, and WooCommerce's express checkout sends one on every order.
+ */
+export function namesCustomer(customer: Customer | undefined): customer is Customer {
+  return customer !== undefined && (['phoneNumber', 'personalQr', 'customerToken'] as const).some((k) => customer[k] !== undefined);
+}
+
+/**
+ * What a create's fields mean before any check, as the platform reads them: a `qrFormat.size` with a format other
+ * than PNG is ignored (an SVG has no pixel size), not refused. Applied to the REST body and the graph's input alike.
+ */
+export function withoutIgnoredParts<T>(fields: T): T {
+  if (typeof fields !== 'object' || fields === null) return fields;
+  const qrFormat = (fields as { qrFormat?: unknown }).qrFormat;
+  if (typeof qrFormat !== 'object' || qrFormat === null || !('size' in qrFormat)) return fields;
+  if ((qrFormat as { format?: unknown }).format === 'IMAGE/PNG') return fields;
+  const { size: _ignored, ...format } = qrFormat as Record<string, unknown>;
+  return { ...fields, qrFormat: format };
+}
+
 /**
  * The rules of one create field each that a schema cannot say, over the fields that passed their shape. Each
  * failure names its field as the REST body does.
  */
 export function createPaymentFieldProblems(fields: Partial<CreatePaymentFields>): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
-  const customer = fields.customer && customerProblem(fields.customer);
+  const customer = namesCustomer(fields.customer) && customerProblem(fields.customer);
   if (customer) problems.push(customer);
   for (const name of ['returnUrl', 'receiptUrl'] as const) {
     const url = fields[name];
     if (url !== undefined && !isHttpsOrAppUrl(url)) problems.push({ name, reason: 'Must be an https:// URL or a custom app URL scheme' });
   }
+  if (isReceiptLike(fields.receipt)) problems.push(...orderLineTaxProblems(fields.receipt.orderLines, 'receipt.orderLines'));
   if (fields.profileScope !== undefined) {
     const words = fields.profileScope.split(' ').filter((w) => w !== '');
     const unknown = words.filter((w) => !(PROFILE_SCOPES as readonly string[]).includes(w));
@@ -94,8 +121,6 @@ export function createPaymentFieldProblems(fields: Partial<CreatePaymentFields>)
       problems.push({ name: 'profile.scope', reason });
     }
   }
-  if (fields.qrFormat?.size !== undefined && fields.qrFormat.format !== 'IMAGE/PNG')
-    problems.push({ name: 'qrFormat.size', reason: 'Only allowed when format is IMAGE/PNG' });
   return problems;
 }
 
@@ -129,7 +154,7 @@ export function toCreatePaymentCommand(fields: CreatePaymentFields): CreatePayme
     amount: { currency: fields.amount.currency, value: fields.amount.value },
     paymentMethod: fields.paymentMethod,
     userFlow: fields.userFlow,
-    customer: fields.customer && oneIdentifier(fields.customer),
+    customer: namesCustomer(fields.customer) ? oneIdentifier(fields.customer) : undefined,
     customerInteraction: fields.customerInteraction ?? 'CUSTOMER_NOT_PRESENT',
     returnUrl: fields.returnUrl,
     receiptUrl: fields.receiptUrl,

@@ -21,6 +21,7 @@ import {
   REFERENCE_PATTERN,
   toCreatePaymentCommand,
   USER_FLOWS,
+  withoutIgnoredParts,
 } from './payment.rules.js';
 
 /**
@@ -111,6 +112,7 @@ const CreatePaymentRequest = Type.Object(
 
 /** `POST /epayment/v1/payments`. The refusals that need the clock and environment follow in `refuseCreatePayment`. */
 export const createPaymentBody: BodyShape<CreatePaymentCommand> = declareBody(CreatePaymentRequest, {
+  read: withoutIgnoredParts,
   fieldRules: (body, details) => createPaymentFieldProblems(restFields(body, details)),
   crossFieldRules: (body, schemaDetails, details) => createPaymentCrossFieldProblems(restFields(body, schemaDetails), details),
   toCommand: (body) => toCreatePaymentCommand(restFields(body, []) as CreatePaymentFields),
@@ -172,7 +174,7 @@ const createPaymentFields = compileSchema(CreatePaymentFieldsSchema);
 
 /** The graph's create: every failing field named at once, as REST names it where the two share a field. */
 export function parseCreatePaymentFields(fields: CreatePaymentFields): CreatePaymentCommand {
-  const { value, details } = createPaymentFields.check(fields);
+  const { value, details } = createPaymentFields.check(withoutIgnoredParts(fields));
   const all = createPaymentFields.sort([...details, ...createPaymentFieldProblems(withoutRefused(value, details))]);
   all.push(...createPaymentCrossFieldProblems(withoutRefused(value, details), all));
   if (all.length > 0) throw AppError.validation(all);

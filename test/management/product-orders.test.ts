@@ -42,6 +42,19 @@ describe('pre-fill', () => {
     expect(await page.text()).toContain('920000029');
   });
 
+  // Issue 19 point 6: partner clients send the platform's older product names; each is taken as our SVC_ name.
+  test.each([
+    ['VIPPS_PA_NETT', 'SVC_PA_NETT', {}],
+    ['VIPPS_I_KASSA', 'SVC_I_KASSA', { pricePackageId: PRICE_PACKAGE_I_KASSA }],
+    ['VIPPS_LOGG_INN', 'SVC_LOGG_INN', { pricePackageId: undefined }],
+    ['VIPPS_CHECKOUT', 'SVC_CHECKOUT', { pricePackageId: undefined }],
+  ])('productType %s is taken as %s', async (sent, taken, overrides) => {
+    const res = await order(orderBody({ productType: sent, ...overrides }));
+    expect(res.status).toBe(201);
+    const page = await (await fetch(res.body.prefillUrl.replace(/^https?:\/\/[^/]+/, t.baseUrl))).text();
+    expect(page).toContain(`<dt>Product</dt><dd>${taken}</dd>`);
+  });
+
   test('SVC_PA_NETT without website and complianceData is accepted as WAITING_FOR_MERCHANT', async () => {
     const res = await order(orderBody({ website: undefined, complianceData: undefined }));
     expect(res.status).toBe(201);
@@ -92,7 +105,8 @@ describe('pre-fill', () => {
       [{ pricePackageId: randomUUID() }, 'pricePackageId'],
       [{ pricePackageId: PRICE_PACKAGE_I_KASSA }, 'pricePackageId'],
       [{ productType: 'SVC_LOGG_INN' }, 'pricePackageId'],
-      [{ productType: 'VIPPS_PA_NETT' }, 'productType'],
+      [{ productType: 'VIPPS_RECURRING' }, 'productType'],
+      [{ productType: 'svc_pa_nett' }, 'productType'],
       [{ productUseCase: 'Shop' }, 'productUseCase'],
       [{ annualTurnover: -1 }, 'annualTurnover'],
       [{ annualTurnover: 1_000_000_000 }, 'annualTurnover'],
@@ -350,7 +364,8 @@ describe('the deprecated partner API', () => {
 
   test('400 for a malformed order, 422 for one that cannot be made', async () => {
     expect((await partnerApi(t.partner, 'POST', '/v1/products/orders', partnerOrder({ orgno: '92000002' }))).status).toBe(400);
-    expect((await partnerApi(t.partner, 'POST', '/v1/products/orders', partnerOrder({ orgno: 920000029 }))).status).toBe(400);
+    // A number is taken as its digits (issue 19), so only another type is malformed.
+    expect((await partnerApi(t.partner, 'POST', '/v1/products/orders', partnerOrder({ orgno: true }))).status).toBe(400);
     for (const orgno of ['920000011', '920000061', '920000045', '920000053']) {
       expect([orgno, (await partnerApi(t.partner, 'POST', '/v1/products/orders', partnerOrder({ orgno }))).status]).toEqual([orgno, 422]);
     }

@@ -94,14 +94,17 @@ describe('body rules: each refusal names its field', () => {
     ['reference with an underscore', { reference: 'order_12345' }, 'reference'],
     ['reference with a space', { reference: 'order 12345' }, 'reference'],
     ['reference with non-ASCII letters', { reference: 'ordre-blåbær-1' }, 'reference'],
-    ['reference not a string', { reference: 12_345_678 }, 'reference'],
+    // A number is its text (issue 19: real clients send one); 1234 as text is too short a reference.
+    ['reference a number too short as text', { reference: 1234 }, 'reference'],
+    ['reference not a string', { reference: true }, 'reference'],
 
     // amount: {currency NOK|DKK|EUR, value int 0..65,000,000}
     ['amount missing', { amount: undefined }, 'amount'],
     ['amount not an object', { amount: 10_000 }, 'amount'],
     ['amount.value missing', { amount: { currency: 'NOK' } }, 'amount.value'],
     ['amount.value not an integer', { amount: { currency: 'NOK', value: 100.5 } }, 'amount.value'],
-    ['amount.value a numeric string', { amount: { currency: 'NOK', value: '10000' } }, 'amount.value'],
+    // Digits in a string are the integer (issue 19); a decimal in a string is not a whole amount.
+    ['amount.value a decimal string', { amount: { currency: 'NOK', value: '100.5' } }, 'amount.value'],
     ['amount.value negative', { amount: { currency: 'NOK', value: -100 } }, 'amount.value'],
     // A payment of nothing could never be captured, in any currency.
     ['amount.value 0 in NOK', { amount: { currency: 'NOK', value: 0 } }, 'amount.value'],
@@ -113,7 +116,6 @@ describe('body rules: each refusal names its field', () => {
     ['amount.currency missing', { amount: { value: 10_000 } }, 'amount.currency'],
 
     // customer: exactly one of phoneNumber, personalQr, customerToken
-    ['customer with no identifier', { customer: {} }, 'customer'],
     ['customer with two identifiers', { customer: { phoneNumber: '4791234567', personalQr: 'https://qr.example/abc' } }, 'customer'],
     ['customer not an object', { customer: '4791234567' }, 'customer'],
     ['customer.phoneNumber with a plus sign', { customer: { phoneNumber: '+4791234567' } }, 'customer.phoneNumber'],
@@ -183,12 +185,10 @@ describe('body rules: each refusal names its field', () => {
     ['expiresAt with WEB_REDIRECT', () => ({ receipt: RECEIPT, expiresAt: ahead(DAY) }), 'expiresAt'],
     ['expiresAt with NATIVE_REDIRECT', () => longLiving(ahead(DAY), { userFlow: 'NATIVE_REDIRECT' }), 'expiresAt'],
 
-    // qrFormat: QR only; size 100..2000 and PNG only
+    // qrFormat: QR only; size 100..2000 for PNG (ignored for other formats: accepted below)
     ['qrFormat with WEB_REDIRECT', { qrFormat: { format: 'IMAGE/PNG' } }, 'qrFormat'],
     ['qrFormat without format', { ...qr, qrFormat: {} }, 'qrFormat.format'],
     ['qrFormat.format unknown', { ...qr, qrFormat: { format: 'IMAGE/GIF' } }, 'qrFormat.format'],
-    ['qrFormat.size with SVG', { ...qr, qrFormat: { format: 'IMAGE/SVG+XML', size: 500 } }, 'qrFormat.size'],
-    ['qrFormat.size with TEXT/TARGETURL', { ...qr, qrFormat: { format: 'TEXT/TARGETURL', size: 500 } }, 'qrFormat.size'],
     ['qrFormat.size below 100', { ...qr, qrFormat: { format: 'IMAGE/PNG', size: 99 } }, 'qrFormat.size'],
     ['qrFormat.size above 2000', { ...qr, qrFormat: { format: 'IMAGE/PNG', size: 2001 } }, 'qrFormat.size'],
     ['qrFormat.size not an integer', { ...qr, qrFormat: { format: 'IMAGE/PNG', size: 512.5 } }, 'qrFormat.size'],
@@ -236,7 +236,7 @@ describe('body rules: each refusal names its field', () => {
     // metadata: at most 5 string pairs, key <= 100, value <= 500
     ['metadata with 6 pairs', { metadata: metadataPairs(6) }, 'metadata'],
     ['metadata value longer than 500', { metadata: { note: 'n'.repeat(501) } }, 'metadata.note'],
-    ['metadata value not a string', { metadata: { note: 42 } }, 'metadata.note'],
+    ['metadata value not a string', { metadata: { note: { n: 42 } } }, 'metadata.note'],
     ['metadata not an object', { metadata: 'note=42' }, 'metadata'],
   ];
 
@@ -280,7 +280,7 @@ describe('domain refusals with a public title and error code', () => {
   });
 
   test('every field error is reported before a domain refusal such as "Expiration too soon"', async () => {
-    const res = await create(() => longLiving(ahead(5 * MINUTE), { paymentDescription: 'ab', metadata: { note: 42 } }));
+    const res = await create(() => longLiving(ahead(5 * MINUTE), { paymentDescription: 'ab', metadata: { note: false } }));
     expect(res.status).toBe(400);
     expect(res.body.title).toBe('Bad Request');
     expect(fieldsNamed(res).sort()).toEqual(['metadata.note', 'paymentDescription']);
@@ -375,10 +375,25 @@ describe('accepted at the boundaries', () => {
     ['airline data without ticketNumber', airline({ ticketNumber: undefined })],
     ['profile.scope of several known words', { profile: { scope: 'name phoneNumber email' } }],
     ['5 metadata pairs of 500-character values', { metadata: metadataPairs(5, 'v'.repeat(500)) }],
+    // Issue 19 point 6: what real clients send and the platform accepts. A customer naming nobody is no customer
+    // (WooCommerce's express checkout); a size with a format that has no pixels is ignored, whatever it is.
+    ['a customer with only customerInteraction', { customer: { customerInteraction: 'CUSTOMER_PRESENT' } }],
+    ['a customer whose phoneNumber is null', { customer: { phoneNumber: null } }],
+    ['an empty customer', { customer: {} }],
+    ['QR as SVG with a size', { ...qr, qrFormat: { format: 'IMAGE/SVG+XML', size: 500 } }],
+    ['QR as SVG with a size out of the PNG range', { ...qr, qrFormat: { format: 'IMAGE/SVG+XML', size: 5 } }],
+    ['QR as target URL with a size', { ...qr, qrFormat: { format: 'TEXT/TARGETURL', size: 500 } }],
   ];
 
   test.each(accepted)('%s -> 201', async (_what, overrides) => {
     expectCreated(await create(overrides));
+  });
+
+  test('a customer naming nobody is no customer: PUSH_MESSAGE still needs a phone number', async () => {
+    const refused = await create({ ...push, customer: { customerInteraction: 'CUSTOMER_NOT_PRESENT' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.extraDetails).toContainEqual(expect.objectContaining({ name: 'customer.phoneNumber' }));
+    expectCreated(await create({ ...push, customer: { customerInteraction: 'CUSTOMER_NOT_PRESENT', phoneNumber: '4791234567' } }));
   });
 });
 
@@ -519,6 +534,12 @@ describe('the same rules through the GraphQL createPayment mutation', () => {
       'qrFormat.size',
     ],
     ['NOK below 100', { amount: { currency: 'NOK', value: 99 } }, 'AMOUNT_TOO_SMALL', 'amount.value'],
+    [
+      'PUSH_MESSAGE with a customer naming nobody',
+      { userFlow: 'PUSH_MESSAGE', returnUrl: null, customer: {} },
+      'VALIDATION_FAILED',
+      'customer.phoneNumber',
+    ],
     ['EUR 0', { amount: { currency: 'EUR', value: 0 } }, 'VALIDATION_FAILED', 'amount.value'],
     ['CARD in the test environment', { paymentMethod: 'CARD' }, 'CARD_NOT_AVAILABLE_IN_TEST', 'paymentMethod.type'],
     [
@@ -544,5 +565,16 @@ describe('the same rules through the GraphQL createPayment mutation', () => {
     const reference = newReference('gql');
     const payload = await createByGraph({ reference });
     expect(payload).toEqual({ payment: { reference, state: 'CREATED' }, redirectUrl: expect.any(String), userErrors: [] });
+  });
+
+  test('as on REST, a customer naming nobody is no customer, and an SVG QR ignores its size', async () => {
+    for (const overrides of [
+      { customer: { phoneNumber: null } },
+      { customer: {} },
+      { userFlow: 'QR', returnUrl: null, qrFormat: { format: 'IMAGE_SVG', size: 5 } },
+    ]) {
+      const payload = await createByGraph(overrides);
+      expect([overrides, payload.userErrors]).toEqual([overrides, []]);
+    }
   });
 });

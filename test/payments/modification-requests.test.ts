@@ -65,7 +65,8 @@ const amountCases: [what: string, body: unknown, name: string][] = [
   ['value 0', { modificationAmount: { currency: 'NOK', value: 0 } }, 'modificationAmount.value'],
   ['a negative value', { modificationAmount: { currency: 'NOK', value: -100 } }, 'modificationAmount.value'],
   ['a fractional value', { modificationAmount: { currency: 'NOK', value: 1.5 } }, 'modificationAmount.value'],
-  ['a value in a string', { modificationAmount: { currency: 'NOK', value: '100' } }, 'modificationAmount.value'],
+  // Digits in a string are the integer (issue 19); anything else in a string is not an amount.
+  ['a decimal value in a string', { modificationAmount: { currency: 'NOK', value: '100.0' } }, 'modificationAmount.value'],
   ['no value', { modificationAmount: { currency: 'NOK' } }, 'modificationAmount.value'],
   ['an unknown currency', { modificationAmount: { currency: 'SEK', value: 100 } }, 'modificationAmount.currency'],
   ['no currency', { modificationAmount: { value: 100 } }, 'modificationAmount.currency'],

@@ -191,20 +191,43 @@ describe('idempotency', () => {
     );
   });
 
-  test('create and cancel: the same key for another request is a 409 "Idempotency-Key already exists" (4020)', async () => {
+  test('create: the same key for another request is a 409 "Idempotency-Key already exists" (4020)', async () => {
     const first = newReference();
     expect((await merchant.createPayment({ reference: first }, 'conflict-create')).status).toBe(201);
-    const create = await merchant.createPayment({ reference: newReference() }, 'conflict-create');
     const second = newReference();
-    await merchant.createPayment({ reference: second });
-    expect((await merchant.modify(first, 'cancel', undefined, 'conflict-cancel')).status).toBe(200);
-    const cancel = await merchant.modify(second, 'cancel', undefined, 'conflict-cancel');
-    for (const conflict of [create, cancel]) {
-      expect(conflict.status).toBe(409);
-      expect(conflict.body.title).toBe('Idempotency error: Idempotency-Key already exists');
-      expect(conflict.body.extraDetails).toContainEqual({ name: 'ErrorCode', reason: '4020' });
-    }
-    expect((await merchant.getPayment(second)).body.state).toBe('CREATED');
+    const conflict = await merchant.createPayment({ reference: second }, 'conflict-create');
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.title).toBe('Idempotency error: Idempotency-Key already exists');
+    expect(conflict.body.extraDetails).toContainEqual({ name: 'ErrorCode', reason: '4020' });
+    expect((await merchant.getPayment(second)).status).toBe(404);
+  });
+
+  // Issue 19 point 5: a modification's key is scoped to the payment it acts on, as the platform scopes it. The
+  // WooCommerce plugin sends `Idempotency-Key: 1` on every cancel; before, every cancel after the first was a 409.
+  test('cancel: one key on two payments is two requests; on the same payment it replays', async () => {
+    const [first, second] = [newReference(), newReference()];
+    for (const reference of [first, second]) expect((await merchant.createPayment({ reference })).status).toBe(201);
+    const cancelled = await merchant.modify(first, 'cancel', undefined, '1');
+    expect(cancelled.status).toBe(200);
+    const other = await merchant.modify(second, 'cancel', undefined, '1');
+    expect(other.status).toBe(200);
+    expect((await merchant.getPayment(second)).body.state).toBe('TERMINATED');
+    const again = await merchant.modify(first, 'cancel', undefined, '1');
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(cancelled.body);
+    const terminated = (await merchant.events(first)).body.filter((e: any) => e.name === 'TERMINATED');
+    expect(terminated).toHaveLength(1);
+  });
+
+  test('capture and refund: one key on two payments is two requests, on one payment with another amount still a 409', async () => {
+    const [first, second] = [await merchant.authorizedPayment(10_000), await merchant.authorizedPayment(10_000)];
+    expect((await merchant.modify(first, 'capture', 1_000, 'shared-capture')).status).toBe(200);
+    expect((await merchant.modify(second, 'capture', 2_000, 'shared-capture')).status).toBe(200);
+    expect((await merchant.getPayment(second)).body.aggregate.capturedAmount.value).toBe(2_000);
+    expect((await merchant.modify(first, 'capture', 3_000, 'shared-capture')).status).toBe(409);
+    expect((await merchant.modify(first, 'refund', 500, 'shared-refund')).status).toBe(200);
+    expect((await merchant.modify(second, 'refund', 700, 'shared-refund')).status).toBe(200);
+    expect((await merchant.modify(second, 'refund', 800, 'shared-refund')).status).toBe(409);
   });
 
   test('create replays its 201 for the same key and body', async () => {

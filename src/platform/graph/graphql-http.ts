@@ -11,6 +11,7 @@ import { requestHeaders } from '../rest/headers.js';
 import type { HttpRequest, HttpResponse } from '../rest/http-types.js';
 import { logError } from '../../log.js';
 import type { GraphQLContext } from './graphql-context.js';
+import { controlCharacterError } from './input-text.js';
 import { forbiddenFieldsError, refusedRootFields } from './principal-fields.js';
 import { queryLimitRules } from './query-limits.js';
 import { schemaDisclosure } from './schema.js';
@@ -36,7 +37,7 @@ export async function createGraphQLServer(services: Services, schema: GraphQLSch
     stringifyResult: (result) => JSON.stringify(result),
     // The cache-control plugin hooks every resolved field to compute cache hints for an HTTP cache that
     // authenticated, per-merchant answers never use; without it a payment query costs measurably less.
-    plugins: [ApolloServerPluginCacheControlDisabled(), subscriptionsOnTheSocketOnly, principalRootFields],
+    plugins: [ApolloServerPluginCacheControlDisabled(), subscriptionsOnTheSocketOnly, principalRootFields, inputWithoutControlCharacters],
   });
   await apollo.start();
   return apollo;
@@ -63,6 +64,16 @@ const principalRootFields: ApolloServerPlugin<GraphQLContext> = {
     didResolveOperation: async ({ operation }) => {
       const refused = operation ? refusedRootFields(contextValue.request.principal, operation) : [];
       if (refused.length > 0) throw forbiddenFieldsError(refused);
+    },
+  }),
+};
+
+/** No control character in any input string (input-text.ts): refused before any resolver runs. */
+const inputWithoutControlCharacters: ApolloServerPlugin<GraphQLContext> = {
+  requestDidStart: async () => ({
+    didResolveOperation: async ({ document, request }) => {
+      const refusal = controlCharacterError(document, request.variables);
+      if (refusal) throw refusal;
     },
   }),
 };

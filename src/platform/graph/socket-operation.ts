@@ -10,6 +10,8 @@ import {
   type specifiedRules,
 } from 'graphql';
 
+import { controlCharacterError } from './input-text.js';
+
 export const GRAPHQL_WS_PATH = '/graphql';
 
 /**
@@ -45,6 +47,12 @@ export function prepareOperation(
   // code HTTP gives it, instead of surfacing later as a bare execution error.
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variableValues ?? {});
   if (coerced.errors) return coerced.errors.map((error) => withCode(error, 'BAD_USER_INPUT'));
+  const controlCharacters = controlCharacterError(document, variableValues);
+  if (controlCharacters) {
+    // HTTP's status is for Apollo; the socket has none to give.
+    const { http: _status, ...extensions } = controlCharacters.extensions;
+    return [new GraphQLError(controlCharacters.message, { extensions })];
+  }
   return { schema, document, operationName, variableValues };
 }
 

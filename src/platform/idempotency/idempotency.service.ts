@@ -6,8 +6,14 @@ import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import { errorEntry, type ErrorCode } from '../errors/catalogue.js';
 
 export interface IdempotentRequest {
-  /** The operation, e.g. `payment.capture`; a key is scoped to (client, MSN, operation). */
+  /** The operation, e.g. `payment.capture`; a key is scoped to (client, MSN, operation, target). */
   operation: string;
+  /**
+   * What a modification acts on (a payment's reference, an object's id), so one key on two payments is two requests,
+   * as the platform scopes keys (a plugin sends `Idempotency-Key: 1` on every cancel). Absent for a create: its key
+   * is what names the object it makes.
+   */
+  target?: string;
   key: string;
   /** The request as the domain sees it (face-independent), so REST and the graph share one key space. */
   request: unknown;
@@ -39,6 +45,7 @@ export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentR
     clientId: ctx.principal.clientId,
     msn: ctx.scope.actingFor ?? '',
     operation: request.operation,
+    target: request.target ?? '',
     idempotencyKey: request.key,
   };
   const requestDigest = digestRequest(request.operation, request.request);
@@ -47,7 +54,7 @@ export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentR
   try {
     outcome = await ctx.em.transactional(async (em) => {
       // Two requests with one key must not run side by side; the second is told so rather than made to wait.
-      const scopeText = `${scope.clientId}|${scope.msn}|${scope.operation}|${scope.idempotencyKey}`;
+      const scopeText = `${scope.clientId}|${scope.msn}|${scope.operation}|${scope.target}|${scope.idempotencyKey}`;
       const [lock] = await em.execute<{ locked: boolean }[]>('select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked', [
         scopeText,
       ]);
@@ -100,6 +107,7 @@ interface Scope {
   clientId: string;
   msn: string;
   operation: string;
+  target: string;
   idempotencyKey: string;
 }
 
@@ -116,17 +124,17 @@ interface StoredRecord {
 async function findRecord(em: Em, scope: Scope): Promise<StoredRecord | undefined> {
   const [row] = await em.execute<StoredRecord[]>(
     `select request_digest, outcome from idempotency_record
-     where client_id = ? and msn = ? and operation = ? and idempotency_key = ? limit 1`,
-    [scope.clientId, scope.msn, scope.operation, scope.idempotencyKey],
+     where client_id = ? and msn = ? and operation = ? and target = ? and idempotency_key = ? limit 1`,
+    [scope.clientId, scope.msn, scope.operation, scope.target, scope.idempotencyKey],
   );
   return row;
 }
 
 async function insertRecord(em: Em, scope: Scope, requestDigest: string, outcome: Outcome<unknown>, now: Date): Promise<void> {
   await em.execute(
-    `insert into idempotency_record (client_id, msn, operation, idempotency_key, request_digest, outcome, created_at)
-     values (?, ?, ?, ?, ?, ?, ?)`,
-    [scope.clientId, scope.msn, scope.operation, scope.idempotencyKey, requestDigest, JSON.stringify(outcome), now],
+    `insert into idempotency_record (client_id, msn, operation, target, idempotency_key, request_digest, outcome, created_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?)`,
+    [scope.clientId, scope.msn, scope.operation, scope.target, scope.idempotencyKey, requestDigest, JSON.stringify(outcome), now],
   );
 }
 
@@ -143,9 +151,18 @@ function replay<T>(record: StoredRecord, requestDigest: string, conflict: ErrorC
 async function recordFailure(ctx: RequestContext, scope: Scope, requestDigest: string, error: AppError): Promise<void> {
   const outcome = failureOutcome(error);
   await ctx.em.execute(
-    `insert into idempotency_record (client_id, msn, operation, idempotency_key, request_digest, outcome, created_at)
-     values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
-    [scope.clientId, scope.msn, scope.operation, scope.idempotencyKey, requestDigest, JSON.stringify(outcome), ctx.clock.now()],
+    `insert into idempotency_record (client_id, msn, operation, target, idempotency_key, request_digest, outcome, created_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing`,
+    [
+      scope.clientId,
+      scope.msn,
+      scope.operation,
+      scope.target,
+      scope.idempotencyKey,
+      requestDigest,
+      JSON.stringify(outcome),
+      ctx.clock.now(),
+    ],
   );
 }
 

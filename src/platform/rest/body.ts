@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../errors/app-error.js';
+import { parseJson } from '../validation/json-text.js';
 import type { HttpRequest } from './http-types.js';
 
 /** The request body limit of every route that declares none of its own. */
@@ -29,13 +30,14 @@ function describeBytes(bytes: number): string {
 
 /**
  * The JSON body, or undefined when there is none. Real clients send `Content-Type: application/json` with an
- * empty body on POST, so an empty body is never an error here; the operation decides whether it needs one.
+ * empty body on POST, so an empty body is never an error here; the operation decides whether it needs one. Each
+ * number's text is kept, for the request-shape layer to read a number where a string is declared as written.
  */
 export function jsonBody(request: HttpRequest): unknown {
   const text = request.rawBody.toString('utf8').trim();
   if (text === '') return undefined;
   try {
-    return JSON.parse(text) as unknown;
+    return parseJson(text);
   } catch {
     throw new AppError('MALFORMED_JSON', 'The request body is not valid JSON', [
       { name: 'body', reason: 'The request body is not valid JSON' },

@@ -42,7 +42,7 @@ export function Order({ order }: { order: OrderData | null }) {
                 </td>
                 <td>{line.quantity ? `${line.quantity} ${line.quantityUnit ?? ''}`.trim() : '—'}</td>
                 <td>{line.unitPrice ? formatMoney(line.unitPrice) : '—'}</td>
-                <td>{line.taxPercentage} %</td>
+                <td>{line.taxRate === null ? '—' : `${line.taxRate / 100} %`}</td>
                 <td class="num">{formatMoney(line.totalAmount)}</td>
               </tr>
             ))}

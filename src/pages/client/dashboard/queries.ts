@@ -32,7 +32,7 @@ export const PAYMENT = `query Payment($reference: String!) {
       category { category orderDetailsUrl imageId }
       images { imageId width height }
       totalAmount { value currency } receiptNumber
-      orderLines { id name quantity quantityUnit unitPrice { value currency } totalAmount { value currency } taxPercentage isReturn isShipping }
+      orderLines { id name quantity quantityUnit unitPrice { value currency } totalAmount { value currency } taxRate isReturn isShipping }
     }
     events(first: 100) { edges { node { id name amount { value currency } timestamp success idempotencyKey } } }
     webhookDeliveries(first: 50) {
@@ -124,7 +124,8 @@ export interface OrderData {
     quantityUnit: string | null;
     unitPrice: MoneyData | null;
     totalAmount: MoneyData;
-    taxPercentage: number;
+    /** Hundredths of a percent: 12.5 % is 1250. */
+    taxRate: number | null;
     isReturn: boolean;
     isShipping: boolean;
   }[];
