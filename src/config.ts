@@ -4,9 +4,23 @@ export interface QueryLimits {
   maxAliases: number;
   /** Each field costs 1, multiplied by the page size of every list above it. */
   maxCost: number;
+  /** A document longer than this is refused before it is parsed. */
+  maxDocumentBytes: number;
+  /** graphql-js stops parsing a document with more tokens than this, before any rule walks it. */
+  maxTokens: number;
 }
 
-export const defaultQueryLimits: QueryLimits = { maxDepth: 12, maxAliases: 30, maxCost: 50_000 };
+/**
+ * The introspection query GraphiQL sends is about 2 KB and 200 tokens, the dashboard's largest document under 1 KB;
+ * the caps leave room for generous hand-written operations while bounding what one document can make us walk.
+ */
+export const defaultQueryLimits: QueryLimits = {
+  maxDepth: 12,
+  maxAliases: 30,
+  maxCost: 50_000,
+  maxDocumentBytes: 32 * 1024,
+  maxTokens: 3_000,
+};
 
 export type PaygraphEnv = 'test' | 'production';
 

@@ -12,7 +12,7 @@ import type { HttpRequest, HttpResponse } from '../rest/http-types.js';
 import { logError } from '../../log.js';
 import type { GraphQLContext } from './graphql-context.js';
 import { forbiddenFieldsError, refusedRootFields } from './principal-fields.js';
-import { queryLimitRules } from './query-limits.js';
+import { documentTooLarge, parseLimits, queryLimitRules } from './query-limits.js';
 import { schemaDisclosure } from './schema.js';
 
 /** The WebSocket face serves the same executable schema. */
@@ -26,6 +26,7 @@ export async function createGraphQLServer(services: Services, schema: GraphQLSch
     hideSchemaDetailsFromClientErrors: false,
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
+    parseOptions: parseLimits(services.config.graphqlLimits),
     validationRules: [
       ...queryLimitRules(services.config.graphqlLimits, { introspectionAllowed: !disclosure.refusesIntrospection }),
       ...disclosure.rules,
@@ -101,6 +102,16 @@ export async function handleGraphQLRequest(
       body: { errors: [{ message: error.message, extensions: { code, traceId: request.traceId, details: error.details } }] },
     };
   }
+  const body = request.method === 'POST' ? jsonBody(request) : undefined;
+  const query = request.method === 'POST' ? (body as { query?: unknown } | undefined)?.query : request.query.get('query');
+  const tooLarge = documentTooLarge(query, services.config.graphqlLimits);
+  if (tooLarge) {
+    return {
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      body: { errors: [{ message: tooLarge.message, extensions: { code: tooLarge.extensions.code, traceId: request.traceId } }] },
+    };
+  }
   const headers = new HeaderMap();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
@@ -110,7 +121,7 @@ export async function handleGraphQLRequest(
       method: request.method,
       headers,
       search: request.query.toString() ? `?${request.query.toString()}` : '',
-      body: request.method === 'POST' ? jsonBody(request) : undefined,
+      body,
     },
     context: async () => context,
   });

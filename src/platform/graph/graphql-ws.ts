@@ -47,7 +47,14 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
       isProd: services.config.env === 'production',
       onConnect: (ctx) => authenticateSocket(services, ctx),
       onSubscribe: (ctx, _id, payload) => {
-        const prepared = prepareOperation(schema, rules, payload.query, payload.operationName ?? undefined, payload.variables ?? undefined);
+        const prepared = prepareOperation(
+          schema,
+          rules,
+          services.config.graphqlLimits,
+          payload.query,
+          payload.operationName ?? undefined,
+          payload.variables ?? undefined,
+        );
         if (!('document' in prepared)) return prepared;
         const operation = getOperationAST(prepared.document, prepared.operationName);
         const refused = operation ? refusedRootFields(sessionOf(ctx).principal, operation) : [];
