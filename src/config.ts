@@ -51,8 +51,19 @@ export interface Config {
   graphqlLimits: QueryLimits;
   /** Interval of WebSocket pings to subscribers; a subscriber that misses one pong in that time is dropped. */
   subscriptionKeepAliveMs: number;
+  /** What one graphql-ws socket may hold: a frame, the wait for `connection_init`, open subscriptions. */
+  socketLimits: SocketLimits;
   /** Outbound webhook deliveries: how long to wait for a receiver, and how to retry one that fails. */
   webhooks: WebhookSettings;
+}
+
+export interface SocketLimits {
+  /** The largest frame a socket may send, as HTTP bodies are capped; a larger one closes it (1009). */
+  maxFrameBytes: number;
+  /** A socket that sends no valid `connection_init` within this time is closed (4408). */
+  connectionInitWaitMs: number;
+  /** Subscriptions open at once on one socket; one more is refused with a graphql-ws error. */
+  maxSubscriptions: number;
 }
 
 export interface WebhookSettings {
@@ -99,6 +110,11 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     logRequests: env.PAYGRAPH_LOG_REQUESTS !== 'false',
     graphqlLimits: defaultQueryLimits,
     subscriptionKeepAliveMs: parseInterval('PAYGRAPH_SUBSCRIPTION_KEEPALIVE_MS', env.PAYGRAPH_SUBSCRIPTION_KEEPALIVE_MS ?? '15000'),
+    socketLimits: {
+      maxFrameBytes: 1024 * 1024,
+      connectionInitWaitMs: parseInterval('PAYGRAPH_WS_INIT_TIMEOUT_MS', env.PAYGRAPH_WS_INIT_TIMEOUT_MS ?? '5000'),
+      maxSubscriptions: parseInterval('PAYGRAPH_WS_MAX_SUBSCRIPTIONS', env.PAYGRAPH_WS_MAX_SUBSCRIPTIONS ?? '100'),
+    },
     webhooks: {
       timeoutMs: parseInterval('PAYGRAPH_WEBHOOK_TIMEOUT_MS', env.PAYGRAPH_WEBHOOK_TIMEOUT_MS ?? '10000'),
       firstRetryDelayMs: parseInterval('PAYGRAPH_WEBHOOK_FIRST_RETRY_MS', env.PAYGRAPH_WEBHOOK_FIRST_RETRY_MS ?? '2000'),
