@@ -12,6 +12,7 @@ import type { HttpRequest, HttpResponse } from '../rest/http-types.js';
 import { logError } from '../../log.js';
 import type { GraphQLContext } from './graphql-context.js';
 import { forbiddenFieldsError, refusedRootFields } from './principal-fields.js';
+import { rateLimitedByCost } from './rate-limited.js';
 import { documentTooLarge, parseLimits, queryLimitRules } from './query-limits.js';
 import { schemaDisclosure } from './schema.js';
 
@@ -37,7 +38,7 @@ export async function createGraphQLServer(services: Services, schema: GraphQLSch
     stringifyResult: (result) => JSON.stringify(result),
     // The cache-control plugin hooks every resolved field to compute cache hints for an HTTP cache that
     // authenticated, per-merchant answers never use; without it a payment query costs measurably less.
-    plugins: [ApolloServerPluginCacheControlDisabled(), subscriptionsOnTheSocketOnly, principalRootFields],
+    plugins: [ApolloServerPluginCacheControlDisabled(), subscriptionsOnTheSocketOnly, principalRootFields, rateLimitedByCost],
   });
   await apollo.start();
   return apollo;
@@ -93,6 +94,7 @@ export async function handleGraphQLRequest(
       headers: MERCHANT_API_HEADERS,
     });
     context = { services, request: ctx };
+    request.authenticated = true;
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const code = error.status === 401 ? 'UNAUTHENTICATED' : error.status === 403 ? 'FORBIDDEN' : 'BAD_REQUEST';

@@ -9,6 +9,7 @@ import { SubscriberTooSlowError } from '../events/event-stream.js';
 import { logError } from '../../log.js';
 import { forbiddenFieldsError, refusedRootFields } from './principal-fields.js';
 import { queryLimitRules } from './query-limits.js';
+import { chargeOperation, rateLimitedError } from './rate-limited.js';
 import { schemaDisclosure } from './schema.js';
 import { GRAPHQL_WS_PATH, prepareOperation } from './socket-operation.js';
 import { authenticateSocket, sessionOf, type SocketExtra } from './socket-session.js';
@@ -52,7 +53,7 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
       isProd: services.config.env === 'production',
       connectionInitWaitTimeout: limits.connectionInitWaitMs,
       onConnect: (ctx) => authenticateSocket(services, ctx),
-      onSubscribe: (ctx, _id, payload) => {
+      onSubscribe: async (ctx, _id, payload) => {
         // graphql-ws has registered this id already: it counts among the socket's subscriptions.
         if (Object.keys(ctx.subscriptions).length > limits.maxSubscriptions) return [tooManySubscriptions(limits.maxSubscriptions)];
         const prepared = prepareOperation(
@@ -64,9 +65,16 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
           payload.variables ?? undefined,
         );
         if (!('document' in prepared)) return prepared;
-        const operation = getOperationAST(prepared.document, prepared.operationName);
+        const operation = getOperationAST(prepared.document, prepared.operationName ?? undefined);
         const refused = operation ? refusedRootFields(sessionOf(ctx).principal, operation) : [];
-        return refused.length > 0 ? [forbiddenFieldsError(refused)] : prepared;
+        if (refused.length > 0) return [forbiddenFieldsError(refused)];
+        const charged = await chargeOperation(
+          services,
+          sessionOf(ctx).principal.clientId,
+          prepared.document,
+          prepared.operationName ?? undefined,
+        );
+        return charged.allowed ? prepared : [rateLimitedError(charged.state, false)];
       },
       context: (ctx) => operationContext(services, sessionOf(ctx)),
       subscribe: (args) => subscribeWithFreshContextPerEvent(services, args),

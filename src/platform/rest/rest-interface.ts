@@ -154,7 +154,14 @@ async function frontOf(
 ): Promise<{ ctx: RequestContext | PublicContext; headers: RequestHeaders }> {
   const rules = declaration.headers;
   if (declaration.auth !== 'public' && rules) {
-    return createRequestContext(services, lookupHeader, { traceId: request.traceId, auth: declaration.auth, headers: rules, idempotent });
+    const front = await createRequestContext(services, lookupHeader, {
+      traceId: request.traceId,
+      auth: declaration.auth,
+      headers: rules,
+      idempotent,
+    });
+    request.authenticated = true;
+    return front;
   }
   if (declaration.auth !== 'public') throw new Error(`REST interface ${declaration.name} authenticates but declares no header rules`);
   const headers = rules
