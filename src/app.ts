@@ -19,12 +19,16 @@ import { buildSchema } from './platform/graph/schema.js';
 import { modules as allModules } from './modules.js';
 import type { DomainModule } from './platform/module.js';
 import type { CoverageProvider } from './platform/auth/coverage.js';
-import { MAX_BODY_BYTES, readBody } from './platform/rest/body.js';
+import { ClientClosedRequest, MAX_BODY_BYTES, readBody } from './platform/rest/body.js';
 import type { HttpRequest, HttpResponse } from './platform/rest/http-types.js';
 import type { RequestObserver } from './platform/rest/request-observer.js';
 import { epaymentProblem } from './platform/rest/error-formats/epayment-problem.js';
 import { asAppError } from './platform/rest/error-formats/error-format.js';
 import { logError, logRequest } from './log.js';
+import { admitGraphRequest, admitRestRequest, afterRestRequest, withRateLimitFields } from './platform/rate-limit/admission.js';
+import { refusalFields, type RateLimitState } from './platform/rate-limit/rate-limit-fields.js';
+import type { RateLimitedRoute } from './platform/rate-limit/rate-limited-route.js';
+import { RequestLimiter } from './platform/rate-limit/request-limiter.js';
 import type { RestInterface } from './platform/rest/rest-interface.js';
 import { Router } from './platform/rest/router.js';
 import { Scheduler } from './platform/jobs/scheduler.js';
@@ -79,7 +83,17 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await events.start();
   const nodes = new NodeRegistry<RequestContext>();
   for (const module of modules) if (module.nodes) nodes.register(module.nodes);
-  const services: Services = { config, orm, clock, salesUnits: coverageOf(modules), events, paymentEvents: events, nodes };
+  const rateLimiter = await RequestLimiter.create(config);
+  const services: Services = {
+    config,
+    orm,
+    clock,
+    salesUnits: coverageOf(modules),
+    events,
+    paymentEvents: events,
+    nodes,
+    rateLimiter,
+  };
   if (config.env === 'test') {
     await seedTestEnvironment(forkEm(orm), clock.now());
     for (const module of modules) {
@@ -122,11 +136,12 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   events.onCommitted(() => webhookJobs.wake());
 
   const observers = modules.flatMap((m) => (m.requestObserver ? [m.requestObserver(services)] : []));
+  const limitedRoutes = new Map(modules.flatMap((m) => m.rateLimitedRoutes ?? []).map((r) => [`${r.method} ${r.pattern}`, r]));
   // An idle keep-alive connection stays open longer than clients keep theirs (undici: the server's hint less a
   // second; load balancers: 60 s), so the client always closes first. With Node's 5 s default, a client reusing a
   // connection that the server was closing at that moment got ECONNRESET for a request the service never saw.
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
-    void handle(services, router, apollo, req, res, observers);
+    void handle(services, router, apollo, req, res, observers, limitedRoutes);
   });
   const subscriptions = attachSubscriptionServer(server, services, schema);
   if (config.runJobs) {
@@ -168,6 +183,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         }
       }
       await events.stop();
+      await rateLimiter.close();
       await orm.close(true);
     },
   };
@@ -187,6 +203,7 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
   observers: readonly RequestObserver[] = [],
+  limitedRoutes: ReadonlyMap<string, RateLimitedRoute> = new Map(),
 ): Promise<void> {
   const started = performance.now();
   const url = new URL(req.url ?? '/', 'http://localhost');
@@ -201,13 +218,19 @@ async function handle(
     rawBody: Buffer.alloc(0),
     traceId: randomUUID(),
     signal: gone.signal,
+    remoteAddress: req.socket.remoteAddress,
   };
   let response: HttpResponse;
   let failure: unknown;
   try {
     request.rawBody = await readBody(req, router.bodyLimitFor(request, MAX_BODY_BYTES));
-    response = await route(services, router, apollo, request);
+    response = await route(services, router, apollo, request, limitedRoutes);
   } catch (error) {
+    if (error instanceof ClientClosedRequest) {
+      // Nobody is left to answer; logged as nginx does (499, client closed request), observed by nobody.
+      if (services.config.logRequests) logRequest({ ...requestLine(request, req, started), status: CLIENT_CLOSED_REQUEST });
+      return;
+    }
     failure = error;
     // A body too large is refused before routing: it still answers in the format of the path's interface.
     response = router.errorFormatFor(request.path, epaymentProblem).render(asAppError(error), request);
@@ -215,16 +238,20 @@ async function handle(
   if (failure && !(failure instanceof AppError)) logError('request failed', failure, { traceId: request.traceId, path: request.path });
   send(res, response, request.traceId);
   if (observers.length > 0) observe(observers, request, response.status, services.clock.now());
-  if (services.config.logRequests) {
-    logRequest({
-      method: request.method,
-      path: request.path,
-      status: response.status,
-      durationMs: Math.round((performance.now() - started) * 10) / 10,
-      traceId: request.traceId,
-      msn: typeof req.headers['merchant-serial-number'] === 'string' ? req.headers['merchant-serial-number'] : undefined,
-    });
-  }
+  if (services.config.logRequests) logRequest({ ...requestLine(request, req, started), status: response.status });
+}
+
+/** The status logged for a request whose client hung up before it was read (nginx's "client closed request"). */
+const CLIENT_CLOSED_REQUEST = 499;
+
+function requestLine(request: HttpRequest, req: IncomingMessage, started: number) {
+  return {
+    method: request.method,
+    path: request.path,
+    durationMs: Math.round((performance.now() - started) * 10) / 10,
+    traceId: request.traceId,
+    msn: typeof req.headers['merchant-serial-number'] === 'string' ? req.headers['merchant-serial-number'] : undefined,
+  };
 }
 
 async function route(
@@ -232,10 +259,13 @@ async function route(
   router: Router,
   apollo: ApolloServer<GraphQLContext>,
   request: HttpRequest,
+  limitedRoutes: ReadonlyMap<string, RateLimitedRoute>,
 ): Promise<HttpResponse> {
   if (request.path === '/healthz') return { status: 200, body: { status: 'ok' } };
   if (request.path === '/graphql' && !wantsGraphQLIde(request)) {
     request.routePattern = '/graphql';
+    const refused = await admitGraphRequest(services, request);
+    if (refused) return graphRateLimited(request, refused.state);
     return handleGraphQLRequest(services, apollo, request);
   }
   // Every answer under an interface's prefix, errors included, is in that interface's format; outside every
@@ -255,18 +285,49 @@ async function route(
     request.params = match.params;
     request.routePattern = match.route.pattern;
     refuseControlCharacters(request);
-    return await match.route.run(request);
+    // The one place REST requests and pages meet the rate limiter (the graph: by cost, in its own face).
+    const admission = await admitRestRequest(services, request, limitedRoutes.get(`${request.method} ${match.route.pattern}`));
+    if (!admission.allowed) {
+      const refusal = errorFormat.render(new AppError('RATE_LIMITED', rateLimitMessage(admission.state)), request);
+      return { ...refusal, headers: { ...refusal.headers, ...refusalFields(admission.state) } };
+    }
+    const response = await match.route.run(request).catch((error: unknown) => {
+      if (!(error instanceof AppError)) logError('request failed', error, { traceId: request.traceId, path: request.path });
+      return errorFormat.render(asAppError(error), request);
+    });
+    await afterRestRequest(services, request, response);
+    return withRateLimitFields(response, admission.state);
   } catch (error) {
     if (!(error instanceof AppError)) logError('request failed', error, { traceId: request.traceId, path: request.path });
     return errorFormat.render(asAppError(error), request);
   }
 }
 
+function rateLimitMessage(state: RateLimitState): string {
+  return `Rate limit exceeded (${state.policy}: ${state.quota} per ${state.windowSeconds} s); retry after the Retry-After seconds`;
+}
+
+/** The graph's refusal of a request without a valid token that is over its address's quota: its error shape, 429. */
+function graphRateLimited(request: HttpRequest, state: RateLimitState): HttpResponse {
+  return {
+    status: 429,
+    headers: { 'content-type': 'application/json', ...refusalFields(state) },
+    body: { errors: [{ message: rateLimitMessage(state), extensions: { code: 'RATE_LIMITED', traceId: request.traceId } }] },
+  };
+}
+
 /** Tells each observer of the answered request; an observer's failure never reaches the client. */
 function observe(observers: readonly RequestObserver[], request: HttpRequest, status: number, at: Date): void {
   const header = request.headers['merchant-serial-number'];
   const msn = typeof header === 'string' && header !== '' ? header : request.params.msn;
-  const observed = { method: request.method, pattern: request.routePattern ?? request.path, msn, status, at };
+  const observed = {
+    method: request.method,
+    pattern: request.routePattern ?? request.path,
+    msn,
+    status,
+    authenticated: request.authenticated === true,
+    at,
+  };
   for (const observer of observers) {
     try {
       observer(observed);

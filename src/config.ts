@@ -1,12 +1,28 @@
+import ipaddr from 'ipaddr.js';
+
 /** Limits of a GraphQL operation, checked before any resolver runs (the graph's query-limits rules apply them). */
 export interface QueryLimits {
   maxDepth: number;
   maxAliases: number;
   /** Each field costs 1, multiplied by the page size of every list above it. */
   maxCost: number;
+  /** A document longer than this is refused before it is parsed. */
+  maxDocumentBytes: number;
+  /** graphql-js stops parsing a document with more tokens than this, before any rule walks it. */
+  maxTokens: number;
 }
 
-export const defaultQueryLimits: QueryLimits = { maxDepth: 12, maxAliases: 30, maxCost: 50_000 };
+/**
+ * The introspection query GraphiQL sends is about 2 KB and 200 tokens, the dashboard's largest document under 1 KB;
+ * the caps leave room for generous hand-written operations while bounding what one document can make us walk.
+ */
+export const defaultQueryLimits: QueryLimits = {
+  maxDepth: 12,
+  maxAliases: 30,
+  maxCost: 50_000,
+  maxDocumentBytes: 32 * 1024,
+  maxTokens: 3_000,
+};
 
 export type PaygraphEnv = 'test' | 'production';
 
@@ -37,8 +53,46 @@ export interface Config {
   graphqlLimits: QueryLimits;
   /** Interval of WebSocket pings to subscribers; a subscriber that misses one pong in that time is dropped. */
   subscriptionKeepAliveMs: number;
+  /** The one limiter of both faces (src/platform/rate-limit/). */
+  rateLimits: RateLimitSettings;
+  /** What one graphql-ws socket may hold: a frame, the wait for `connection_init`, open subscriptions. */
+  socketLimits: SocketLimits;
   /** Outbound webhook deliveries: how long to wait for a receiver, and how to retry one that fails. */
   webhooks: WebhookSettings;
+}
+
+/** A number of points a key may spend per window. */
+export interface RateLimitPolicy {
+  points: number;
+  windowSeconds: number;
+}
+
+export interface RateLimitSettings {
+  /** Per API client (the access token's client id): a REST request costs 1 point, a graph operation its cost. */
+  client: RateLimitPolicy;
+  /** Per client address, for requests without a valid access token (token endpoint, pages, refused credentials). */
+  address: RateLimitPolicy;
+  /** ePayment create, capture, cancel and refund per reference and MSN (FACTS §1.9: 5 a minute). */
+  modifications: RateLimitPolicy;
+  /** ePayment get payment and get events per reference and subscription key (FACTS §1.9: 120 a minute). */
+  reads: RateLimitPolicy;
+  /** Refused client secrets at the token endpoint, per client id. */
+  secretFailures: RateLimitPolicy;
+  /** A graph operation of this cost costs one point (at least one point each). */
+  graphCostPerPoint: number;
+  /** Load balancers whose `X-Forwarded-For` is believed (addresses or CIDR ranges); from anyone else it is ignored. */
+  trustedProxies: string[];
+  /** `memory`: per instance; `postgres`: shared by every instance through DATABASE_URL's database. */
+  store: 'memory' | 'postgres';
+}
+
+export interface SocketLimits {
+  /** The largest frame a socket may send, as HTTP bodies are capped; a larger one closes it (1009). */
+  maxFrameBytes: number;
+  /** A socket that sends no valid `connection_init` within this time is closed (4408). */
+  connectionInitWaitMs: number;
+  /** Subscriptions open at once on one socket; one more is refused with a graphql-ws error. */
+  maxSubscriptions: number;
 }
 
 export interface WebhookSettings {
@@ -85,6 +139,12 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     logRequests: env.PAYGRAPH_LOG_REQUESTS !== 'false',
     graphqlLimits: defaultQueryLimits,
     subscriptionKeepAliveMs: parseInterval('PAYGRAPH_SUBSCRIPTION_KEEPALIVE_MS', env.PAYGRAPH_SUBSCRIPTION_KEEPALIVE_MS ?? '15000'),
+    rateLimits: loadRateLimits(env, paygraphEnv),
+    socketLimits: {
+      maxFrameBytes: 1024 * 1024,
+      connectionInitWaitMs: parseInterval('PAYGRAPH_WS_INIT_TIMEOUT_MS', env.PAYGRAPH_WS_INIT_TIMEOUT_MS ?? '5000'),
+      maxSubscriptions: parseInterval('PAYGRAPH_WS_MAX_SUBSCRIPTIONS', env.PAYGRAPH_WS_MAX_SUBSCRIPTIONS ?? '100'),
+    },
     webhooks: {
       timeoutMs: parseInterval('PAYGRAPH_WEBHOOK_TIMEOUT_MS', env.PAYGRAPH_WEBHOOK_TIMEOUT_MS ?? '10000'),
       firstRetryDelayMs: parseInterval('PAYGRAPH_WEBHOOK_FIRST_RETRY_MS', env.PAYGRAPH_WEBHOOK_FIRST_RETRY_MS ?? '2000'),
@@ -95,6 +155,51 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
       ),
     },
   };
+}
+
+/**
+ * Production holds the platform's published ePayment limits (FACTS §1.9) and limits per client and address; the
+ * test environment is generous (a test suite or a team shares one client), and every figure can be set.
+ */
+function loadRateLimits(env: NodeJS.ProcessEnv, paygraphEnv: PaygraphEnv): RateLimitSettings {
+  const production = paygraphEnv === 'production';
+  const window = parseInterval('PAYGRAPH_RATE_LIMIT_WINDOW_SECONDS', env.PAYGRAPH_RATE_LIMIT_WINDOW_SECONDS ?? '60');
+  const policy = (name: string, productionPoints: number, testPoints: number, windowSeconds = window): RateLimitPolicy => ({
+    points: parseInterval(name, env[name] ?? String(production ? productionPoints : testPoints)),
+    windowSeconds,
+  });
+  const store = env.PAYGRAPH_RATE_LIMIT_STORE ?? 'memory';
+  if (store !== 'memory' && store !== 'postgres')
+    throw new ConfigError(`PAYGRAPH_RATE_LIMIT_STORE must be "memory" or "postgres", got "${store}"`);
+  if (store === 'postgres' && !env.DATABASE_URL) throw new ConfigError('PAYGRAPH_RATE_LIMIT_STORE=postgres needs DATABASE_URL');
+  const trustedProxies = (env.PAYGRAPH_TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+  for (const proxy of trustedProxies) {
+    if (!ipaddr.isValid(proxy.split('/')[0]!) || (proxy.includes('/') && !isCidr(proxy))) {
+      throw new ConfigError(`PAYGRAPH_TRUSTED_PROXIES must list IP addresses or CIDR ranges, got "${proxy}"`);
+    }
+  }
+  return {
+    client: policy('PAYGRAPH_RATE_LIMIT_CLIENT', 6_000, 1_000_000),
+    address: policy('PAYGRAPH_RATE_LIMIT_ADDRESS', 600, 1_000_000),
+    modifications: policy('PAYGRAPH_RATE_LIMIT_MODIFICATIONS', 5, 10_000, 60),
+    reads: policy('PAYGRAPH_RATE_LIMIT_READS', 120, 100_000, 60),
+    secretFailures: policy('PAYGRAPH_RATE_LIMIT_SECRET_FAILURES', 10, 1_000, 15 * 60),
+    graphCostPerPoint: parseInterval('PAYGRAPH_RATE_LIMIT_GRAPH_COST_PER_POINT', env.PAYGRAPH_RATE_LIMIT_GRAPH_COST_PER_POINT ?? '100'),
+    trustedProxies,
+    store,
+  };
+}
+
+function isCidr(value: string): boolean {
+  try {
+    ipaddr.parseCIDR(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

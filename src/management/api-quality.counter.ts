@@ -23,7 +23,8 @@ export class ApiQualityCounter {
   private pending = new Map<string, number>();
 
   record(request: ObservedRequest): void {
-    if (!request.msn || !MSN_PATTERN.test(request.msn)) return;
+    // Anyone can name a sales unit in a header: only a caller accepted for it counts against it.
+    if (!request.authenticated || !request.msn || !MSN_PATTERN.test(request.msn)) return;
     const key = JSON.stringify([
       request.msn,
       `${request.method} ${request.pattern}`,

@@ -7,6 +7,7 @@ import { paymentEventTypes } from './payment-event.types.js';
 import { expireDuePayments } from './payment-expiry.job.js';
 import { Payment } from './payment.entity.js';
 import { findPaymentById } from './payment.queries.js';
+import { paymentRateLimits } from './payment.rate-limits.js';
 import { paymentRoutes } from './payment.routes.js';
 import { paymentStateMachine } from './payment.transitions.js';
 import './payment.errors.js';
@@ -21,4 +22,5 @@ export const paymentsModule: DomainModule = {
   jobs: (services) => [{ name: 'expire-payments', run: () => expireDuePayments(services) }],
   stateMachines: [paymentStateMachine],
   eventTypes: [paymentEventTypes],
+  rateLimitedRoutes: paymentRateLimits,
 };

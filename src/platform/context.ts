@@ -7,6 +7,7 @@ import type { Em, Orm } from './db/orm.js';
 import type { DomainEventBus } from './events/domain-event-bus.js';
 import type { LoaderRegistry } from './graph/loader-registry.js';
 import type { NodeRegistry } from './graph/node-registry.js';
+import type { RequestLimiter } from './rate-limit/request-limiter.js';
 
 export type { MerchantPrincipal, Principal } from './auth/principal.js';
 
@@ -23,6 +24,8 @@ export interface Services {
   paymentEvents: DomainEventBus;
   /** `node(id:)`'s finders, registered by the modules. */
   nodes: NodeRegistry<RequestContext>;
+  /** The one rate limiter of both faces (src/platform/rate-limit/). */
+  rateLimiter: RequestLimiter;
   /** Runs every module's background job once, now, and resolves when they are done (the test clock's advance). */
   runJobsNow?: () => Promise<void>;
 }

@@ -8,6 +8,7 @@ import type { EventProjector } from './events/event-projectors.js';
 import type { EventTypeDefinition } from './events/event-types.js';
 import type { NodeFinder } from './graph/node-registry.js';
 import type { Job } from './jobs/scheduler.js';
+import type { RateLimitedRoute } from './rate-limit/rate-limited-route.js';
 import type { PageRoute } from './rest/page-route.js';
 import type { RequestObserver } from './rest/request-observer.js';
 import type { RestInterface } from './rest/rest-interface.js';
@@ -67,6 +68,8 @@ export interface DomainModule {
   requestObserver?(services: Services): RequestObserver;
   /** Runs when the app closes, after the server and jobs stopped and before the database closes (flush what is held in memory). */
   onClose?(services: Services): Promise<void>;
+  /** Routes held to a published per-resource limit (the ePayment limits per reference), besides the per-client one. */
+  readonly rateLimitedRoutes?: readonly RateLimitedRoute[];
   /** The outbound callbacks the domain sends (through `recordCallback`): timeout and retry policy per kind. */
   readonly callbackKinds?: readonly CallbackKind[];
 }

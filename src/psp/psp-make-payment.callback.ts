@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { Em } from '../platform/db/orm.js';
 import type { CallbackKind, CallbackOutcome } from '../platform/delivery/callback-kinds.js';
 import { recordCallback } from '../platform/delivery/record-callback.js';
-import { issueNetworkToken } from './network-token.js';
+import { issueNetworkToken, type NetworkToken } from './network-token.js';
 import { PspPayment } from './psp-payment.entity.js';
 import { PSP_PAYMENT_STREAM, recordPspChange } from './psp-payment.events.js';
 import { assertPspTransition } from './psp-payment.transitions.js';
@@ -31,7 +31,7 @@ export function recordMakePaymentCallback(
   extra: { userToken?: string } = {},
 ): void {
   if (!payment.makePaymentUrl) return;
-  const networkToken = issueNetworkToken(now);
+  const networkToken = state === 'ACCEPTED' ? issueNetworkToken(now) : noCredential();
   recordCallback(
     em,
     makePaymentCallback,
@@ -54,6 +54,16 @@ export function recordMakePaymentCallback(
     },
     now,
   );
+}
+
+/**
+ * What a USER_CANCEL or TIMEOUT callback carries as its network token. The definition makes `networkToken` and
+ * `binNumber` required in every callback, so the shape stays, but the user authorised no payment: no token number,
+ * cryptogram, expiry or ECI leaves the service, only empty values (a deliberate reading, see the README).
+ * `tokenType` is an enum without an empty value, so it keeps one.
+ */
+function noCredential(): NetworkToken {
+  return { number: '', cryptogram: '', expiryMonth: '', expiryYear: '', tokenType: 'VISA', eci: '' };
 }
 
 /** Whether the PSP's answer accepts the card data: 200 and `paymentInfo.status` OK. */

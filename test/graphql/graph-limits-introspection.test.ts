@@ -1,3 +1,4 @@
+import { defaultQueryLimits } from '../../src/config.js';
 import { generate } from '@graphql-codegen/cli';
 import * as typescriptPlugin from '@graphql-codegen/typescript';
 import { getIntrospectionQuery } from 'graphql';
@@ -27,7 +28,7 @@ test('the standard introspection query passes the limits in the test environment
 });
 
 test('the limits still measure what an introspecting operation asks besides introspection', async () => {
-  const app = await startTestApp({ graphqlLimits: { maxDepth: 5, maxAliases: 30, maxCost: 50_000 } });
+  const app = await startTestApp({ graphqlLimits: { ...defaultQueryLimits, maxDepth: 5, maxAliases: 30, maxCost: 50_000 } });
   try {
     const client = new MerchantClient(app.baseUrl);
     const beside = (selection: string) => client.graphql(`{ __schema { types { fields { type { ofType { name } } } } } ${selection} }`);

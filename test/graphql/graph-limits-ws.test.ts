@@ -1,6 +1,8 @@
+import { defaultQueryLimits } from '../../src/config.js';
 import type { GraphQLFormattedError } from 'graphql';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { connectionParamsOf, describeFailure, eventually, Subscriber } from '../support/subscriber.js';
+import { fragmentFanOut } from '../support/fragment-fan-out.js';
 import { readsPayments } from '../support/sql-log.js';
 import { startProductionApp, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -8,7 +10,7 @@ import { startProductionApp, startTestApp, type TestApp } from '../support/test-
  * The graph's depth, alias and cost limits on graphql-ws, at each limit and one past it, as graph-limits.test.ts
  * does on HTTP. The same small limits as there, so both faces are held to the same numbers.
  */
-const limits = { maxDepth: 5, maxAliases: 30, maxCost: 31 };
+const limits = { ...defaultQueryLimits, maxDepth: 5, maxAliases: 30, maxCost: 31 };
 
 let t: TestApp;
 let merchant: MerchantClient;
@@ -120,6 +122,16 @@ describe('graph limits on graphql-ws', () => {
     open.push(subscriber);
     await eventually(() => subscriber.failure !== undefined, 'the subscription to be refused');
     expect(describeFailure(subscriber.failure)).toMatch(/Query cost 203 exceeds the limit of 31/);
+  });
+
+  test('the 24-level fragment fan-out is refused for its cost, as a query or a subscription', async () => {
+    await expectRefused(fragmentFanOut(24), /^Query cost 16777216 exceeds the limit of 31$/);
+    await expectRefused(fragmentFanOut(24, 'subscription'), /^Query cost 33554432 exceeds the limit of 31$/);
+  });
+
+  test('a document past the byte cap is refused before it is parsed', async () => {
+    const errors = await refusal(`subscription { paymentEvents { __typename } }${' '.repeat(defaultQueryLimits.maxDocumentBytes)}`);
+    expect(errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'DOCUMENT_TOO_LARGE' }) })]);
   });
 
   test.each([

@@ -1,4 +1,8 @@
+import { defaultQueryLimits } from '../../src/config.js';
 import { MerchantClient } from '../support/merchant-client.js';
+import { parse } from 'graphql';
+import { measureDocument } from '../../src/platform/graph/query-limits.js';
+import { fragmentFanOut } from '../support/fragment-fan-out.js';
 import { readsPayments } from '../support/sql-log.js';
 import { startProductionApp, startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -6,7 +10,7 @@ let t: TestApp;
 let merchant: MerchantClient;
 
 // Small limits, so "at the limit" and "one past it" are both valid queries of this schema.
-const limits = { maxDepth: 5, maxAliases: 30, maxCost: 31 };
+const limits = { ...defaultQueryLimits, maxDepth: 5, maxAliases: 30, maxCost: 31 };
 
 beforeAll(async () => {
   // Jobs wait an hour, so the statement log shows only what each request ran.
@@ -80,6 +84,42 @@ describe('graph limits on HTTP', () => {
     const res = await merchant.graphql('query($n: Int!) { payments(first: $n) { edges { node { reference } } } }', { n: 1 });
     expect(res.status).toBe(400);
     expect(res.body.errors[0].message).toMatch(/Query cost 301 exceeds/);
+  });
+});
+
+describe('a document cannot make the limits walk more than its size', () => {
+  test('the cost rule walks each fragment once, however often it is spread', () => {
+    const { operations, fragmentWalks } = measureDocument(parse(fragmentFanOut(24)));
+    // F0 … F24: 25 fragments, each walked once; their measures are reused at the 2^24 spreads of the last one.
+    expect(fragmentWalks).toBe(25);
+    expect(operations.get('FanOut')).toEqual({ depth: 1, aliases: 0, cost: 2 ** 24 });
+  });
+
+  test('the 24-level fragment fan-out is refused for its cost, before any resolver runs', async () => {
+    await expectRefused(fragmentFanOut(24), /^Query cost 16777216 exceeds the limit of 31$/);
+    // Another client is served as before.
+    await expectServed(COST_31);
+  });
+
+  test('a document past the token cap is refused by the parser, one past the byte cap before it', async () => {
+    const fields = (n: number) => `{ ${Array.from({ length: n }, () => 'x').join(' ')} }`;
+    const tooManyTokens = await merchant.graphql(fields(defaultQueryLimits.maxTokens));
+    expect(tooManyTokens.status).toBe(400);
+    expect(tooManyTokens.body.errors).toEqual([
+      expect.objectContaining({
+        // graphql-js's own message, typo included.
+        message: expect.stringMatching(/more that 3000 tokens/),
+        extensions: expect.objectContaining({ code: 'GRAPHQL_PARSE_FAILED' }),
+      }),
+    ]);
+    const tooLarge = await merchant.graphql(`{ __typename }${' '.repeat(defaultQueryLimits.maxDocumentBytes)}`);
+    expect(tooLarge.status).toBe(400);
+    expect(tooLarge.body.errors).toEqual([
+      expect.objectContaining({
+        message: 'The document is larger than 32768 bytes',
+        extensions: expect.objectContaining({ code: 'DOCUMENT_TOO_LARGE' }),
+      }),
+    ]);
   });
 });
 

@@ -228,6 +228,7 @@ describe('approval and the make-payment callback', () => {
     expect(res.status).toBe(200);
     await eventually(() => endpoint.at(path).length === 1, 'the callback');
     expect(endpoint.at(path)[0]!.body.paymentState).toBe('USER_CANCEL');
+    expectNoCardData(endpoint.at(path)[0]!.body);
     expect(await stateOf(body.pspTransactionId)).toBe('USER_CANCEL');
   });
 
@@ -249,10 +250,18 @@ describe('approval and the make-payment callback', () => {
     t.clock.advance(10 * 60 * 1000 + 1);
     await eventually(() => endpoint.at(path).length === 1, 'the callback');
     expect(endpoint.at(path)[0]!.body.paymentState).toBe('TIMEOUT');
+    expectNoCardData(endpoint.at(path)[0]!.body);
     expect(await stateOf(body.pspTransactionId)).toBe('TIMEOUT');
     expect((await approve(body.pspTransactionId, token)).status).toBe(400);
   });
 });
+
+/** The callback keeps the definition's required fields, with no usable credential in them. */
+function expectNoCardData(callback: Record<string, unknown>): void {
+  expect(callback).toMatchObject({ binNumber: '', operations: [{ operation: '3dscancel' }], paymentInstrument: 'TOKEN' });
+  expect(callback.networkToken).toEqual({ number: '', cryptogram: '', expiryMonth: '', expiryYear: '', tokenType: 'VISA', eci: '' });
+  expect(JSON.stringify(callback)).not.toMatch(/\d{12,}/);
+}
 
 describe('details and tenancy', () => {
   test('an unknown transaction is a 404 in the PSP error array', async () => {

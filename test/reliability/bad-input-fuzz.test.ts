@@ -1,4 +1,8 @@
+import { connect } from 'node:net';
+import { jest } from '@jest/globals';
 import fc from 'fast-check';
+import { apiQualityCounter } from '../../src/management/api-quality.counter.js';
+import { fragmentFanOut } from '../support/fragment-fan-out.js';
 import { MERCHANT_A, MERCHANT_B, MerchantClient } from '../support/merchant-client.js';
 import { PartnerClient } from '../support/partner-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -663,5 +667,96 @@ describe('malformed requests get only documented 4xx answers', () => {
   // Runs after the others in this file: the whole of the run, not one part of it, has to reach the number.
   test('at least 1,000 malformed requests in all', () => {
     expect([...sentByRoute.values()].reduce((sum, n) => sum + n, 0)).toBeGreaterThanOrEqual(1_000);
+  });
+});
+
+describe('hostile clients (issue 20)', () => {
+  /** Collects into `lines` what the app logs (request lines and errors) while `work` runs, request logging on. */
+  async function logsDuring(lines: string[], work: () => Promise<void>): Promise<void> {
+    const capture = (stream: NodeJS.WriteStream) => {
+      const write = stream.write.bind(stream);
+      const spy = jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+        if (typeof chunk === 'string' && chunk.startsWith('{')) lines.push(chunk);
+        return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+      });
+      return spy;
+    };
+    const spies = [capture(process.stdout), capture(process.stderr)];
+    t.app.services.config.logRequests = true;
+    try {
+      await work();
+    } finally {
+      t.app.services.config.logRequests = false;
+      for (const spy of spies) spy.mockRestore();
+    }
+  }
+
+  /** Sends the head and half the announced body of an upload, then hangs up; resolves when the service logged it. */
+  function abortedUpload(path: string, headers: Record<string, string>, lines: string[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const { port } = new URL(t.baseUrl);
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        const head = Object.entries({ ...headers, 'Content-Length': '100000', Host: '127.0.0.1' })
+          .map(([name, value]) => `${name}: ${value}\r\n`)
+          .join('');
+        socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n{"amount":{"currency":"NOK","value":`.padEnd(50_000, ' '));
+        socket.destroy();
+      });
+      socket.on('error', reject);
+      const deadline = Date.now() + 10_000;
+      const poll = () => {
+        if (lines.some((line) => line.includes(`"path":"${path}"`))) resolve();
+        else if (Date.now() > deadline) reject(new Error(`no log line for the aborted upload of ${path}`));
+        else setTimeout(poll, 10);
+      };
+      poll();
+    });
+  }
+
+  const counted = () => apiQualityCounter(t.app.services).pendingFor(MERCHANT_B.msn);
+
+  test('an upload the client hangs up on is no 5xx, is logged as 499 and counts against no sales unit', async () => {
+    const other = new MerchantClient(t.baseUrl, MERCHANT_B);
+    const withCredentials = await other.headers({ 'Idempotency-Key': 'aborted-upload' });
+    const before = counted();
+    const seen: string[] = [];
+    const lines: string[] = [];
+    await logsDuring(lines, async () => {
+      for (let i = 0; i < 5; i++) {
+        await abortedUpload('/epayment/v1/payments', withCredentials, lines);
+        lines.splice(0).forEach((line) => seen.push(line));
+      }
+      await abortedUpload('/graphql', withCredentials, lines);
+      await abortedUpload('/epayment/v1/payment', { 'Merchant-Serial-Number': MERCHANT_B.msn }, lines);
+      seen.push(...lines);
+    });
+    const requests = seen.filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line) as { status: number });
+    expect(requests.length).toBeGreaterThanOrEqual(7);
+    expect(requests.every((r) => r.status === 499)).toBe(true);
+    expect(seen.filter((line) => /"level":"error"/.test(line))).toEqual([]);
+    expect(counted()).toEqual(before);
+    // Nothing was written, and the service goes on serving the same client.
+    expect((await other.getPayment('aborted-upload')).status).toBe(404);
+  });
+
+  test('a request without valid credentials counts against no sales unit, whatever MSN it names', async () => {
+    const before = counted();
+    const res = await fetch(`${t.baseUrl}/epayment/v1/payments/some-reference`, {
+      headers: { 'Merchant-Serial-Number': MERCHANT_B.msn, Authorization: 'Bearer forged', 'Ocp-Apim-Subscription-Key': 'x' },
+    });
+    expect(res.status).toBe(401);
+    const graph = await fetch(`${t.baseUrl}/graphql`, {
+      method: 'POST',
+      headers: { 'Merchant-Serial-Number': MERCHANT_B.msn, 'Content-Type': 'application/json' },
+      body: '{"query":"{ __typename }"}',
+    });
+    expect(graph.status).toBe(401);
+    expect(counted()).toEqual(before);
+  });
+
+  test('the fragment fan-out document is a 4xx on the graph', async () => {
+    const res = await merchant.graphql(fragmentFanOut(24));
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
   });
 });

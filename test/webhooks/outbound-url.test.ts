@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { postOutbound } from '../../src/platform/delivery/outbound-post.js';
-import { isPublicAddress, outboundUrlProblem } from '../../src/platform/delivery/outbound-url.js';
+import { isPublicAddress, outboundUrlProblem, unicastOnlyLookup } from '../../src/platform/delivery/outbound-url.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 test.each([
@@ -33,7 +33,24 @@ test.each([
   ['2001:4860:4860::8888', true],
   ['2003::1', true],
   ['2606:4700:4700::1111', true],
+  // ipaddr.js ranges the hand-kept list missed (issue 20), and one of each class the policy names.
+  ['fec0::1', false],
+  ['100::1', false],
+  ['192.88.99.1', false],
+  ['10.255.255.255', false],
+  ['127.255.0.1', false],
+  ['fc00::1', false],
+  ['fdff:ffff::1', false],
+  ['169.254.0.1', false],
+  ['100.127.255.254', false],
+  ['100.128.0.1', true],
+  ['198.18.0.1', false],
+  ['255.255.255.255', false],
+  ['::ffff:192.168.1.1', false],
+  ['2001:db8::1', false],
+  ['ff02::1', false],
   ['not-an-ip', false],
+  ['0x7f.1', false],
 ])('isPublicAddress(%s) is %s', (address, expected) => {
   expect(isPublicAddress(address)).toBe(expected);
 });
@@ -54,6 +71,14 @@ describe('production', () => {
     'https://[2002:c0a8:101::1]/hook',
     'https://[2002:a9fe:a9fe::]/hook',
     'http://93.184.216.34/hook',
+    'https://[fec0::1]/',
+    'https://[100::1]/',
+    'https://192.88.99.1/',
+    'https://10.0.0.1/',
+    'https://127.0.0.2/',
+    'https://[fc00::1]/',
+    'https://169.254.169.254/latest/meta-data',
+    'https://100.64.0.1/',
   ])('refuses %s', async (url) => {
     expect(await outboundUrlProblem(url, 'production')).toBeDefined();
   });
@@ -84,6 +109,38 @@ describe('production', () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe('the connect-time lookup', () => {
+  /** A resolver that knows a few names, as DNS would answer them. */
+  const names: Record<string, { address: string; family: number }[]> = {
+    'public.example': [{ address: '93.184.216.34', family: 4 }],
+    'intranet.example': [{ address: '10.0.0.7', family: 4 }],
+    'metadata.example': [{ address: '169.254.169.254', family: 4 }],
+    'v6-local.example': [{ address: 'fd00::7', family: 6 }],
+    'mixed.example': [
+      { address: '93.184.216.34', family: 4 },
+      { address: '192.168.1.1', family: 4 },
+    ],
+  };
+  const lookup = unicastOnlyLookup((hostname, _options, callback) => callback(null, names[hostname] ?? []));
+  const connectTo = (hostname: string) =>
+    new Promise<{ error?: string; address?: string }>((resolve) =>
+      lookup(hostname, {}, (error, address) =>
+        resolve(error ? { error: (error as Error & { code: string }).code } : { address: address as string }),
+      ),
+    );
+
+  test.each(['intranet.example', 'metadata.example', 'v6-local.example', 'mixed.example', 'unknown.example'])(
+    'a name resolving to a non-public address (%s) is refused at connect time',
+    async (name) => {
+      expect(await connectTo(name)).toEqual({ error: 'ENOTPUBLIC' });
+    },
+  );
+
+  test('a name resolving to a public address connects to it', async () => {
+    expect(await connectTo('public.example')).toEqual({ address: '93.184.216.34' });
   });
 });
 

@@ -1,60 +1,23 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import type { PaygraphEnv } from '../../config.js';
 
 /**
- * Where the service may send requests of a merchant's choosing (webhooks, callbacks). One policy for registration
- * and for the call itself, so a URL accepted at registration is judged the same way when used:
+ * Where the service may send requests of a merchant's choosing (webhooks, callbacks, shipping options). One policy
+ * for registration and for the call itself, so a URL accepted at registration is judged the same way when used:
  * - HTTPS only; in the test environment also plain HTTP to a loopback address, on any port, for local receivers.
- * - Never a private, loopback, link-local or otherwise non-public address (loopback allowed in test only).
- *   Production resolves the name at registration and again on every connection (see `publicOnlyLookup`),
- *   so a name that later points inside the network is refused too.
+ * - Only a global unicast address: ipaddr.js classifies it, and anything its `range()` names other than `unicast`
+ *   (private, loopback, link-local, carrier-grade NAT, reserved such as 192.88.99.0/24, the deprecated site-local
+ *   fec0::/10, discard-only 100::/64, unique local, 6to4, Teredo, NAT64, IPv4-mapped, multicast, ...) is refused.
+ *   An IPv4-mapped or -embedding IPv6 address is refused whole rather than decoded: no public receiver needs one.
+ *   Production resolves the name at registration and again on every connection (see `publicOnlyLookup`), so a
+ *   name that resolves, or later points, inside the network is refused at connect time too.
  */
-// Two lists: a BlockList also matches IPv4 addresses against IPv6 rules (as mapped addresses), which would make
-// the ::ffff:0:0/96 rule below refuse every IPv4 address.
-const NON_PUBLIC_V4 = new BlockList();
-const NON_PUBLIC_V6 = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  NON_PUBLIC_V4.addSubnet(network, prefix, 'ipv4');
-// Unspecified, loopback, IPv4-compatible and -mapped, NAT64 (well-known and local-use), 6to4 and Teredo: all of
-// these carry an IPv4 address that may be private (2002:c0a8:0101:: is 192.168.1.1 through a 6to4 relay), and no
-// public webhook receiver needs them, so they are refused whole rather than decoded. Then unique local,
-// link-local, multicast, documentation.
-for (const [network, prefix] of [
-  ['::', 96],
-  ['::ffff:0:0', 96],
-  ['64:ff9b::', 96],
-  ['64:ff9b:1::', 48],
-  ['2002::', 16],
-  ['2001::', 32],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-  ['2001:db8::', 32],
-] as const)
-  NON_PUBLIC_V6.addSubnet(network, prefix, 'ipv6');
-NON_PUBLIC_V6.addAddress('::1', 'ipv6');
-
 export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 4) return !NON_PUBLIC_V4.check(address, 'ipv4');
-  return family === 6 && !NON_PUBLIC_V6.check(address, 'ipv6');
+  if (!ipaddr.isValid(address) || isIP(address.split('%')[0]!) === 0) return false;
+  return ipaddr.parse(address).range() === 'unicast';
 }
 
 function bareHost(hostname: string): string {
@@ -100,21 +63,33 @@ export async function outboundUrlProblem(raw: unknown, env: PaygraphEnv): Promis
   return undefined;
 }
 
+type Resolve = (
+  hostname: string,
+  options: { all: true },
+  callback: (error: Error | null, addresses: { address: string; family: number }[]) => void,
+) => void;
+
 /**
- * A `lookup` for outbound connections that refuses non-public addresses at connect time, so DNS that changes
- * after registration (rebinding) cannot turn a webhook into a request inside the network.
+ * A `lookup` for outbound connections that refuses any name with a non-public address at connect time, so DNS
+ * that changes after registration (rebinding), or a name that resolves inside the network, cannot turn a webhook
+ * into a request inside the network. The socket connects only to an address this function approved.
  */
-export const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, '');
-    const refused = addresses.find((a) => !isPublicAddress(a.address));
-    if (refused || addresses.length === 0) {
-      return callback(
-        Object.assign(new Error(`refused to connect to non-public address ${refused?.address ?? '(none)'}`), { code: 'ENOTPUBLIC' }),
-        '',
-      );
-    }
-    if (options.all) return callback(null, addresses);
-    return callback(null, addresses[0]!.address, addresses[0]!.family);
-  });
-};
+export function unicastOnlyLookup(resolve: Resolve = dnsLookup as unknown as Resolve): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { all: true }, (error, addresses) => {
+      if (error) return callback(error, '');
+      const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses;
+      const refused = wanted.find((a) => !isPublicAddress(a.address));
+      if (refused || wanted.length === 0) {
+        return callback(
+          Object.assign(new Error(`refused to connect to non-public address ${refused?.address ?? '(none)'}`), { code: 'ENOTPUBLIC' }),
+          '',
+        );
+      }
+      if (options.all) return callback(null, wanted);
+      return callback(null, wanted[0]!.address, wanted[0]!.family);
+    });
+  };
+}
+
+export const publicOnlyLookup: LookupFunction = unicastOnlyLookup();

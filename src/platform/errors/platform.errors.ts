@@ -16,6 +16,8 @@ export const platformErrors = defineErrors('platform', {
   IDEMPOTENCY_IN_FLIGHT: { status: 409, title: 'Order processing: concurrent request', vippsCode: '6160' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported Media Type' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload Too Large' },
+  /** A rate limit of the one limiter (src/platform/rate-limit/): the answer carries `Retry-After` and the RateLimit fields. */
+  RATE_LIMITED: { status: 429, title: 'Too Many Requests' },
   INTERNAL: { status: 500, title: 'Internal Server Error' },
 });
 

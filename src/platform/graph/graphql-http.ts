@@ -13,7 +13,8 @@ import { logError } from '../../log.js';
 import type { GraphQLContext } from './graphql-context.js';
 import { controlCharacterError } from './input-text.js';
 import { forbiddenFieldsError, refusedRootFields } from './principal-fields.js';
-import { queryLimitRules } from './query-limits.js';
+import { rateLimitedByCost } from './rate-limited.js';
+import { documentTooLarge, parseLimits, queryLimitRules } from './query-limits.js';
 import { schemaDisclosure } from './schema.js';
 
 /** The WebSocket face serves the same executable schema. */
@@ -27,6 +28,7 @@ export async function createGraphQLServer(services: Services, schema: GraphQLSch
     hideSchemaDetailsFromClientErrors: false,
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
+    parseOptions: parseLimits(services.config.graphqlLimits),
     validationRules: [
       ...queryLimitRules(services.config.graphqlLimits, { introspectionAllowed: !disclosure.refusesIntrospection }),
       ...disclosure.rules,
@@ -37,7 +39,13 @@ export async function createGraphQLServer(services: Services, schema: GraphQLSch
     stringifyResult: (result) => JSON.stringify(result),
     // The cache-control plugin hooks every resolved field to compute cache hints for an HTTP cache that
     // authenticated, per-merchant answers never use; without it a payment query costs measurably less.
-    plugins: [ApolloServerPluginCacheControlDisabled(), subscriptionsOnTheSocketOnly, principalRootFields, inputWithoutControlCharacters],
+    plugins: [
+      ApolloServerPluginCacheControlDisabled(),
+      subscriptionsOnTheSocketOnly,
+      principalRootFields,
+      inputWithoutControlCharacters,
+      rateLimitedByCost,
+    ],
   });
   await apollo.start();
   return apollo;
@@ -103,6 +111,7 @@ export async function handleGraphQLRequest(
       headers: GRAPH_API_HEADERS,
     });
     context = { services, request: ctx };
+    request.authenticated = true;
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
     const code = error.status === 401 ? 'UNAUTHENTICATED' : error.status === 403 ? 'FORBIDDEN' : 'BAD_REQUEST';
@@ -110,6 +119,16 @@ export async function handleGraphQLRequest(
       status: error.status,
       headers: { 'content-type': 'application/json' },
       body: { errors: [{ message: error.message, extensions: { code, traceId: request.traceId, details: error.details } }] },
+    };
+  }
+  const body = request.method === 'POST' ? jsonBody(request) : undefined;
+  const query = request.method === 'POST' ? (body as { query?: unknown } | undefined)?.query : request.query.get('query');
+  const tooLarge = documentTooLarge(query, services.config.graphqlLimits);
+  if (tooLarge) {
+    return {
+      status: 400,
+      headers: { 'content-type': 'application/json' },
+      body: { errors: [{ message: tooLarge.message, extensions: { code: tooLarge.extensions.code, traceId: request.traceId } }] },
     };
   }
   const headers = new HeaderMap();
@@ -121,7 +140,7 @@ export async function handleGraphQLRequest(
       method: request.method,
       headers,
       search: request.query.toString() ? `?${request.query.toString()}` : '',
-      body: request.method === 'POST' ? jsonBody(request) : undefined,
+      body,
     },
     context: async () => context,
   });

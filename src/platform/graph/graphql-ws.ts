@@ -2,13 +2,14 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { GraphQLError, getOperationAST, specifiedRules, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import type { Services } from '../context.js';
 import { AppError } from '../errors/app-error.js';
 import { SubscriberTooSlowError } from '../events/event-stream.js';
 import { logError } from '../../log.js';
 import { forbiddenFieldsError, refusedRootFields } from './principal-fields.js';
 import { queryLimitRules } from './query-limits.js';
+import { chargeOperation, rateLimitedError } from './rate-limited.js';
 import { schemaDisclosure } from './schema.js';
 import { GRAPHQL_WS_PATH, prepareOperation } from './socket-operation.js';
 import { authenticateSocket, sessionOf, type SocketExtra } from './socket-session.js';
@@ -27,31 +28,53 @@ export interface SubscriptionServer {
  * each live in their own.
  */
 export function attachSubscriptionServer(server: Server, services: Services, schema: GraphQLSchema): SubscriptionServer {
-  const wss = new WebSocketServer({ noServer: true });
+  const limits = services.config.socketLimits;
+  // A frame past the cap is refused as its header arrives, before it is buffered, authenticated or not.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes });
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== GRAPHQL_WS_PATH) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      wss.emit('connection', ws, req);
+      quietAboutOversizedFrames(ws);
+    });
   };
   server.on('upgrade', onUpgrade);
   const disclosure = schemaDisclosure(services.config.env === 'production');
-  const limits = queryLimitRules(services.config.graphqlLimits, { introspectionAllowed: !disclosure.refusesIntrospection });
-  const rules = [...specifiedRules, ...limits, ...disclosure.rules];
+  const queryLimits = queryLimitRules(services.config.graphqlLimits, { introspectionAllowed: !disclosure.refusesIntrospection });
+  const rules = [...specifiedRules, ...queryLimits, ...disclosure.rules];
   const clientError = (error: GraphQLError) => disclosure.formatError(scrub(error));
 
   const disposable = useServer<Record<string, unknown>, SocketExtra>(
     {
       schema,
       isProd: services.config.env === 'production',
+      connectionInitWaitTimeout: limits.connectionInitWaitMs,
       onConnect: (ctx) => authenticateSocket(services, ctx),
-      onSubscribe: (ctx, _id, payload) => {
-        const prepared = prepareOperation(schema, rules, payload.query, payload.operationName ?? undefined, payload.variables ?? undefined);
+      onSubscribe: async (ctx, _id, payload) => {
+        // graphql-ws has registered this id already: it counts among the socket's subscriptions.
+        if (Object.keys(ctx.subscriptions).length > limits.maxSubscriptions) return [tooManySubscriptions(limits.maxSubscriptions)];
+        const prepared = prepareOperation(
+          schema,
+          rules,
+          services.config.graphqlLimits,
+          payload.query,
+          payload.operationName ?? undefined,
+          payload.variables ?? undefined,
+        );
         if (!('document' in prepared)) return prepared;
-        const operation = getOperationAST(prepared.document, prepared.operationName);
+        const operation = getOperationAST(prepared.document, prepared.operationName ?? undefined);
         const refused = operation ? refusedRootFields(sessionOf(ctx).principal, operation) : [];
-        return refused.length > 0 ? [forbiddenFieldsError(refused)] : prepared;
+        if (refused.length > 0) return [forbiddenFieldsError(refused)];
+        const charged = await chargeOperation(
+          services,
+          sessionOf(ctx).principal.clientId,
+          prepared.document,
+          prepared.operationName ?? undefined,
+        );
+        return charged.allowed ? prepared : [rateLimitedError(charged.state, false)];
       },
       context: (ctx) => operationContext(services, sessionOf(ctx)),
       subscribe: (args) => subscribeWithFreshContextPerEvent(services, args),
@@ -68,6 +91,26 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
       await disposable.dispose();
     },
   };
+}
+
+/**
+ * ws closes a socket that sends a frame past `maxPayload` itself (1009) and then emits the error, which graphql-ws
+ * logs as an internal failure. A client sending too much is not one: that error is dropped, any other still
+ * reaches graphql-ws's handler.
+ */
+function quietAboutOversizedFrames(ws: WebSocket): void {
+  const handlers = ws.listeners('error') as ((error: Error) => void)[];
+  ws.removeAllListeners('error');
+  ws.on('error', (error: Error & { code?: string }) => {
+    if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return;
+    for (const handler of handlers) handler.call(ws, error);
+  });
+}
+
+function tooManySubscriptions(max: number): GraphQLError {
+  return new GraphQLError(`A socket holds at most ${max} subscriptions at once; complete one, or open another socket`, {
+    extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' },
+  });
 }
 
 /** As on HTTP: expected failures keep their code, anything else reaches the log and the client sees no detail. */

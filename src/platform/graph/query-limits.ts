@@ -2,8 +2,10 @@ import {
   GraphQLError,
   Kind,
   type ASTVisitor,
+  type DocumentNode,
   type FieldNode,
   type FragmentDefinitionNode,
+  type OperationDefinitionNode,
   type SelectionSetNode,
   type ValidationContext,
   type ValidationRule,
@@ -14,7 +16,7 @@ import { MAX_PAGE_SIZE } from './relay.js';
 /** A list field without `first` is assumed to return a default page. */
 const DEFAULT_PAGE = 50;
 
-interface Measure {
+export interface Measure {
   depth: number;
   aliases: number;
   cost: number;
@@ -33,38 +35,114 @@ export interface QueryLimitOptions {
 }
 
 /**
+ * The cost of each operation of a validated document, kept with the document itself: Apollo caches a parsed and
+ * validated document and hands the same object back for the same query text, so the rate limiter charges an
+ * operation its cost without measuring it again.
+ */
+const measuredCosts = new WeakMap<DocumentNode, Map<string, number>>();
+
+/** The cost the limits measured for an operation of this document (undefined: the document was not measured). */
+export function costOf(document: DocumentNode, operationName: string | undefined): number | undefined {
+  return measuredCosts.get(document)?.get(operationName ?? '');
+}
+
+/**
+ * The document caps checked before anything walks it: its size in bytes here, its token count by graphql-js's
+ * parser (`parseOptions`), so a document too big to be worth measuring is refused for its size alone.
+ */
+export function documentTooLarge(query: unknown, limits: QueryLimits = defaultQueryLimits): GraphQLError | undefined {
+  if (typeof query !== 'string' || Buffer.byteLength(query) <= limits.maxDocumentBytes) return undefined;
+  return new GraphQLError(`The document is larger than ${limits.maxDocumentBytes} bytes`, {
+    extensions: { code: 'DOCUMENT_TOO_LARGE', http: { status: 400 } },
+  });
+}
+
+/** graphql-js stops parsing past this many tokens: one setting for Apollo's parser and the socket's. */
+export function parseLimits(limits: QueryLimits = defaultQueryLimits): { maxTokens: number } {
+  return { maxTokens: limits.maxTokens };
+}
+
+/**
  * Rejects an operation that is too deep, uses too many aliases or could cost too much, during validation, so
  * no resolver runs. Page sizes given as variables count as the largest page, since validation cannot see them.
+ * The walk is linear in the document: each fragment is measured once and its measure reused at every spread, so
+ * fragments that spread the next one twice cost one walk per fragment, not 2^n.
  */
 export function queryLimitRules(limits: QueryLimits = defaultQueryLimits, options: QueryLimitOptions = {}): ValidationRule[] {
   const skipped = options.introspectionAllowed ? INTROSPECTION_FIELDS : new Set<string>();
   return [
-    (context: ValidationContext): ASTVisitor => ({
-      OperationDefinition(operation) {
-        const fragments = new Map<string, FragmentDefinitionNode>();
-        for (const definition of context.getDocument().definitions) {
-          if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-        }
-        const measure = measureSelection(operation.selectionSet, { fragments, skipped }, new Set());
-        const report = (message: string, code: string) =>
-          context.reportError(new GraphQLError(message, { nodes: [operation], extensions: { code } }));
-        if (measure.depth > limits.maxDepth)
-          report(`Query depth ${measure.depth} exceeds the limit of ${limits.maxDepth}`, 'QUERY_TOO_DEEP');
-        if (measure.aliases > limits.maxAliases)
-          report(`${measure.aliases} aliases exceed the limit of ${limits.maxAliases}`, 'TOO_MANY_ALIASES');
-        if (measure.cost > limits.maxCost) report(`Query cost ${measure.cost} exceeds the limit of ${limits.maxCost}`, 'QUERY_TOO_COSTLY');
-      },
-    }),
+    (context: ValidationContext): ASTVisitor => {
+      const document = context.getDocument();
+      const walk = newWalk(document, skipped);
+      return {
+        OperationDefinition(operation) {
+          const measure = measureSelection(operation.selectionSet, walk);
+          rememberCost(document, operation, measure.cost);
+          const report = (message: string, code: string) =>
+            context.reportError(new GraphQLError(message, { nodes: [operation], extensions: { code } }));
+          if (measure.depth > limits.maxDepth)
+            report(`Query depth ${measure.depth} exceeds the limit of ${limits.maxDepth}`, 'QUERY_TOO_DEEP');
+          if (measure.aliases > limits.maxAliases)
+            report(`${measure.aliases} aliases exceed the limit of ${limits.maxAliases}`, 'TOO_MANY_ALIASES');
+          if (measure.cost > limits.maxCost)
+            report(`Query cost ${formatCost(measure.cost)} exceeds the limit of ${limits.maxCost}`, 'QUERY_TOO_COSTLY');
+        },
+      };
+    },
   ];
+}
+
+/**
+ * Measures every operation of a document as the rules do, and says how many times a fragment's selections were
+ * walked (each fragment at most once).
+ */
+export function measureDocument(
+  document: DocumentNode,
+  options: QueryLimitOptions = {},
+): { operations: Map<string, Measure>; fragmentWalks: number } {
+  const walk = newWalk(document, options.introspectionAllowed ? INTROSPECTION_FIELDS : new Set());
+  const operations = new Map<string, Measure>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION) {
+      operations.set(definition.name?.value ?? '', measureSelection(definition.selectionSet, walk));
+    }
+  }
+  return { operations, fragmentWalks: walk.fragmentWalks };
+}
+
+function rememberCost(document: DocumentNode, operation: OperationDefinitionNode, cost: number): void {
+  let costs = measuredCosts.get(document);
+  if (!costs) measuredCosts.set(document, (costs = new Map()));
+  costs.set(operation.name?.value ?? '', cost);
+}
+
+/** Past 2^53 a cost is no longer an exact integer; it is refused either way. */
+function formatCost(cost: number): string {
+  return Number.isSafeInteger(cost) ? String(cost) : cost.toExponential(2);
 }
 
 interface Walk {
   fragments: Map<string, FragmentDefinitionNode>;
   /** Fields not measured, with everything below them. */
   skipped: ReadonlySet<string>;
+  /** Each fragment's measure, computed at its first spread and reused at every other. */
+  measured: Map<string, Measure>;
+  /** Fragments being measured: a spread of one of them is a cycle. */
+  visiting: Set<string>;
+  fragmentWalks: number;
 }
 
-function measureSelection(selectionSet: SelectionSetNode, walk: Walk, visiting: Set<string>): Measure {
+function newWalk(document: DocumentNode, skipped: ReadonlySet<string>): Walk {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  return { fragments, skipped, measured: new Map(), visiting: new Set(), fragmentWalks: 0 };
+}
+
+const NOTHING: Measure = { depth: 0, aliases: 0, cost: 0 };
+
+function measureSelection(selectionSet: SelectionSetNode, walk: Walk): Measure {
   const total: Measure = { depth: 0, aliases: 0, cost: 0 };
   const add = (m: Measure) => {
     total.depth = Math.max(total.depth, m.depth);
@@ -73,25 +151,31 @@ function measureSelection(selectionSet: SelectionSetNode, walk: Walk, visiting: 
   };
   for (const selection of selectionSet.selections) {
     if (selection.kind === Kind.FIELD) {
-      if (!walk.skipped.has(selection.name.value)) add(measureField(selection, walk, visiting));
-    } else if (selection.kind === Kind.INLINE_FRAGMENT) add(measureSelection(selection.selectionSet, walk, visiting));
-    else {
-      const name = selection.name.value;
-      const fragment = walk.fragments.get(name);
-      // A fragment cycle is reported by graphql's own NoFragmentCycles rule; here it just stops the walk.
-      if (!fragment || visiting.has(name)) continue;
-      visiting.add(name);
-      add(measureSelection(fragment.selectionSet, walk, visiting));
-      visiting.delete(name);
-    }
+      if (!walk.skipped.has(selection.name.value)) add(measureField(selection, walk));
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) add(measureSelection(selection.selectionSet, walk));
+    else add(measureFragment(selection.name.value, walk));
   }
   return total;
 }
 
-function measureField(field: FieldNode, walk: Walk, visiting: Set<string>): Measure {
+function measureFragment(name: string, walk: Walk): Measure {
+  const known = walk.measured.get(name);
+  if (known) return known;
+  const fragment = walk.fragments.get(name);
+  // A fragment cycle is reported by graphql's own NoFragmentCycles rule; here it just stops the walk.
+  if (!fragment || walk.visiting.has(name)) return NOTHING;
+  walk.visiting.add(name);
+  walk.fragmentWalks++;
+  const measure = measureSelection(fragment.selectionSet, walk);
+  walk.visiting.delete(name);
+  walk.measured.set(name, measure);
+  return measure;
+}
+
+function measureField(field: FieldNode, walk: Walk): Measure {
   const aliases = field.alias ? 1 : 0;
   if (!field.selectionSet) return { depth: 1, aliases, cost: 1 };
-  const child = measureSelection(field.selectionSet, walk, visiting);
+  const child = measureSelection(field.selectionSet, walk);
   return { depth: child.depth + 1, aliases: aliases + child.aliases, cost: 1 + pageSizeOf(field) * child.cost };
 }
 

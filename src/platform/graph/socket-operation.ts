@@ -9,6 +9,8 @@ import {
   type GraphQLSchema,
   type specifiedRules,
 } from 'graphql';
+import type { QueryLimits } from '../../config.js';
+import { documentTooLarge, parseLimits } from './query-limits.js';
 
 import { controlCharacterError } from './input-text.js';
 
@@ -21,13 +23,16 @@ export const GRAPHQL_WS_PATH = '/graphql';
 export function prepareOperation(
   schema: GraphQLSchema,
   rules: typeof specifiedRules,
+  limits: QueryLimits,
   query: string,
   operationName: string | undefined,
   variableValues: Record<string, unknown> | undefined,
 ): ExecutionArgs | readonly GraphQLError[] {
+  const tooLarge = documentTooLarge(query, limits);
+  if (tooLarge) return [tooLarge];
   let document: DocumentNode;
   try {
-    document = parse(query);
+    document = parse(query, parseLimits(limits));
   } catch (error) {
     if (error instanceof GraphQLError) return [withCode(error, 'GRAPHQL_PARSE_FAILED')];
     throw error;

@@ -6,8 +6,23 @@ import type { HttpRequest } from './http-types.js';
 /** The request body limit of every route that declares none of its own. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * The client hung up before its request body arrived whole: nothing failed on our side and nobody waits for an
+ * answer, so it is no 5xx and counts against nobody.
+ */
+export class ClientClosedRequest extends Error {
+  constructor() {
+    super('The client closed the connection before the request body was complete');
+  }
+}
+
 export function readBody(message: IncomingMessage, maxBytes: number = MAX_BODY_BYTES): Promise<Buffer> {
   return new Promise((resolve, reject) => {
+    // Node reports a hang-up mid-body as an 'error' (ECONNRESET "aborted") and then 'close' without 'end'.
+    const closedEarly = () => {
+      if (!message.complete) reject(new ClientClosedRequest());
+    };
+    message.on('close', closedEarly);
     const chunks: Buffer[] = [];
     let size = 0;
     message.on('data', (chunk: Buffer) => {
@@ -20,7 +35,7 @@ export function readBody(message: IncomingMessage, maxBytes: number = MAX_BODY_B
       if (size > maxBytes) reject(new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${describeBytes(maxBytes)}`));
       else resolve(Buffer.concat(chunks));
     });
-    message.on('error', reject);
+    message.on('error', (error) => reject(message.complete ? error : new ClientClosedRequest()));
   });
 }
 

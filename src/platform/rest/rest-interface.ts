@@ -184,7 +184,15 @@ async function frontOf(
 ): Promise<{ ctx: RequestContext | PublicContext; headers: RequestHeaders }> {
   const { auth, rules } = route;
   if (auth !== 'public' && rules) {
-    return createRequestContext(services, lookupHeader, { traceId: request.traceId, auth, headers: rules, idempotent, scope: route.scope });
+    const front = await createRequestContext(services, lookupHeader, {
+      traceId: request.traceId,
+      auth,
+      headers: rules,
+      idempotent,
+      scope: route.scope,
+    });
+    request.authenticated = true;
+    return front;
   }
   if (auth !== 'public') throw new Error(`REST interface ${route.name} authenticates but declares no header rules`);
   const headers = rules

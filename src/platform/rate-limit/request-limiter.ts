@@ -1,0 +1,107 @@
+import pg from 'pg';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Config, RateLimitPolicy, RateLimitSettings } from '../../config.js';
+import { logError } from '../../log.js';
+import type { RateLimitState } from './rate-limit-fields.js';
+
+export type PolicyName = 'client' | 'address' | 'modifications' | 'reads' | 'secretFailures';
+const POLICIES: readonly PolicyName[] = ['client', 'address', 'modifications', 'reads', 'secretFailures'];
+
+export type Verdict = { allowed: boolean; state: RateLimitState };
+
+/**
+ * The one limiter of both faces: a fixed-window counter per policy and key (rate-limiter-flexible). In memory by
+ * default, so each instance counts on its own (N instances admit up to N times a limit); with
+ * `PAYGRAPH_RATE_LIMIT_STORE=postgres` the counters live in the database every instance shares (table
+ * `rate_limit`), with an in-memory counter taking over while the database cannot answer.
+ */
+export class RequestLimiter {
+  private constructor(
+    private readonly settings: RateLimitSettings,
+    private readonly buckets: Record<PolicyName, RateLimiterAbstract>,
+    private readonly pool: pg.Pool | undefined,
+  ) {}
+
+  static async create(config: Config): Promise<RequestLimiter> {
+    const settings = config.rateLimits;
+    const memory = (name: PolicyName, policy: RateLimitPolicy) =>
+      new RateLimiterMemory({ keyPrefix: name, points: policy.points, duration: policy.windowSeconds });
+    if (settings.store === 'memory' || !config.databaseUrl) {
+      const buckets = {} as Record<PolicyName, RateLimiterAbstract>;
+      for (const name of POLICIES) buckets[name] = memory(name, settings[name]);
+      return new RequestLimiter(settings, buckets, undefined);
+    }
+    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 4 });
+    const entries = await Promise.all(
+      POLICIES.map(
+        (name) =>
+          new Promise<[PolicyName, RateLimiterAbstract]>((resolve, reject) => {
+            const policy = settings[name];
+            const limiter: RateLimiterPostgres = new RateLimiterPostgres(
+              {
+                storeClient: pool,
+                tableName: 'rate_limit',
+                keyPrefix: name,
+                points: policy.points,
+                duration: policy.windowSeconds,
+                clearExpiredByTimeout: name === 'client',
+                insuranceLimiter: memory(name, policy),
+              },
+              (error?: Error) => (error ? reject(error) : resolve([name, limiter])),
+            );
+          }),
+      ),
+    );
+    const buckets = {} as Record<PolicyName, RateLimiterAbstract>;
+    for (const [name, limiter] of entries) buckets[name] = limiter;
+    return new RequestLimiter(settings, buckets, pool);
+  }
+
+  /** Spends `points` of the key's quota under a policy; a refused request counts too, so hammering does not help. */
+  async charge(policy: PolicyName, key: string, points = 1): Promise<Verdict> {
+    try {
+      return { allowed: true, state: this.stateOf(policy, await this.buckets[policy].consume(key, points)) };
+    } catch (outcome) {
+      if (outcome instanceof RateLimiterRes) return { allowed: false, state: this.stateOf(policy, outcome) };
+      // A limiter that cannot count lets the request through rather than refusing every client.
+      logError('rate limiter failed', outcome, { policy });
+      return { allowed: true, state: this.unknownState(policy) };
+    }
+  }
+
+  /** Whether the key's quota is used up, without spending any (failed secrets are charged after they fail). */
+  async exhausted(policy: PolicyName, key: string): Promise<Verdict | undefined> {
+    const res = await this.buckets[policy].get(key).catch(() => null);
+    if (!res || res.consumedPoints < this.settings[policy].points) return undefined;
+    return { allowed: false, state: this.stateOf(policy, res) };
+  }
+
+  async penalise(policy: PolicyName, key: string): Promise<void> {
+    await this.buckets[policy].penalty(key, 1).catch((error: unknown) => logError('rate limiter failed', error, { policy }));
+  }
+
+  /** The points a graph operation of this cost spends: one per `graphCostPerPoint`, at least one. */
+  graphPoints(cost: number): number {
+    return Math.max(1, Math.ceil(cost / this.settings.graphCostPerPoint));
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.end();
+  }
+
+  private stateOf(policy: PolicyName, res: RateLimiterRes): RateLimitState {
+    const { points, windowSeconds } = this.settings[policy];
+    return {
+      policy,
+      quota: points,
+      windowSeconds,
+      remaining: Math.max(0, res.remainingPoints),
+      resetSeconds: Math.ceil(res.msBeforeNext / 1000),
+    };
+  }
+
+  private unknownState(policy: PolicyName): RateLimitState {
+    const { points, windowSeconds } = this.settings[policy];
+    return { policy, quota: points, windowSeconds, remaining: points, resetSeconds: windowSeconds };
+  }
+}

@@ -1,0 +1,142 @@
+import { loadConfig, type RateLimitSettings } from '../../src/config.js';
+import { clientAddress } from '../../src/platform/rate-limit/client-address.js';
+import { useTestApp } from '../support/app-fixture.js';
+import type { HttpResult } from '../support/principal-client.js';
+import { connectionParamsOf, describeFailure, eventually as socketEventually, Subscriber } from '../support/subscriber.js';
+
+/**
+ * The one limiter on both faces (issue 20, point 10), with small limits and a short window so a test reaches them
+ * and sees them reset. No assertion is about time: a reset is waited for.
+ */
+const WINDOW = 3;
+const rateLimits: RateLimitSettings = {
+  ...loadConfig({}).rateLimits,
+  client: { points: 6, windowSeconds: WINDOW },
+  address: { points: 3, windowSeconds: WINDOW },
+  modifications: { points: 2, windowSeconds: WINDOW },
+  secretFailures: { points: 2, windowSeconds: WINDOW },
+  graphCostPerPoint: 100,
+  // The test's requests come from 127.0.0.1, playing the load balancer: X-Forwarded-For names the client.
+  trustedProxies: ['127.0.0.1'],
+};
+const t = useTestApp({ rateLimits });
+
+/** Retries `request` until it is no longer refused: the window ended and the quota is back. */
+async function afterReset(request: () => Promise<{ status: number }>): Promise<number> {
+  const deadline = Date.now() + (WINDOW + 5) * 1000;
+  for (;;) {
+    const { status } = await request();
+    if (status !== 429 || Date.now() > deadline) return status;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function expectRefusalFields(headers: Headers, policy: string, quota: number): void {
+  expect(Number(headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  expect(headers.get('ratelimit-policy')).toBe(`"${policy}";q=${quota};w=${WINDOW}`);
+  expect(headers.get('ratelimit')).toMatch(new RegExp(`^"${policy}";r=0;t=\\d+$`));
+}
+
+test('REST: per reference and MSN, then per client; a 429 in the interface’s format with Retry-After and the RateLimit fields; both reset', async () => {
+  const reference = await t.merchant.authorizedPayment(10_000); // create (1 modification of the reference) and approve
+  const first: HttpResult = await t.merchant.modify(reference, 'capture', 100);
+  expect(first.status).toBe(200);
+  expect(first.headers.get('ratelimit')).toMatch(/^"client";r=\d+;t=\d+$/);
+  const refused = await t.merchant.modify(reference, 'capture', 100);
+  expect(refused.status).toBe(429);
+  expectRefusalFields(refused.headers, 'modifications', 2);
+  expect(refused.headers.get('content-type')).toBe('application/problem+json');
+  expect(refused.body).toEqual(expect.objectContaining({ status: 429, title: 'Too Many Requests', traceId: expect.any(String) }));
+  // The client's own quota (6) is spent by now with a read or two: then any route refuses it.
+  let status = 200;
+  for (let i = 0; i < 6 && status !== 429; i++) ({ status } = await t.merchant.getPayment(reference));
+  const overClient = await t.merchant.getPayment(reference);
+  expect(overClient.status).toBe(429);
+  expectRefusalFields(overClient.headers, 'client', 6);
+  // Another client is not affected.
+  expect((await t.otherMerchant.getPayment('no-such-reference-1')).status).toBe(404);
+
+  expect(await afterReset(() => t.merchant.modify(reference, 'capture', 100))).toBe(200);
+});
+
+test('the graph: charged by cost, refused as a GraphQL error with extensions.code RATE_LIMITED, reset after the window', async () => {
+  const cheap = await t.otherMerchant.graphql('{ __typename }');
+  expect(cheap.status).toBe(200);
+  expect(cheap.headers.get('ratelimit-policy')).toBe(`"client";q=6;w=${WINDOW}`);
+  // 1 + 100 × 3 = 301: 4 points at 100 per point, more than the 6 left after two more cheap ones.
+  const page = '{ payments(first: 100) { edges { node { reference } } } }';
+  expect((await t.otherMerchant.graphql('{ __typename }')).status).toBe(200);
+  expect((await t.otherMerchant.graphql('{ __typename }')).status).toBe(200);
+  const refused = await t.otherMerchant.graphql(page);
+  expect(refused.status).toBe(429);
+  expect(refused.body.errors).toEqual([
+    expect.objectContaining({
+      message: expect.stringMatching(/Rate limit exceeded/),
+      extensions: expect.objectContaining({ code: 'RATE_LIMITED' }),
+    }),
+  ]);
+  expect(refused.body.data).toBeUndefined();
+  expectRefusalFields(refused.headers, 'client', 6);
+  expect(await afterReset(() => t.otherMerchant.graphql(page))).toBe(200);
+});
+
+test('graphql-ws: a subscription is charged its cost on the same quota and refused with RATE_LIMITED', async () => {
+  const partnerA = t.partner.forSalesUnit('123456');
+  // 1 + 100 × (1 + 1) = 201 per subscription: 3 points; the third does not fit in 6.
+  const query = 'subscription { paymentEvents { payment { events(first: 100) { edges { cursor } } } } }';
+  const params = await connectionParamsOf(partnerA as never);
+  const open: Subscriber[] = [];
+  try {
+    for (let i = 0; i < 3; i++) open.push(new Subscriber(t.baseUrl, params).subscribe(query));
+    await socketEventually(() => open.some((s) => s.failure !== undefined), 'one subscription to be refused');
+    const refused = open.filter((s) => s.failure !== undefined);
+    expect(refused).toHaveLength(1);
+    expect(describeFailure(refused[0]!.failure)).toMatch(/"code":"RATE_LIMITED"/);
+  } finally {
+    await Promise.all(open.map((s) => s.close()));
+  }
+});
+
+test('per address without a token, from X-Forwarded-For of the trusted proxy only; a forged left-most entry does not help', async () => {
+  const from = (forwardedFor: string) =>
+    fetch(`${t.baseUrl}/epayment/v1/payments/some-reference-1`, { headers: { 'X-Forwarded-For': forwardedFor } });
+  // Refused for their headers and credentials (4xx), each charged to the client's address.
+  for (let i = 0; i < 3; i++) expect((await from('203.0.113.7')).status).toBe(400);
+  const refused = await from('203.0.113.7');
+  expect(refused.status).toBe(429);
+  expectRefusalFields(refused.headers, 'address', 3);
+  expect((await from('10.9.9.9, 203.0.113.7')).status).toBe(429);
+  // Another client address behind the same balancer has its own quota.
+  expect((await from('203.0.113.8')).status).toBe(400);
+  expect(await afterReset(() => from('203.0.113.7'))).toBe(400);
+});
+
+test('refused client secrets at the token endpoint are throttled per client id, even with the right secret after them', async () => {
+  const token = (secret: string, address: string) =>
+    fetch(`${t.baseUrl}/accesstoken/get`, {
+      method: 'POST',
+      headers: {
+        client_id: 'test-client-654321',
+        client_secret: secret,
+        'Ocp-Apim-Subscription-Key': 'test-key-654321',
+        'X-Forwarded-For': address,
+      },
+    });
+  // From different addresses, so the address quota is not what refuses them.
+  expect((await token('wrong-1', '198.51.100.1')).status).toBe(401);
+  expect((await token('wrong-2', '198.51.100.2')).status).toBe(401);
+  const refused = await token('test-secret-654321', '198.51.100.3');
+  expect(refused.status).toBe(429);
+  expectRefusalFields(refused.headers, 'secretFailures', 2);
+  expect(await afterReset(() => token('test-secret-654321', '198.51.100.4'))).toBe(200);
+});
+
+test.each([
+  ['the peer itself when no proxy is trusted', '203.0.113.1', '198.51.100.9', [], '203.0.113.1'],
+  ['the right-most untrusted hop', '10.0.0.1', '198.51.100.9, 203.0.113.5', ['10.0.0.0/8'], '203.0.113.5'],
+  ['past several trusted hops', '10.0.0.1', '203.0.113.5, 10.0.0.2', ['10.0.0.0/8'], '203.0.113.5'],
+  ['the peer when it is not a trusted proxy', '203.0.113.1', '198.51.100.9', ['10.0.0.0/8'], '203.0.113.1'],
+  ['IPv4-mapped peers as IPv4', '::ffff:10.0.0.1', '203.0.113.5', ['10.0.0.1'], '203.0.113.5'],
+])('the client address is %s', (_case, peer, forwardedFor, trusted, expected) => {
+  expect(clientAddress(peer, forwardedFor, trusted)).toBe(expected);
+});
