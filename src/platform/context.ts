@@ -7,6 +7,7 @@ import type { Em, Orm } from './db/orm.js';
 import type { DomainEventBus } from './events/domain-event-bus.js';
 import type { LoaderRegistry } from './graph/loader-registry.js';
 import type { NodeRegistry } from './graph/node-registry.js';
+import type { TestClocks } from './test-clocks.js';
 
 export type { MerchantPrincipal, Principal } from './auth/principal.js';
 
@@ -14,7 +15,10 @@ export type { MerchantPrincipal, Principal } from './auth/principal.js';
 export interface Services {
   config: Config;
   orm: Orm;
+  /** Real time (tests: a clock they move): access tokens, deliveries, and every sales unit whose test clock never moved. */
   clock: Clock;
+  /** Each sales unit's time (its test clock in the test environment): what decides for that unit's objects. */
+  testClocks: TestClocks;
   salesUnits: SalesUnitAccess;
   /** Committed events of every domain and instance, for live subscribers in this process. */
   events: DomainEventBus;
@@ -34,6 +38,7 @@ export interface RequestContext {
   principal: Principal;
   scope: TenancyScope;
   em: Em;
+  /** The time of the sales unit the request acts for (its test clock, where it was moved). */
   clock: Clock;
   config: Config;
   traceId: string;

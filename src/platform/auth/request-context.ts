@@ -51,7 +51,15 @@ export function contextFor(
   scope: RequestContext['scope'],
   traceId: string,
 ): RequestContext {
-  return { principal, scope, em, clock: services.clock, config: services.config, traceId, loaders: new LoaderRegistry(em) };
+  return {
+    principal,
+    scope,
+    em,
+    clock: services.testClocks.of(scope.msn),
+    config: services.config,
+    traceId,
+    loaders: new LoaderRegistry(em),
+  };
 }
 
 function assertServed(principal: Principal, auth: AuthRule, headers: RequestHeaders): void {
