@@ -73,13 +73,15 @@ export const ledgerResolvers: Resolvers = {
         throw error;
       }
     },
-    testClock: (_, __, { request }) => ({ now: request.clock.now().toISOString() }),
+    testClock: (_, __, { request }) => ({ merchantSerialNumber: scoped(request).msn, now: request.clock.now().toISOString() }),
   },
   Mutation: {
-    advanceTestClock: (_, { input }, { services }) =>
-      withUserErrors(TEST_CLOCK_ERROR_CODES, async () => ({
-        testClock: { now: (await advanceTestClock(services, { seconds: input.seconds, until: input.until })).toISOString() },
-      })),
+    advanceTestClock: (_, { input }, { services, request }) =>
+      withUserErrors(TEST_CLOCK_ERROR_CODES, async () => {
+        const msn = scoped(request).msn;
+        const now = await advanceTestClock(services, msn, { seconds: input.seconds, until: input.until });
+        return { testClock: { merchantSerialNumber: msn, now: now.toISOString() } };
+      }),
   },
   Ledger: {
     id: (l) => toGlobalId('Ledger', l.id),
@@ -116,6 +118,9 @@ export const ledgerResolvers: Resolvers = {
       const payment = await request.loaders.get(paymentByIdLoader).load({ msn: t.msn, id: t.paymentId });
       return payment ? toPaymentViewAt(payment, request.config, request.clock.now()) : null;
     },
+  },
+  SalesUnit: {
+    clock: (unit, _, { services }) => ({ merchantSerialNumber: unit.msn, now: services.testClocks.of(unit.msn).now().toISOString() }),
   },
   Payment: {
     ledgerTransactions: (p, _, { request }) =>

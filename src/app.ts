@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
-import { OffsetClock, systemClock, type Clock } from './platform/clock.js';
+import { systemClock, type Clock } from './platform/clock.js';
+import { TestClocks } from './platform/test-clocks.js';
 import type { Config } from './config.js';
 import type { RequestContext, Services } from './platform/context.js';
 import { forkEm, openDatabase, type DatabaseOptions, type Orm } from './platform/db/orm.js';
@@ -71,8 +72,10 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     entities: modules.flatMap((m) => m.entities ?? []),
     migrations: modules.flatMap((m) => m.migrations ?? []),
   });
-  // The test environment's clock can be advanced (the graph's test clock); production runs on the system time.
-  const clock = options.clock ?? (config.env === 'test' ? new OffsetClock() : systemClock);
+  // Real time; in the test environment each sales unit's test clock runs ahead of it by however far it was moved.
+  const clock = options.clock ?? systemClock;
+  const testClocks = new TestClocks(clock);
+  if (config.env === 'test') await testClocks.load(forkEm(orm));
   orm.em.getEventManager().registerSubscriber(projectionSubscriber);
   for (const module of modules) {
     for (const definition of module.eventTypes ?? []) eventTypes.register(definition);
@@ -88,6 +91,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config,
     orm,
     clock,
+    testClocks,
     salesUnits: coverageOf(modules),
     events,
     paymentEvents: events,
@@ -112,7 +116,11 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const schema = buildSchema(modules.flatMap((m) => m.resolvers ?? []));
   const apollo = await createGraphQLServer(services, schema);
   const scheduler = new Scheduler(
-    modules.flatMap((m) => m.jobs?.(services) ?? []),
+    [
+      // Another instance may have moved a unit's test clock: every run first reads where each unit's time is.
+      ...(config.env === 'test' ? [{ name: 'read-test-clocks', run: () => testClocks.load(forkEm(orm)) }] : []),
+      ...modules.flatMap((m) => m.jobs?.(services) ?? []),
+    ],
     config.jobIntervalMs,
   );
   services.runJobsNow = () => scheduler.runOnce();

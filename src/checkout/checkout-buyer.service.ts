@@ -48,7 +48,7 @@ export async function findCheckoutPage(services: Services, token: string): Promi
 }
 
 async function describe(services: Services, em: Em, session: CheckoutSession): Promise<CheckoutPage> {
-  const now = services.clock.now();
+  const now = services.testClocks.of(session.msn).now();
   const unit = await em.findOne(SalesUnit, { msn: session.msn }, { fields: ['name'] });
   const shipping = asksForShipping(session.request);
   const fixedOnly = shipping && !session.request.logistics?.dynamicOptionsCallback;
@@ -82,7 +82,7 @@ export async function offerShipping(services: Services, token: string, form: Buy
     if (locked.state !== 'SessionCreated') return;
     locked.buyerAddress = address;
     locked.offeredShipping = offer;
-    locked.updatedAt = services.clock.now();
+    locked.updatedAt = services.testClocks.of(locked.msn).now();
   });
   const fresh = await forkEm(services.orm).findOneOrFail(CheckoutSession, { id: session.id });
   const after = await describe(services, em, fresh);
@@ -104,9 +104,9 @@ export async function payCheckout(services: Services, token: string, form: Buyer
   const initiated = await initiatePayment(services, token, form);
   if (initiated) return initiated;
   return forkEm(services.orm).transactional(async (em) => {
-    const now = services.clock.now();
     const session = await em.findOne(CheckoutSession, { pageToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!session) return { ok: false, message: 'This checkout link is not valid.' };
+    const now = services.testClocks.of(session.msn).now();
     if (session.state !== 'PaymentInitiated') return refused(services, em, session, 'This checkout can no longer be paid.');
     const found = await lockPaymentForVerb(em, { msn: session.msn, reference: session.reference }, now);
     if (!found) throw new Error(`Session ${session.id} is PaymentInitiated without its payment`);
@@ -158,9 +158,9 @@ async function initiatePayment(services: Services, token: string, form: BuyerFor
           : fixedOffer(request);
   }
   return forkEm(services.orm).transactional(async (em) => {
-    const now = services.clock.now();
     const session = await em.findOne(CheckoutSession, { pageToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!session) return { ok: false, message: 'This checkout link is not valid.' };
+    const now = services.testClocks.of(session.msn).now();
     if (expireSessionIfOverdue(em, session, undefined, now)) {
       await em.flush();
       return refused(services, em, session, 'This checkout has expired.');
@@ -251,9 +251,9 @@ async function initiatePayment(services: Services, token: string, form: BuyerFor
 /** The buyer cancels: the session ends PaymentTerminated (its payment, if any and still open, ABORTED). */
 export async function cancelCheckout(services: Services, token: string): Promise<BuyerOutcome> {
   return forkEm(services.orm).transactional(async (em) => {
-    const now = services.clock.now();
     const session = await em.findOne(CheckoutSession, { pageToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!session) return { ok: false, message: 'This checkout link is not valid.' };
+    const now = services.testClocks.of(session.msn).now();
     const found = session.paymentId ? await lockPaymentForVerb(em, { msn: session.msn, reference: session.reference }, now) : undefined;
     if (expireSessionIfOverdue(em, session, found?.payment, now)) {
       await em.flush();

@@ -35,6 +35,6 @@ export async function readCheckoutPageLiveState(services: Services, token: strin
   if (!session) return undefined;
   return {
     stream: { msn: session.msn, streamType: CHECKOUT_SESSION_STREAM, streamId: session.id },
-    live: checkoutPageLiveState(session, services.clock.now()),
+    live: checkoutPageLiveState(session, services.testClocks.of(session.msn).now()),
   };
 }

@@ -1,6 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { Services } from '../platform/context.js';
 import { forkEm } from '../platform/db/orm.js';
+import { timelineFilter, timelineSql, type Timeline } from '../platform/test-clocks.js';
 import { CheckoutSession } from './checkout-session.entity.js';
 import { expireSessionIfOverdue } from './checkout-session.expiry.js';
 import { readSessionPayments } from './checkout-session.read-model.js';
@@ -15,12 +16,19 @@ const BATCH_SIZE = 100;
  */
 export async function expireDueSessions(services: Services): Promise<number> {
   let total = 0;
+  for (const timeline of services.testClocks.timelines()) total += await expireOnTimeline(services, timeline);
+  return total;
+}
+
+/** The sessions of the timeline's sales units, by their time. */
+async function expireOnTimeline(services: Services, timeline: Timeline): Promise<number> {
+  let total = 0;
   for (;;) {
     const expired = await forkEm(services.orm).transactional(async (em) => {
-      const now = services.clock.now();
+      const now = timeline.now;
       const due = await em.find(
         CheckoutSession,
-        { state: { $in: ['SessionCreated', 'PaymentInitiated'] }, expiresAt: { $lte: now } },
+        { state: { $in: ['SessionCreated', 'PaymentInitiated'] }, expiresAt: { $lte: now }, ...timelineFilter(timeline) },
         { orderBy: { expiresAt: 'asc' }, limit: BATCH_SIZE, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
       );
       for (const session of due) {
@@ -41,13 +49,20 @@ export async function expireDueSessions(services: Services): Promise<number> {
  * PaymentTerminated, with the event and callback as on the page.
  */
 export async function settleSessionsFromPayments(services: Services): Promise<number> {
+  let total = 0;
+  for (const timeline of services.testClocks.timelines()) total += await settleOnTimeline(services, timeline);
+  return total;
+}
+
+async function settleOnTimeline(services: Services, timeline: Timeline): Promise<number> {
   return forkEm(services.orm).transactional(async (em) => {
-    const now = services.clock.now();
+    const now = timeline.now;
+    const units = timelineSql(timeline, 's.msn');
     const rows = await em.execute<{ id: string }[]>(
       `select s.id from checkout_session s join payment p on p.id = s.payment_id
-       where s.state = 'PaymentInitiated' and (p.state <> 'CREATED' or p.expires_at <= ?)
+       where s.state = 'PaymentInitiated' and (p.state <> 'CREATED' or p.expires_at <= ?) and ${units.sql}
        order by s.id limit ? for update of s skip locked`,
-      [now, BATCH_SIZE],
+      [now, ...units.params, BATCH_SIZE],
     );
     for (const { id } of rows) {
       const session = await em.findOneOrFail(CheckoutSession, { id });

@@ -804,7 +804,12 @@ export type Mutation = {
   addOrderImage: AddOrderImagePayload;
   /** Sends an order's receipt; once sent it cannot be changed. */
   addOrderReceipt: AddOrderReceiptPayload;
-  /** Test environment only: moves the clock forward and runs every job that became due (expiry, payouts, refund deductions) before answering. */
+  /**
+   * Test environment only: moves the clock of the sales unit the request acts for (its `Merchant-Serial-Number`: a
+   * merchant its own units, a partner or PSP a unit it may act for) forward, and runs every job that became due for
+   * that unit (expiry, payouts, refund deductions, the PSP nightly batch) before answering. No other unit's time and
+   * no access token moves.
+   */
   advanceTestClock: AdvanceTestClockPayload;
   /** Test environment only: approve as a test user who has approved a payment on the landing page before. */
   approveTestPayment: PaymentModificationPayload;
@@ -1696,6 +1701,7 @@ export type Query = {
   redirectQrs: RedirectQrConnection;
   /** The sales units the caller's credentials may act for. */
   salesUnits: Array<SalesUnit>;
+  /** The clock of the sales unit the request acts for (its `Merchant-Serial-Number`). */
   testClock: TestClock;
   /** Who the caller is, and what it manages. */
   viewer: Viewer;
@@ -1875,6 +1881,8 @@ export type SalesUnit = Node & {
   __typename?: 'SalesUnit';
   /** Requests made for this unit per endpoint (method and path template), on every interface, by endpoint. */
   apiQuality: ApiQualityConnection;
+  /** The unit's time: what its payments, checkout sessions, ledger dates, payouts and PSP batches go by. */
+  clock: TestClock;
   configuration: SalesUnitConfiguration;
   id: Scalars['ID']['output'];
   msn: Scalars['String']['output'];
@@ -2014,9 +2022,14 @@ export type SubscriptionPspPaymentChangesArgs = {
   pspTransactionId?: InputMaybe<Scalars['String']['input']>;
 };
 
-/** The service's clock (the test environment can move it forward). */
+/**
+ * A sales unit's time. In the test environment each sales unit has its own test clock, which only moves forward and
+ * only when that unit's clock is advanced; in production it is the real time.
+ */
 export type TestClock = {
   __typename?: 'TestClock';
+  /** The sales unit whose time this is. */
+  merchantSerialNumber: Scalars['String']['output'];
   now: Scalars['DateTime']['output'];
 };
 
@@ -3581,6 +3594,7 @@ export type RegisterWebhookPayloadResolvers<ContextType = GraphQLContext, Parent
 
 export type SalesUnitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SalesUnit'] = ResolversParentTypes['SalesUnit']> = ResolversObject<{
   apiQuality?: Resolver<ResolversTypes['ApiQualityConnection'], ParentType, ContextType, RequireFields<SalesUnitApiQualityArgs, 'first'>>;
+  clock?: Resolver<ResolversTypes['TestClock'], ParentType, ContextType>;
   configuration?: Resolver<ResolversTypes['SalesUnitConfiguration'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   msn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -3634,6 +3648,7 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
 }>;
 
 export type TestClockResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TestClock'] = ResolversParentTypes['TestClock']> = ResolversObject<{
+  merchantSerialNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   now?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 }>;
 

@@ -4,24 +4,38 @@ import { addDays, osloDate } from './business-days.js';
 import { FIRST_PAYOUT_ID } from './ledger.rules.js';
 
 /**
- * The daily payout: closes every ledger date that has ended (in Oslo, by the service's clock), once. Closing date
- * D pays out everything not yet paid out whose ledger date is D or earlier (refunds are deducted on their own
- * ledger date): when that balance is positive, a `payout` row of minus the balance, with the ledger's next payout
- * id; when it is zero or negative, nothing, and the rows carry forward into the next date. Each ledger is closed in
- * its own transaction under its row lock, so the job is idempotent and safe on several instances. A ledger another
- * run is closing is waited for, not skipped: once this returns, every ledger is closed through yesterday, which the
- * test clock relies on before it answers.
+ * The daily payout: closes every ledger date that has ended (in Oslo, by the ledger's time), once. A ledger's
+ * time is that of its merchant's sales units: the furthest of their test clocks, so a unit's advance pays out
+ * its merchant's ledger and no other (in production, the real time). Closing date D pays out everything not yet
+ * paid out whose ledger date is D or earlier (refunds are deducted on their own ledger date): when that balance is
+ * positive, a `payout` row of minus the balance, with the ledger's next payout id; when it is zero or negative,
+ * nothing, and the rows carry forward into the next date. Each ledger is closed in its own transaction under its
+ * row lock, so the job is idempotent and safe on several instances. A ledger another run is closing is waited
+ * for, not skipped: once this returns, every ledger is closed through yesterday, which the test clock relies on
+ * before it answers.
  */
 export async function closeLedgerDates(services: Services): Promise<number> {
-  const now = services.clock.now();
-  const through = addDays(osloDate(now), -1);
+  const latest = Math.max(...services.testClocks.timelines().map((timeline) => timeline.now.getTime()));
   const em = forkEm(services.orm);
-  const due = await em.execute<{ id: string | number }[]>(`select id from ledger where closed_through < ? order by id`, [through]);
+  const due = await em.execute<{ id: string | number; closed_through: string; msns: string | null }[]>(
+    `select l.id, l.closed_through::text as closed_through, string_agg(u.msn, ',') as msns
+     from ledger l left join ledger_sales_unit u on u.ledger_id = l.id
+     where l.closed_through < ? group by l.id order by l.id`,
+    [addDays(osloDate(new Date(latest)), -1)],
+  );
   let payouts = 0;
-  for (const { id } of due) {
-    payouts += await em.transactional((tx) => closeLedger(tx, Number(id), through, now));
+  for (const ledger of due) {
+    const now = ledgerNow(services, ledger.msns ? ledger.msns.split(',') : []);
+    const through = addDays(osloDate(now), -1);
+    if (ledger.closed_through >= through) continue;
+    payouts += await em.transactional((tx) => closeLedger(tx, Number(ledger.id), through, now));
   }
   return payouts;
+}
+
+function ledgerNow(services: Services, msns: string[]): Date {
+  if (msns.length === 0) return services.clock.now();
+  return new Date(Math.max(...msns.map((msn) => services.testClocks.of(msn).now().getTime())));
 }
 
 async function closeLedger(em: Em, ledgerId: number, through: string, now: Date): Promise<number> {

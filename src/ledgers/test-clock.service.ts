@@ -1,5 +1,5 @@
 import type { Services } from '../platform/context.js';
-import { isAdvanceable } from '../platform/clock.js';
+import { forkEm } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { addDays, osloDate, osloMidnight } from './business-days.js';
 
@@ -9,28 +9,34 @@ const MAX_ADVANCE_MS = 366 * 86_400_000;
 const inFlight = new WeakMap<Services, Promise<unknown>>();
 
 /**
- * The test environment's clock (refused in production): moves the service's one clock forward, never back, and
- * runs every job that became due before answering, in time order. The clock stops at each Oslo midnight on the
- * way and the jobs run there (payouts close each ledger date as it ends), then at the target. Advances run one
- * after another, so two callers never interleave their steps.
+ * The test environment's clock of one sales unit (refused in production): moves that unit's time forward, never
+ * back, and runs every job that became due before answering, in time order. The clock stops at each Oslo midnight
+ * on the way and the jobs run there (payouts close each ledger date as it ends), then at the target. Only the
+ * unit's own objects see the new time: other units' payments, sessions and ledgers, and every access token, keep
+ * theirs. Advances on this instance run one after another, so two callers never interleave their steps.
  */
-export async function advanceTestClock(services: Services, input: { seconds?: number | null; until?: string | null }): Promise<Date> {
+export async function advanceTestClock(
+  services: Services,
+  msn: string,
+  input: { seconds?: number | null; until?: string | null },
+): Promise<Date> {
   if (services.config.env !== 'test') {
     throw new AppError('FORBIDDEN_IN_PRODUCTION', 'The test clock exists only in the test environment');
   }
-  const clock = services.clock;
-  if (!isAdvanceable(clock)) throw new AppError('FORBIDDEN_IN_PRODUCTION', 'This service runs on a clock that cannot be advanced');
   const previous = inFlight.get(services) ?? Promise.resolve();
   const run = previous
     .catch(() => undefined)
     .then(async () => {
-      const now = clock.now();
-      const target = targetOf(now, input);
-      for (let date = addDays(osloDate(now), 1); osloMidnight(date).getTime() <= target.getTime(); date = addDays(date, 1)) {
-        clock.advance(osloMidnight(date).getTime() - clock.now().getTime());
+      const em = forkEm(services.orm);
+      // Another instance may have moved this unit's clock since this one last looked.
+      await services.testClocks.load(em);
+      const clock = services.testClocks.of(msn);
+      const target = targetOf(clock.now(), input);
+      for (let date = addDays(osloDate(clock.now()), 1); osloMidnight(date).getTime() <= target.getTime(); date = addDays(date, 1)) {
+        await services.testClocks.advance(em, msn, osloMidnight(date).getTime() - clock.now().getTime());
         await services.runJobsNow?.();
       }
-      clock.advance(target.getTime() - clock.now().getTime());
+      await services.testClocks.advance(em, msn, target.getTime() - clock.now().getTime());
       await services.runJobsNow?.();
       return clock.now();
     });

@@ -11,14 +11,19 @@ export interface PaymentForVerb {
   payment: Payment;
   /** The payment was overdue and has just been expired: the caller commits that even when it then refuses. */
   expiredNow: boolean;
+  /** The time of the payment's sales unit the verb ran at. */
+  now: Date;
 }
+
+/** A time, or how to tell it from the sales unit (a page knows the payment, so its unit's clock, only once it is read). */
+export type VerbTime = Date | ((msn: string) => Date);
 
 /**
  * The one way a verb (capture, refund, cancel, approve, reject) takes its payment: locked for the rest of the
  * transaction, and expired first when overdue, exactly as the expiry job would, so the verb sees what the job would
  * have left. Undefined when there is no such payment.
  */
-export async function lockPaymentForVerb(em: Em, key: PaymentKey, now: Date): Promise<PaymentForVerb | undefined> {
+export async function lockPaymentForVerb(em: Em, key: PaymentKey, time: VerbTime): Promise<PaymentForVerb | undefined> {
   // One plain locking read, then the row joins the unit of work like any loaded entity. The ORM's query builder
   // for the same statement cost more CPU than the database spent on it (the hot path of every modification).
   const [row] =
@@ -32,7 +37,8 @@ export async function lockPaymentForVerb(em: Em, key: PaymentKey, now: Date): Pr
         ]);
   if (!row) return undefined;
   const payment = em.map(Payment, row);
-  return { payment, expiredNow: expireIfOverdue(em, payment, now) };
+  const now = typeof time === 'function' ? time(payment.msn) : time;
+  return { payment, expiredNow: expireIfOverdue(em, payment, now), now };
 }
 
 /** The merchant's own payment for a verb, or 404: a payment of another sales unit is indistinguishable from a missing one. */

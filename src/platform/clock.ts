@@ -17,23 +17,3 @@ export class ManualClock implements Clock {
     this.current += ms;
   }
 }
-
-/** A clock that can be moved forward (the test environment's test clock, tests' ManualClock). */
-export interface AdvanceableClock extends Clock {
-  advance(ms: number): void;
-}
-
-export function isAdvanceable(clock: Clock): clock is AdvanceableClock {
-  return typeof (clock as Partial<AdvanceableClock>).advance === 'function';
-}
-
-/** The test environment's clock: the system time plus however far the test clock was advanced (never back). */
-export class OffsetClock implements AdvanceableClock {
-  private offsetMs = 0;
-  now(): Date {
-    return new Date(Date.now() + this.offsetMs);
-  }
-  advance(ms: number): void {
-    if (ms > 0) this.offsetMs += ms;
-  }
-}

@@ -8,6 +8,7 @@ import type { DomainEventBus } from './events/domain-event-bus.js';
 import type { LoaderRegistry } from './graph/loader-registry.js';
 import type { NodeRegistry } from './graph/node-registry.js';
 import type { RequestLimiter } from './rate-limit/request-limiter.js';
+import type { TestClocks } from './test-clocks.js';
 
 export type { MerchantPrincipal, Principal } from './auth/principal.js';
 
@@ -15,9 +16,12 @@ export type { MerchantPrincipal, Principal } from './auth/principal.js';
 export interface Services {
   config: Config;
   orm: Orm;
+  /** Real time (tests: a clock they move): access tokens, deliveries, and every sales unit whose test clock never moved. */
   clock: Clock;
   /** Which sales units a principal covers (coverage.ts), as registered by the domain that knows them. */
   salesUnits: CoverageProvider;
+  /** Each sales unit's time (its test clock in the test environment): what decides for that unit's objects. */
+  testClocks: TestClocks;
   /** Committed events of every domain and instance, for live subscribers in this process. */
   events: DomainEventBus;
   /** The same bus as `events`, under the name tests and tools used while only payments had events. */
@@ -38,6 +42,7 @@ export interface RequestContext {
   principal: Principal;
   scope: TenancyScope;
   em: Em;
+  /** The time of the sales unit the request acts for (its test clock, where it was moved). */
   clock: Clock;
   config: Config;
   traceId: string;

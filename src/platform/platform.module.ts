@@ -12,6 +12,7 @@ import { OutboundCallback, OutboundCallbackAttempt } from './delivery/outbound-c
 import { DomainEvent } from './events/domain-event.entity.js';
 import { Migration20261123000007Principals } from './db/migrations/Migration20261123000007Principals.js';
 import { Migration20261126000008IdempotencyTarget } from './db/migrations/Migration20261126000008IdempotencyTarget.js';
+import { Migration20261126000008TestClocks } from './db/migrations/Migration20261126000008TestClocks.js';
 import { IdempotencyRecord } from './idempotency/idempotency-record.entity.js';
 import type { DomainModule } from './module.js';
 import './errors/platform.errors.js';
@@ -33,6 +34,7 @@ export const platformModule: DomainModule = {
     { name: 'Migration20261123000006OutboundCallbacks', class: Migration20261123000006OutboundCallbacks },
     { name: 'Migration20261123000007Principals', class: Migration20261123000007Principals },
     { name: 'Migration20261126000008IdempotencyTarget', class: Migration20261126000008IdempotencyTarget },
+    { name: 'Migration20261126000008TestClocks', class: Migration20261126000008TestClocks },
   ],
   routes: (services) => accessTokenRoutes(services),
   resolvers: [{ DateTime, MinorUnits }, nodeResolvers],

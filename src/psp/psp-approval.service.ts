@@ -5,6 +5,7 @@ import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import type { RequestContext, Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { timelineFilter, type Timeline } from '../platform/test-clocks.js';
 import type { LiveReading, LiveState } from '../platform/events/wait-for-state.js';
 import { isFinal } from '../platform/state-machine.js';
 import { normalizePhoneNumber } from '../wallet/phone-number.js';
@@ -106,7 +107,7 @@ export interface PspLandingPayment extends LiveState {
 export async function findPspLandingPayment(services: Services, token: string): Promise<PspLandingPayment | undefined> {
   const em = forkEm(services.orm);
   const payment = await em.findOne(PspPayment, { approvalToken: token });
-  return payment ? describe(em, payment, services.clock.now()) : undefined;
+  return payment ? describe(em, payment, services.testClocks.of(payment.msn).now()) : undefined;
 }
 
 /** The live state of the PSP payment behind a landing token, and the stream whose events change it: one statement. */
@@ -115,7 +116,7 @@ export async function readPspLandingLiveState(services: Services, token: string)
   if (!payment) return undefined;
   return {
     stream: { msn: payment.msn, streamType: PSP_PAYMENT_STREAM, streamId: payment.id },
-    live: pspLandingLiveState(payment, services.clock.now()),
+    live: pspLandingLiveState(payment, services.testClocks.of(payment.msn).now()),
   };
 }
 
@@ -154,9 +155,9 @@ export async function actOnPspLanding(
 ): Promise<PspLandingOutcome> {
   if (services.config.env !== 'test') return { ok: false, message: 'There is no simulated wallet user in production.' };
   return forkEm(services.orm).transactional(async (em) => {
-    const now = services.clock.now();
     const payment = await em.findOne(PspPayment, { approvalToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!payment) return { ok: false, message: 'This payment link is not valid.' };
+    const now = services.testClocks.of(payment.msn).now();
     if (!pspAwaitsUser(payment, now)) {
       if (payment.state === 'INITIATED') end(em, payment, 'TIMEOUT', now);
       return { ok: false, message: 'This payment can no longer be approved.', payment: await describe(em, payment, now) };
@@ -182,12 +183,19 @@ const BATCH_SIZE = 100;
 /** The timeout job: payments nobody acted on for 10 minutes become TIMEOUT, and the PSP is told (SKIP LOCKED). */
 export async function timeOutPspPayments(services: Services): Promise<number> {
   let total = 0;
+  for (const timeline of services.testClocks.timelines()) total += await timeOutOnTimeline(services, timeline);
+  return total;
+}
+
+/** The payments of the timeline's sales units, by their time. */
+async function timeOutOnTimeline(services: Services, timeline: Timeline): Promise<number> {
+  let total = 0;
   for (;;) {
     const count = await forkEm(services.orm).transactional(async (em) => {
-      const now = services.clock.now();
+      const now = timeline.now;
       const due = await em.find(
         PspPayment,
-        { state: 'INITIATED', expiresAt: { $lte: now } },
+        { state: 'INITIATED', expiresAt: { $lte: now }, ...timelineFilter(timeline) },
         { orderBy: { expiresAt: 'asc' }, limit: BATCH_SIZE, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
       );
       for (const payment of due) end(em, payment, 'TIMEOUT', now);

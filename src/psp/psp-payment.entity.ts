@@ -106,11 +106,12 @@ export const PspAgreement = defineEntity({
 });
 export type PspAgreement = InferEntity<typeof PspAgreement>;
 
-/** One nightly batch run per period (UTC date): the row settles which instance runs it. */
+/** One nightly batch run per PSP sales unit and period (UTC date of the unit's time): the row settles which instance runs it. */
 export const PspBatchRun = defineEntity({
   name: 'PspBatchRun',
   tableName: 'psp_batch_run',
   properties: {
+    msn: p.string().primary(),
     period: p.string().primary(),
     startedAt: p.datetime(),
     finishedAt: p.datetime().nullable(),

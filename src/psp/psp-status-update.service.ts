@@ -70,40 +70,60 @@ export function duePeriod(now: Date): { period: string; cutoff: Date } {
   return { period: cutoff.toISOString().slice(0, 10), cutoff };
 }
 
-/** Per process (per app): the last period whose batch is known to be finished. */
-const settledPeriods = new WeakMap<Services, string>();
+/** Per process (per app): for each PSP sales unit, the last period whose batch is known to be finished. */
+const settledPeriods = new WeakMap<Services, Map<string, string>>();
 
 /**
- * The nightly batch job: once per period, on one instance (the period's run row, claimed with SKIP LOCKED), applies
- * the queued updates received before the cut-off in the order they arrived. Each update is applied once (its
- * `appliedAt`) with the money rules of ePayment; one that would break them is recorded as failed, not applied.
+ * The nightly batch job: for each PSP sales unit, once per period of that unit's time (its test clock in the test
+ * environment), applies the queued updates of its payments received before the cut-off in the order they arrived.
+ * A run is keyed by unit and period and made on one instance (its row, claimed with SKIP LOCKED). Each update is
+ * applied once (its `appliedAt`) with the money rules of ePayment; one that would break them is recorded as failed,
+ * not applied.
  */
 export async function runNightlyBatch(services: Services): Promise<number | undefined> {
-  const now = services.clock.now();
+  const units = await forkEm(services.orm).execute<{ msn: string }[]>(`select msn from psp_sales_unit order by msn`);
+  let applied: number | undefined;
+  for (const { msn } of units) {
+    const count = await runUnitBatch(services, msn);
+    if (count !== undefined) applied = (applied ?? 0) + count;
+  }
+  return applied;
+}
+
+async function runUnitBatch(services: Services, msn: string): Promise<number | undefined> {
+  const now = services.testClocks.of(msn).now();
   const { period, cutoff } = duePeriod(now);
-  // The scheduler ticks often; once this process saw the period's batch finished, it asks the database no more.
-  if (settledPeriods.get(services) === period) return undefined;
+  const settled = settledPeriods.get(services) ?? new Map<string, string>();
+  settledPeriods.set(services, settled);
+  // The scheduler ticks often; once this process saw the unit's batch of the period finished, it asks no more.
+  if (settled.get(msn) === period) return undefined;
   const em = forkEm(services.orm);
-  await em.execute(`insert into psp_batch_run (period, started_at, applied_count) values (?, ?, 0) on conflict (period) do nothing`, [
-    period,
-    now,
-  ]);
+  await em.execute(
+    `insert into psp_batch_run (msn, period, started_at, applied_count) values (?, ?, ?, 0) on conflict (msn, period) do nothing`,
+    [msn, period, now],
+  );
   const applied = await forkEm(services.orm).transactional(async (tx) => {
-    const run = await tx.findOne(PspBatchRun, { period, finishedAt: null }, { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE });
+    const run = await tx.findOne(PspBatchRun, { msn, period, finishedAt: null }, { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE });
     if (!run) {
       // Finished (by this or another instance), or running on another instance right now: then it is not settled.
-      const finished = await tx.count(PspBatchRun, { period, finishedAt: { $ne: null } });
-      if (finished > 0) settledPeriods.set(services, period);
+      const finished = await tx.count(PspBatchRun, { msn, period, finishedAt: { $ne: null } });
+      if (finished > 0) settled.set(msn, period);
       return undefined;
     }
-    const pending = await tx.find(PspStatusUpdate, { appliedAt: null, receivedAt: { $lt: cutoff } }, { orderBy: { id: 'asc' } });
+    const ids = await tx.execute<{ id: string | number }[]>(
+      `select u.id from psp_status_update u join psp_payment p on p.id = u.psp_payment_id
+       where u.applied_at is null and u.received_at < ? and p.msn = ?`,
+      [cutoff, msn],
+    );
+    const pending =
+      ids.length === 0 ? [] : await tx.find(PspStatusUpdate, { id: { $in: ids.map((row) => Number(row.id)) } }, { orderBy: { id: 'asc' } });
     for (const update of pending) await applyUpdate(tx, update, now);
     run.finishedAt = now;
     run.appliedCount = pending.length;
     return pending.length;
   });
   // Only once committed is the period settled.
-  if (applied !== undefined) settledPeriods.set(services, period);
+  if (applied !== undefined) settled.set(msn, period);
   return applied;
 }
 

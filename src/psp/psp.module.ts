@@ -1,6 +1,7 @@
 import { pspResolvers } from '../../resolvers/psp.js';
 import type { DomainModule } from '../platform/module.js';
 import { Migration20261123161000PspPayments } from './migrations/Migration20261123161000PspPayments.js';
+import { Migration20261126140000PspBatchRunPerUnit } from './migrations/Migration20261126140000PspBatchRunPerUnit.js';
 import { makePaymentCallback } from './psp-make-payment.callback.js';
 import { timeOutPspPayments } from './psp-approval.service.js';
 import { pspLandingPages } from './psp-landing.page.js';
@@ -17,7 +18,10 @@ import './psp.errors.js';
 export const pspModule: DomainModule = {
   name: 'psp',
   entities: [PspSalesUnit, PspPayment, PspPaymentLog, PspStatusUpdate, PspAgreement, PspBatchRun],
-  migrations: [{ name: 'Migration20261123161000PspPayments', class: Migration20261123161000PspPayments }],
+  migrations: [
+    { name: 'Migration20261123161000PspPayments', class: Migration20261123161000PspPayments },
+    { name: 'Migration20261126140000PspBatchRunPerUnit', class: Migration20261126140000PspBatchRunPerUnit },
+  ],
   routes: pspPaymentRoutes,
   pages: pspLandingPages,
   resolvers: [pspResolvers],

@@ -37,7 +37,7 @@ export async function checkIn(services: Services, key: string, phoneNumberInput:
     ? await em.execute<{ phone_number: string }[]>('select phone_number from test_user where phone_number = ? limit 1', [phoneNumber])
     : [];
   if (!user) return { ok: false, status: 400, message: 'Pick a test user of the test environment.' };
-  const now = services.clock.now();
+  const now = services.testClocks.of(qr.msn).now();
   const payload: CheckInPayload = {
     customerToken: randomBytes(24).toString('base64'),
     merchantQrId: qr.qr_id,

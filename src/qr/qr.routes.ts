@@ -204,10 +204,12 @@ export function qrPublicPages(services: Services): PageRoute[] {
   const live = async (key: string): Promise<QrRow | undefined> => {
     if (!/^[0-9a-f-]{36}$/i.test(key)) return undefined;
     const [row] = await forkEm(services.orm).execute<QrRow[]>(
-      `select key, msn, kind, qr_id, target_url, location_description, expires_at from qr_code
-       where key = ? and (expires_at is null or expires_at > ?) limit 1`,
-      [key, services.clock.now()],
+      `select key, msn, kind, qr_id, target_url, location_description, expires_at from qr_code where key = ? limit 1`,
+      [key],
     );
+    // A QR expires by the time of its sales unit.
+    if (!row || (row.expires_at !== null && new Date(row.expires_at).getTime() <= services.testClocks.of(row.msn).now().getTime()))
+      return undefined;
     return row;
   };
   const gone = () => new AppError('QR_NOT_FOUND', 'No such QR (or it expired)', [{ name: 'key', reason: 'Unknown or expired' }]);

@@ -45,7 +45,7 @@ export async function readLandingLiveState(services: Services, token: string): P
   if (!payment) return undefined;
   return {
     stream: { msn: payment.msn, streamType: PAYMENT_STREAM, streamId: payment.id },
-    live: landingLiveState(payment, services.clock.now()),
+    live: landingLiveState(payment, services.testClocks.of(payment.msn).now()),
   };
 }
 
@@ -70,10 +70,9 @@ export async function approveOnLanding(
 ): Promise<LandingOutcome> {
   if (services.config.env !== 'test') return { ok: false, message: 'There is no simulated wallet user in production.' };
   return forkEm(services.orm).transactional(async (em) => {
-    const now = services.clock.now();
-    const found = await lockPaymentForVerb(em, { approvalToken: token }, now);
+    const found = await lockPaymentForVerb(em, { approvalToken: token }, (msn) => services.testClocks.of(msn).now());
     if (!found) return { ok: false, message: 'This payment link is not valid.' };
-    const { payment, expiredNow } = found;
+    const { payment, expiredNow, now } = found;
     // An overdue payment is expired as the expiry job would; the refusal below is returned, so it commits.
     if (expiredNow) await em.flush();
     if (!awaitsUser(payment, now))
@@ -109,10 +108,9 @@ export async function approveOnLanding(
 export async function rejectOnLanding(services: Services, token: string): Promise<LandingOutcome> {
   if (services.config.env !== 'test') return { ok: false, message: 'There is no simulated wallet user in production.' };
   return forkEm(services.orm).transactional(async (em) => {
-    const now = services.clock.now();
-    const found = await lockPaymentForVerb(em, { approvalToken: token }, now);
+    const found = await lockPaymentForVerb(em, { approvalToken: token }, (msn) => services.testClocks.of(msn).now());
     if (!found) return { ok: false, message: 'This payment link is not valid.' };
-    const { payment, expiredNow } = found;
+    const { payment, expiredNow, now } = found;
     if (expiredNow) await em.flush();
     if (!awaitsUser(payment, now))
       return { ok: false, message: 'This payment can no longer be rejected.', payment: await describe(services, em, payment) };
@@ -130,7 +128,7 @@ async function describe(services: Services, em: ReturnType<typeof forkEm>, payme
     amount: payment.amount,
     currency: payment.currency,
     description: payment.paymentDescription ?? null,
-    ...landingLiveState(payment, services.clock.now()),
+    ...landingLiveState(payment, services.testClocks.of(payment.msn).now()),
     customerPhoneNumber: payment.customerPhoneNumber ?? null,
     returnUrl: payment.returnUrl ?? null,
     profileScope: payment.profileScope ?? null,

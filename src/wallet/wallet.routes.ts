@@ -52,7 +52,7 @@ export function walletPages(services: Services, assets: PageAssets = pageAssets)
       const token = tokenOf(request);
       const payment = await forkEm(services.orm).findOne(Payment, { approvalToken: token });
       // A one-time payment QR stops working once its payment can no longer be approved.
-      if (!payment || payment.userFlow !== 'QR' || !awaitsUser(payment, services.clock.now())) {
+      if (!payment || payment.userFlow !== 'QR' || !awaitsUser(payment, services.testClocks.of(payment.msn).now())) {
         throw new AppError('NOT_FOUND', 'No QR image for this token', [{ name: 'token', reason: 'Unknown or expired' }]);
       }
       const image = await qrImage(

@@ -29,7 +29,11 @@ async function advanceTo(date: string) {
   const result = await advance({ until: new Date(osloMidnight(date).getTime() + 10 * 3_600_000).toISOString() });
   expect(result.userErrors).toEqual([]);
 }
-const today = () => osloDate(t.clock.now());
+/** The time of the merchant's sales unit (123456): its test clock. */
+async function unitNow(): Promise<Date> {
+  return new Date((await merchant.graphql('{ testClock { now } }')).body.data.testClock.now);
+}
+const today = async () => osloDate(await unitNow());
 
 async function rows(query = '') {
   const res = await merchant.raw('GET', `/report/v1/ledgertransactions?ledgerId=${ledgerId}${query}`, undefined, {
@@ -56,7 +60,7 @@ async function capture(value: number): Promise<string> {
 }
 const sum = (list: { ledgerAmount: number }[]) => list.reduce((total, row) => total + row.ledgerAmount, 0);
 
-test('testClock shows the service clock; the advance moves it forward only, by exactly what was asked', async () => {
+test("testClock shows the sales unit's clock; the advance moves it forward only, by exactly what was asked", async () => {
   const before = (await merchant.graphql('{ testClock { now } }')).body.data.testClock.now;
   expect(before).toBe(t.clock.now().toISOString());
   const moved = await advance({ seconds: 60 });
@@ -80,7 +84,7 @@ test('an advance runs the jobs that became due: an unpaid payment expires', asyn
 });
 
 test('payouts: positive balances paid out with sequential ids, zero and negative ones carried forward', async () => {
-  const day0 = today();
+  const day0 = await today();
   const pay1 = await capture(10_000); // fee 175 + 100 = 275
   await advanceTo(addDays(day0, 1));
   let all = await rows();
@@ -92,7 +96,7 @@ test('payouts: positive balances paid out with sequential ids, zero and negative
   expect(sum(await rows('&inPayout=2000001'))).toBe(0);
 
   // Refund all that was paid out: deducted two business days later.
-  const day1 = today();
+  const day1 = await today();
   expect((await merchant.modify(pay1, 'refund', 9_725)).status).toBe(200);
   const refundDate = addBusinessDays(day1, 2);
   await advanceTo(refundDate);
@@ -104,26 +108,27 @@ test('payouts: positive balances paid out with sequential ids, zero and negative
 
   // A further refund makes the balance negative: nothing is paid out, the balance carries forward.
   const pay3 = await capture(6_000); // fee 105 + 100 = 205 -> 5795
-  await advanceTo(addDays(today(), 1));
+  await advanceTo(addDays(await today(), 1));
   expect((await ledger()).lastPayout).toBe('2000002');
   // The rows of the zero-balance date stayed open and ride along in the next payout.
   expect((await rows('&inPayout=2000002')).map((r) => r.ledgerAmount)).toEqual([-9_725, 9_725, 5_795, -5_795]);
   expect((await merchant.modify(pay3, 'refund', 6_000)).status).toBe(200);
-  const negativeDate = addBusinessDays(today(), 2);
+  const negativeDate = addBusinessDays(await today(), 2);
   await advanceTo(addDays(negativeDate, 1));
   expect((await ledger()).lastPayout).toBe('2000002');
   expect(sum(await rows('&sincePayout=2000002'))).toBe(-6_000 + 0);
 
   // The next capture first covers the carried negative balance, then pays out the rest.
   await capture(20_000); // fee 350 + 100 = 450 -> 19550
-  await advanceTo(addDays(today(), 1));
+  await advanceTo(addDays(await today(), 1));
   expect(await ledger()).toEqual({ firstPayout: '2000001', lastPayout: '2000003' });
   const third = await rows('&inPayout=2000003');
   expect(third.map((r) => r.transactionType)).toEqual(['refund', 'capture', 'payout']);
   expect(third[2]!.ledgerAmount).toBe(-(19_550 - 6_000));
   expect(sum(third)).toBe(0);
   all = await rows();
-  expect(all.filter((r) => r.transactionType !== 'payout').every((r) => r.ledgerDate <= today())).toBe(true);
+  const lastDate = await today();
+  expect(all.filter((r) => r.transactionType !== 'payout').every((r) => r.ledgerDate <= lastDate)).toBe(true);
   expect(sum(all)).toBe(0);
 });
 
@@ -143,8 +148,9 @@ test('closing is idempotent and safe when several runs race', async () => {
 
 test('a refund made through the API on 23 December is deducted on 28 December', async () => {
   const reference = await capture(5_000);
-  const year = Number(today().slice(0, 4));
-  const target = `${today() < `${year}-12-23` ? year : year + 1}-12-23`;
+  const day = await today();
+  const year = Number(day.slice(0, 4));
+  const target = `${day < `${year}-12-23` ? year : year + 1}-12-23`;
   await advanceTo(target);
   expect((await merchant.modify(reference, 'refund', 1_000)).status).toBe(200);
   const refund = (await rows()).find((r) => r.orderId === reference && r.transactionType === 'refund');
@@ -153,11 +159,11 @@ test('a refund made through the API on 23 December is deducted on 28 December', 
 });
 
 test('a capture at 00:30 in Oslo, still the day before in UTC, is on the Oslo date', async () => {
-  const date = addDays(today(), 2);
+  const date = addDays(await today(), 2);
   const result = await advance({ until: new Date(osloMidnight(date).getTime() + 30 * 60_000).toISOString() });
   expect(result.userErrors).toEqual([]);
   // Oslo is one or two hours ahead of UTC: in UTC it is still the evening before.
-  expect(t.clock.now().toISOString().slice(0, 10)).toBe(addDays(date, -1));
+  expect((await unitNow()).toISOString().slice(0, 10)).toBe(addDays(date, -1));
   const reference = await capture(5_000);
   expect((await rows(`&ledgerDate=${date}`)).filter((r) => r.orderId === reference)).toEqual([
     expect.objectContaining({ transactionType: 'capture', ledgerDate: date, grossAmount: 5_000 }),

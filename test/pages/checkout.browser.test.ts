@@ -192,7 +192,7 @@ test('its payment approved through ePayment, the open checkout page follows the 
   errors.splice(0, errors.length, ...errors.filter((e) => !expected.includes(e)));
 });
 
-// Last in the file: it moves the app's one clock an hour on.
+// Last in the file: it moves the clock of the merchant's sales unit an hour on.
 test('left for an hour (the test clock), the open checkout page shows the session expired', async () => {
   const created = await checkout.createSession();
   await page.goto(created.body.checkoutFrontendUrl);

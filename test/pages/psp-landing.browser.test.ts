@@ -1,5 +1,4 @@
 import type { Page } from 'playwright-core';
-import { MerchantClient } from '../support/merchant-client.js';
 import { PspClient } from '../support/psp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { eventually, PspEndpoint } from '../psp/psp-endpoint.js';
@@ -133,15 +132,14 @@ test('an unknown phone number is told on the page, and the payment still awaits 
   errors.splice(0, errors.length, ...errors.filter((e) => !expected.includes(e)));
 });
 
-// Last in the file: it moves the app's one clock ten minutes on.
+// Last in the file: it moves the PSP's sales unit's clock ten minutes on.
 test('left for ten minutes (the test clock), the open page shows the payment timed out', async () => {
   const { url, path } = await initiate();
   await page.goto(url);
   await page.getByText('Status: INITIATED').waitFor();
   const loaded = await markPage();
-  const moved = await new MerchantClient(t.baseUrl).graphql(
-    'mutation { advanceTestClock(input: { seconds: 601 }) { userErrors { code } } }',
-  );
+  // The PSP moves the clock of the sales unit the payment is for; the page goes by that unit's time.
+  const moved = await psp.graphql('mutation { advanceTestClock(input: { seconds: 601 }) { userErrors { code } } }', {}, MSN);
   expect(moved.body.data.advanceTestClock.userErrors).toEqual([]);
   await page.getByText('Status: TIMEOUT').waitFor();
   await page.getByRole('button', { name: 'Reject' }).waitFor({ state: 'detached' });

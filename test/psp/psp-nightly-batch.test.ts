@@ -1,8 +1,7 @@
 import { forkEm } from '../../src/platform/db/orm.js';
-import { MerchantClient } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { eventually, PspEndpoint } from './psp-endpoint.js';
-import { newIds, testPspClient } from './psp-fixture.js';
+import { newIds, PSP_MSN, testPspClient } from './psp-fixture.js';
 
 let t: TestApp;
 let psp: ReturnType<typeof testPspClient>;
@@ -45,15 +44,16 @@ const update = (transactions: unknown[]) => call('POST', '/psp/v3/psppayments/up
 
 /** Moves the test clock past the next nightly cut-off (02:00 UTC) and waits for that night's batch to finish. */
 async function nextNight(): Promise<void> {
-  const now = t.clock.now();
+  // The batch goes by the time of the PSP's sales unit (its test clock, which the graph's advance may have moved).
+  const now = new Date((await psp.graphql('{ testClock { now } }', {}, psp.msnHeaders)).body.data.testClock.now);
   const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 2, 0, 1));
   if (next <= now) next.setUTCDate(next.getUTCDate() + 1);
   t.clock.advance(next.getTime() - now.getTime());
   const period = new Date(next.getTime() - 1000).toISOString().slice(0, 10);
   await eventually(async () => {
     const rows = await forkEm(t.app.services.orm).execute<{ finished_at: unknown }[]>(
-      'select finished_at from psp_batch_run where period = ?',
-      [period],
+      'select finished_at from psp_batch_run where msn = ? and period = ?',
+      [PSP_MSN, period],
     );
     return rows[0]?.finished_at != null;
   }, 'the nightly batch');
@@ -160,10 +160,14 @@ test("the graph's test clock runs the night's batch before it answers: a queued 
     { pspTransactionId: id, status: 'CAPTURED', amount: 2_000, currency: 'NOK', paymentText: 'Clock', operationStatus: 'SUCCESS' },
   ]);
   expect(res.body.responseInfo.responseCode).toBe('9000');
-  const moved = await new MerchantClient(t.baseUrl).graphql(
-    'mutation { advanceTestClock(input: { seconds: 90000 }) { testClock { now } userErrors { code } } }',
+  // The PSP moves the clock of the sales unit it acts for (its Merchant-Serial-Number), whose payment this is.
+  const moved = await psp.graphql(
+    'mutation { advanceTestClock(input: { seconds: 90000 }) { testClock { merchantSerialNumber now } userErrors { code } } }',
+    {},
+    psp.msnHeaders,
   );
   expect(moved.body.data.advanceTestClock.userErrors).toEqual([]);
+  expect(moved.body.data.advanceTestClock.testClock.merchantSerialNumber).toBe(psp.msnHeaders['Merchant-Serial-Number']);
   // No waiting: the advance ran every job that became due (this night's batch among them) before answering.
   psp = testPspClient(t);
   expect((await details(id)).transactionSummary.capturedAmount).toBe(2_000);

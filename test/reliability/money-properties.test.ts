@@ -6,7 +6,7 @@ import { onPostgres } from '../support/test-database.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { PSP_UPDATE_STATUSES } from '../../src/psp/psp-payment.schemas.js';
 import { eventually, PspEndpoint } from '../psp/psp-endpoint.js';
-import { newIds, testPspClient } from '../psp/psp-fixture.js';
+import { newIds, PSP_MSN, testPspClient } from '../psp/psp-fixture.js';
 import { CheckoutClient } from '../checkout/support/checkout-client.js';
 
 let t: TestApp;
@@ -334,8 +334,8 @@ describe('PSP payments: random status update batches', () => {
     const period = new Date(next.getTime() - 1000).toISOString().slice(0, 10);
     await eventually(async () => {
       const rows = await forkEm(t.app.services.orm).execute<{ finished_at: unknown }[]>(
-        'select finished_at from psp_batch_run where period = ?',
-        [period],
+        'select finished_at from psp_batch_run where msn = ? and period = ?',
+        [PSP_MSN, period],
       );
       return rows[0]?.finished_at != null;
     }, 'the nightly batch');

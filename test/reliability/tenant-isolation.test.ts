@@ -408,8 +408,12 @@ const graphMatrix: Record<string, Entry> = {
   'Query.ledger': gql('query($id: String!) { ledger(ledgerId: $id) { ledgerId } }', (ids) => ({ id: ids.ledgerId })),
   'Query.node(ledger)': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.ledgerNodeId })),
   'Query.node(ledger transaction)': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.ledgerTransactionNodeId })),
-  'Query.testClock': { none: 'the service clock, the same for every caller' },
-  'Mutation.advanceTestClock': { none: "moves the test environment's one clock; reads and changes no tenant's objects" },
+  'Query.testClock': {
+    none: "the clock of the sales unit the caller may act for (its scope); another unit's is a 403 (test clocks block below)",
+  },
+  'Mutation.advanceTestClock': {
+    none: "moves only the clock of the sales unit the caller may act for; B's advance leaves A's payments and tokens as they were (test clocks block below)",
+  },
   // issue 12: management
   'Query.viewer': {
     none: 'lists only what the caller sees: a merchant itself, a partner its connected units, a PSP the merchants it signed up (test/management/management-graph.test.ts)',
@@ -966,3 +970,70 @@ describe('merchant data: lists and single reads agree, on both faces', () => {
 function withoutHeader(headers: Record<string, string>, name: string): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([key]) => key.toLowerCase() !== name.toLowerCase()));
 }
+
+// issue 20 point 7: a test clock per sales unit. Last in the file: it moves merchant B's unit two days on.
+describe('test clocks: one per sales unit', () => {
+  const ADVANCE = `mutation($input: AdvanceTestClockInput!) {
+    advanceTestClock(input: $input) { testClock { merchantSerialNumber now } userErrors { code } }
+  }`;
+  const unitNow = async (client: MerchantClient) => {
+    const res = await client.graphql('{ testClock { merchantSerialNumber now } }');
+    expect(res.body.errors).toBeUndefined();
+    return res.body.data.testClock as { merchantSerialNumber: string; now: string };
+  };
+
+  test("B's advance leaves A's payments, A's clock and every token as they were; B's own open payment expires", async () => {
+    // Both clients hold their token from before the advance and never fetch another.
+    const a = new MerchantClient(t.baseUrl);
+    const b = new MerchantClient(t.baseUrl, MERCHANT_B);
+    const aOpen = (await a.createPayment()).body.reference as string;
+    const bOpen = (await b.createPayment()).body.reference as string;
+    const aBefore = await unitNow(a);
+    const bBefore = await unitNow(b);
+
+    const moved = await b.graphql(ADVANCE, { input: { seconds: 2 * 86_400 } });
+    expect(moved.body.data.advanceTestClock.userErrors).toEqual([]);
+    expect(moved.body.data.advanceTestClock.testClock.merchantSerialNumber).toBe(MERCHANT_B.msn);
+    expect(Date.parse(moved.body.data.advanceTestClock.testClock.now) - Date.parse(bBefore.now)).toBe(2 * 86_400_000);
+
+    // A: same time, same open payment, same token (a 200, not a 401), on REST and on the graph.
+    expect(await unitNow(a)).toEqual(aBefore);
+    const aPayment = await a.getPayment(aOpen);
+    expect([aPayment.status, aPayment.body.state]).toEqual([200, 'CREATED']);
+    expect((await a.events(aOpen)).body.map((e: { name: string }) => e.name)).toEqual(['CREATED']);
+    // The probes' clients of the whole file, tokens fetched long before, still answer.
+    expect((await owner.getPayment(owned.reference)).status).toBe(200);
+    expect((await partnerOfA.getPayment(owned.reference)).status).toBe(200);
+    // B: its own payment expired with its clock, and B's token, from before its own advance, still works.
+    const bPayment = await b.getPayment(bOpen);
+    expect([bPayment.status, bPayment.body.state]).toEqual([200, 'EXPIRED']);
+  });
+
+  test("each sales unit in the graph shows its own time: A's unit A's, B's unit B's (what the dashboard shows)", async () => {
+    const query = `{ viewer { merchants { edges { node { salesUnits { edges { node { msn clock { merchantSerialNumber now } } } } } } } } }`;
+    const clocks = async (client: MerchantClient) => {
+      const res = await client.graphql(query);
+      expect(res.body.errors).toBeUndefined();
+      return res.body.data.viewer.merchants.edges.flatMap((m: any) => m.node.salesUnits.edges.map((u: any) => u.node));
+    };
+    const a = (await clocks(owner)).find((unit: { msn: string }) => unit.msn === '123456');
+    const b = (await clocks(intruder)).find((unit: { msn: string }) => unit.msn === MERCHANT_B.msn);
+    expect(a.clock).toEqual(await unitNow(owner));
+    expect(b.clock).toEqual(await unitNow(intruder));
+    expect(Date.parse(b.clock.now) - Date.parse(a.clock.now)).toBe(2 * 86_400_000);
+  });
+
+  test('a partner moves the clock of a unit it may act for, and is refused for one it may not (403), which stays', async () => {
+    const before = await unitNow(new MerchantClient(t.baseUrl, { ...PSP }));
+    const refused = await partnerUnconnected.graphql(ADVANCE, { input: { seconds: 60 } });
+    expect(refused.status).toBe(403);
+    expect(await unitNow(new MerchantClient(t.baseUrl, { ...PSP }))).toEqual(before);
+
+    const partnerOfAClock = await unitNow(partnerOfA);
+    expect(partnerOfAClock.merchantSerialNumber).toBe('123456');
+    const moved = await partnerOfA.graphql(ADVANCE, { input: { seconds: 60 } });
+    expect(moved.body.data.advanceTestClock.userErrors).toEqual([]);
+    expect(moved.body.data.advanceTestClock.testClock.merchantSerialNumber).toBe('123456');
+    expect(Date.parse((await unitNow(owner)).now) - Date.parse(partnerOfAClock.now)).toBe(60_000);
+  });
+});

@@ -74,7 +74,16 @@ export function contextFor(
       readsMerchantData: options.readsMerchantData,
       actingFor: options.wholePrincipal ? undefined : scope.actingFor,
     });
-  return { principal, scope, em, clock: services.clock, config: services.config, traceId, loaders: new LoaderRegistry(em), covered };
+  return {
+    principal,
+    scope,
+    em,
+    clock: scope.actingFor === undefined ? services.clock : services.testClocks.of(scope.actingFor),
+    config: services.config,
+    traceId,
+    loaders: new LoaderRegistry(em),
+    covered,
+  };
 }
 
 function assertServed(principal: Principal, auth: AuthRule, lookup: HeaderLookup): void {

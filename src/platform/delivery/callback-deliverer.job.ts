@@ -25,6 +25,8 @@ interface ClaimedCallback {
   body: string;
   streamType: string;
   streamId: string;
+  /** The sales unit the callback is about, whose time (its test clock) says when it is due. */
+  msn: string | null;
 }
 
 /**
@@ -72,7 +74,11 @@ export class CallbackDeliverer {
     const rows = await forkEm(this.services.orm).execute<Row[]>(
       `with candidate as materialized (
          select c.id, c.next_attempt_at from outbound_callback c
-         where c.status = 'pending' and c.next_attempt_at <= ? and (c.lease_until is null or c.lease_until <= ?)
+         where c.status = 'pending'
+           -- Due by its sales unit's time: a callback recorded at a unit's moved test clock is due at once.
+           and c.next_attempt_at <= ?::timestamptz
+             + coalesce((select t.offset_ms from test_clock t where t.msn = c.msn), 0) * interval '1 millisecond'
+           and (c.lease_until is null or c.lease_until <= ?)
            and ?::jsonb @> jsonb_build_array(c.kind)
            and not exists (
              select 1 from outbound_callback earlier
@@ -88,7 +94,7 @@ export class CallbackDeliverer {
        ), claimed as (
          update outbound_callback c set lease_until = ?
          from due where c.id = due.id
-         returning c.id, c.kind, c.url, c.authorization_value, c.body, c.attempt_count, c.stream_type, c.stream_id
+         returning c.id, c.kind, c.url, c.authorization_value, c.body, c.attempt_count, c.stream_type, c.stream_id, c.msn
        ), interrupted as (
          -- An earlier claim's attempt still without outcome: its lease ran out, so its instance stopped mid-POST.
          update outbound_callback_attempt a set error = ?
@@ -113,6 +119,7 @@ export class CallbackDeliverer {
       body: row.body as string,
       streamType: row.stream_type as string,
       streamId: row.stream_id as string,
+      msn: (row.msn as string | null) ?? null,
     }));
   }
 
@@ -129,7 +136,8 @@ export class CallbackDeliverer {
   }
 
   private async record(callback: ClaimedCallback, durationMs: number, outcome: OutboundOutcome): Promise<void> {
-    const now = this.services.clock.now();
+    // Retries are timed by the unit's clock, the one its due time is compared with.
+    const now = callback.msn === null ? this.services.clock.now() : this.services.testClocks.of(callback.msn).now();
     const statusCode = 'statusCode' in outcome ? outcome.statusCode : null;
     const delivered = statusCode !== null && statusCode >= 200 && statusCode < 300;
     const attemptCount = callback.attemptCount + 1;
