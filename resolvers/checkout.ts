@@ -6,6 +6,8 @@ import { toPaymentViewAt } from '../src/payments/payment.view.js';
 import type { CheckoutSession } from '../src/checkout/checkout-session.entity.js';
 import { createSessionBody } from '../src/checkout/checkout-session.schemas.js';
 import { createCheckoutSession, findSession, findSessionNode, listCheckoutSessions } from '../src/checkout/checkout-session.service.js';
+import { expireCheckoutSession, updateCheckoutSession } from '../src/checkout/checkout-session-merchant.service.js';
+import { updateSessionBody } from '../src/checkout/checkout-session-update.schemas.js';
 import { subscribeToSessionEvents } from '../src/checkout/checkout-session.subscription.js';
 import type { OutboxEvent } from '../src/platform/events/outbox-event.js';
 import { checkoutPageUrl, paymentDetailsState } from '../src/checkout/checkout-session.view.js';
@@ -16,6 +18,8 @@ const CHECKOUT_ERROR_CODES = userErrorCodes<CheckoutErrorCode>({
   VALIDATION_FAILED: true,
   CHECKOUT_REFERENCE_ALREADY_USED: true,
   CHECKOUT_SALES_UNIT_NOT_ALLOWED: true,
+  CHECKOUT_SESSION_NOT_FOUND: true,
+  CHECKOUT_SESSION_NOT_MODIFIABLE: true,
 });
 
 const money = (value: number, currency: CheckoutSession['currency']) => ({ value, currency });
@@ -45,6 +49,12 @@ export const checkoutResolvers: Resolvers = {
           pollingUrl: created.pollingUrl,
         };
       }),
+    updateCheckoutSession: (_, { input: { reference, ...update } }, { request }) =>
+      withUserErrors(CHECKOUT_ERROR_CODES, async () => ({
+        session: (await updateCheckoutSession(request, reference, updateSessionBody.parse(update))).session,
+      })),
+    expireCheckoutSession: (_, { input }, { request }) =>
+      withUserErrors(CHECKOUT_ERROR_CODES, async () => ({ session: (await expireCheckoutSession(request, input.reference)).session })),
   },
   Subscription: {
     checkoutSessionEvents: {

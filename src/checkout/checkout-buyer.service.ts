@@ -13,8 +13,7 @@ import { awaitsUser } from '../payments/payment-expiry.js';
 import { lockPaymentForVerb } from '../payments/payment-for-verb.js';
 import { abortPayment, authorizePayment } from '../payments/payment-user.transitions.js';
 import { SalesUnit } from '../merchants/sales-unit.entity.js';
-import { normalizePhoneNumber } from '../wallet/phone-number.js';
-import { TestUser } from '../wallet/test-user.entity.js';
+import { testUserApproves } from '../wallet/test-user-approval.js';
 import { UserProfile } from '../user-profiles/user-profile.entity.js';
 import { checkoutPageLiveState } from './checkout-page.live-state.js';
 import { CheckoutSession } from './checkout-session.entity.js';
@@ -116,13 +115,17 @@ export async function payCheckout(services: Services, token: string, form: Buyer
       return refused(services, em, session, 'This checkout has expired.');
     }
     if (!awaitsUser(payment, now)) return refused(services, em, session, 'This payment can no longer be approved.');
-    const phoneNumber = normalizePhoneNumber(form.walletPhone ?? '');
-    const user = phoneNumber ? await em.findOne(TestUser, { phoneNumber }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
-    if (!user) {
-      return refused(services, em, session, 'No test user has that phone number.', { walletPhone: ['No test user has that phone number'] });
+    const approved = await testUserApproves(
+      em,
+      { phoneNumber: form.walletPhone ?? '', channel: 'page', act: 'approve', customerPhoneNumber: payment.customerPhoneNumber },
+      now,
+    );
+    if (!approved.ok) {
+      const message = approved.refusal === 'NOT_A_PHONE_NUMBER' ? 'No test user has that phone number' : approved.message;
+      return refused(services, em, session, `${message}.`, { walletPhone: [message] });
     }
+    const { user } = approved;
     authorizePayment(em, payment, user, now);
-    user.approvedPaymentsCount += 1;
     if (session.request.configuration?.requireUserInfo) {
       const profile = await em.findOne(UserProfile, { sub: user.sub }, { fields: ['email'] });
       session.userInfo = { sub: user.sub, email: profile?.email ?? null };

@@ -4,20 +4,23 @@ import type { LiveReading, LiveState } from '../platform/events/wait-for-state.j
 import { CheckoutSession } from './checkout-session.entity.js';
 import { isSessionOverdue } from './checkout-session.expiry.js';
 import { CHECKOUT_SESSION_STREAM } from './checkout-session.recorder.js';
+import { formatAmount } from '../wallet/kit/money-format.js';
 import { isEndState } from './checkout-session.transitions.js';
 
 /** Where the checkout page's script asks for the session's state (checkout.pages.ts serves it). */
 export const CHECKOUT_PAGE_STATE_PATH = '/checkout/page/state';
 
 /**
- * What the buyer's page shows of a session: its state, whether the buyer can still pay or cancel (not past its
+ * What the buyer's page shows of a session: its state and amount, whether the buyer can still pay or cancel (not past its
  * hour), and whether it has ended.
  */
-export function checkoutPageLiveState(session: Pick<CheckoutSession, 'state' | 'expiresAt'>, now: Date): LiveState {
+export function checkoutPageLiveState(session: Pick<CheckoutSession, 'state' | 'expiresAt' | 'amount' | 'currency'>, now: Date): LiveState {
   return {
     state: session.state,
     awaitsUser: !isSessionOverdue(session, now) && (session.state === 'SessionCreated' || session.state === 'PaymentInitiated'),
     settled: isEndState(session.state),
+    // The merchant may change the amount while the buyer is on the page (PATCH): the page shows the new one.
+    shownAmount: formatAmount(session.amount, session.currency),
   };
 }
 
@@ -30,7 +33,7 @@ export async function readCheckoutPageLiveState(services: Services, token: strin
   const session = await forkEm(services.orm).findOne(
     CheckoutSession,
     { pageToken: token },
-    { fields: ['id', 'msn', 'state', 'expiresAt'] },
+    { fields: ['id', 'msn', 'state', 'expiresAt', 'amount', 'currency'] },
   );
   if (!session) return undefined;
   return {

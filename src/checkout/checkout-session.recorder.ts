@@ -24,13 +24,22 @@ export function sessionEventName(state: CheckoutSessionState): string {
   return `checkout.session.${state}.v1`;
 }
 
-/** Records the session's current state as an event, in the caller's unit of work. */
-export function recordSessionEvent(em: Em, session: CheckoutSession, payment: SessionPayment | undefined, now: Date): void {
+/** The outbox name of a merchant's change to a session that keeps its state (`PATCH /checkout/v3/session/{reference}`). */
+export const SESSION_UPDATED_EVENT = 'checkout.session.updated.v1';
+
+/** Records the session as it is now as an event (by default named after its state), in the caller's unit of work. */
+export function recordSessionEvent(
+  em: Em,
+  session: CheckoutSession,
+  payment: SessionPayment | undefined,
+  now: Date,
+  name = sessionEventName(session.state),
+): void {
   recordEvent(em, {
     streamType: CHECKOUT_SESSION_STREAM,
     streamId: session.id,
     msn: session.msn,
-    name: sessionEventName(session.state),
+    name,
     payload: { ...toSessionInfo(session, payment, now) },
     occurredAt: now,
   });

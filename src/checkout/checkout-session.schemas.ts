@@ -93,7 +93,7 @@ const OrderLine = Type.Object({
   isShipping: Type.Optional(Type.Boolean()),
 });
 
-const OrderSummary = Type.Object({
+export const OrderSummarySchema = Type.Object({
   orderLines: Type.Array(OrderLine, { minItems: 1, maxItems: 1000 }),
   orderBottomLine: Type.Object({
     currency: Type.String({ minLength: 3, maxLength: 3 }),
@@ -124,7 +124,7 @@ export const CheckoutSessionRequestSchema = Type.Object(
       amount: TransactionAmount,
       reference: Type.String({ pattern: REFERENCE_PATTERN.source, [REASONS]: { pattern: 'Must match 8 to 50 letters, digits or "-"' } }),
       paymentDescription: Type.String({ minLength: 3, maxLength: 100 }),
-      orderSummary: Type.Optional(OrderSummary),
+      orderSummary: Type.Optional(OrderSummarySchema),
     }),
     logistics: Type.Optional(
       Type.Object({

@@ -6,6 +6,8 @@ import type { ParamRule } from '../platform/rest/path-params.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { createSessionBody } from './checkout-session.schemas.js';
 import { createCheckoutSession, getCheckoutSession } from './checkout-session.service.js';
+import { expireCheckoutSession, updateCheckoutSession } from './checkout-session-merchant.service.js';
+import { updateSessionBody } from './checkout-session-update.schemas.js';
 
 /** FACTS §8: `client_id`, `client_secret`, the subscription key and the MSN on every request; no bearer token. */
 export const CHECKOUT_AUTH: AuthRule = { method: 'clientCredentials', accepts: ['checkoutClient'] };
@@ -48,6 +50,27 @@ export function checkoutRoutes(services: Services): RestInterface {
         params: { reference },
         success: { status: 200, description: 'The session information (SessionResponse)' },
         handler: async (ctx, { params }) => ({ status: 200, body: await getCheckoutSession(ctx, params.reference) }),
+      }),
+      // Update and expire are in no public definition we hold; the WooCommerce plugin (6.0.5) calls both and reads
+      // any 2xx as done, so they answer the session information as GET does.
+      route({
+        method: 'PATCH',
+        path: '/session/{reference}',
+        summary: 'Update a session the buyer has not paid yet',
+        idempotent: false,
+        params: { reference },
+        body: updateSessionBody,
+        success: { status: 200, description: 'The session information (SessionResponse) after the change' },
+        handler: async (ctx, { params, body }) => ({ status: 200, body: (await updateCheckoutSession(ctx, params.reference, body)).info }),
+      }),
+      route({
+        method: 'POST',
+        path: '/session/{reference}/expire',
+        summary: 'Expire an open session',
+        idempotent: false,
+        params: { reference },
+        success: { status: 200, description: 'The session information (SessionResponse), SessionExpired' },
+        handler: async (ctx, { params }) => ({ status: 200, body: (await expireCheckoutSession(ctx, params.reference)).info }),
       }),
     ],
   );

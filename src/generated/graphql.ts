@@ -238,6 +238,10 @@ export type CheckoutElements =
 export type CheckoutErrorCode =
   | 'CHECKOUT_REFERENCE_ALREADY_USED'
   | 'CHECKOUT_SALES_UNIT_NOT_ALLOWED'
+  /** No session of the caller's sales unit has that reference. */
+  | 'CHECKOUT_SESSION_NOT_FOUND'
+  /** The buyer has paid, or the session ended: it can no longer be changed or expired. */
+  | 'CHECKOUT_SESSION_NOT_MODIFIABLE'
   | 'VALIDATION_FAILED';
 
 /** One entry per carrier integration (FACTS §8). */
@@ -397,6 +401,14 @@ export type CheckoutTransactionInput = {
   reference: Scalars['String']['input'];
 };
 
+/** What a session update replaces; what is left out stays. */
+export type CheckoutTransactionUpdateInput = {
+  /** In the session's currency. */
+  amount?: InputMaybe<MoneyInput>;
+  orderSummary?: InputMaybe<CheckoutOrderSummaryInput>;
+  paymentDescription?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type CheckoutUnitInfoInput = {
   quantity: Scalars['String']['input'];
   /** PCS, KG, KM, MINUTE or LITRE. */
@@ -537,6 +549,16 @@ export type DeleteWebhookPayload = {
   __typename?: 'DeleteWebhookPayload';
   deletedWebhookId?: Maybe<Scalars['ID']['output']>;
   userErrors: Array<WebhookUserError>;
+};
+
+export type ExpireCheckoutSessionInput = {
+  reference: Scalars['String']['input'];
+};
+
+export type ExpireCheckoutSessionPayload = {
+  __typename?: 'ExpireCheckoutSessionPayload';
+  session?: Maybe<CheckoutSession>;
+  userErrors: Array<CheckoutUserError>;
 };
 
 export type HelthjemIntegrationInput = {
@@ -822,6 +844,8 @@ export type Mutation = {
   deleteCallbackQr: DeleteCallbackQrPayload;
   deleteRedirectQr: DeleteRedirectQrPayload;
   deleteWebhook: DeleteWebhookPayload;
+  /** Ends an open session as SessionExpired, and a payment still waiting for the buyer with it (REST: POST /checkout/v3/session/{reference}/expire). */
+  expireCheckoutSession: ExpireCheckoutSessionPayload;
   /** The merchant consents to share its own data with a partner its sales units are connected to (merchants only). */
   giveMerchantConsent: MerchantConsentPayload;
   /** Initiate a PSP payment for the sales unit of the request. */
@@ -836,6 +860,8 @@ export type Mutation = {
   setOrderCategory: SetOrderCategoryPayload;
   /** Sign up a merchant; its sales unit takes PSP payments at once. */
   signUpPspMerchant: SignUpPspMerchantPayload;
+  /** Changes a session the buyer has not paid yet; the buyer's page shows the change live (REST: PATCH /checkout/v3/session/{reference}). */
+  updateCheckoutSession: UpdateCheckoutSessionPayload;
   updatePspMerchant: UpdatePspMerchantPayload;
   /** Report status changes; applied by the nightly batch. */
   updatePspStatus: UpdatePspStatusPayload;
@@ -907,6 +933,11 @@ export type MutationDeleteWebhookArgs = {
 };
 
 
+export type MutationExpireCheckoutSessionArgs = {
+  input: ExpireCheckoutSessionInput;
+};
+
+
 export type MutationGiveMerchantConsentArgs = {
   input: MerchantConsentInput;
 };
@@ -944,6 +975,11 @@ export type MutationSetOrderCategoryArgs = {
 
 export type MutationSignUpPspMerchantArgs = {
   input: SignUpPspMerchantInput;
+};
+
+
+export type MutationUpdateCheckoutSessionArgs = {
+  input: UpdateCheckoutSessionInput;
 };
 
 
@@ -2050,6 +2086,20 @@ export type UnitInfoInput = {
   unitPrice: Scalars['MinorUnits']['input'];
 };
 
+/** The REST update's fields (PATCH /checkout/v3/session/{reference}), with the same names and rules. */
+export type UpdateCheckoutSessionInput = {
+  /** Replaces the shipping options the buyer chooses from. */
+  logisticOptions?: InputMaybe<Array<LogisticsOptionInput>>;
+  reference: Scalars['String']['input'];
+  transaction?: InputMaybe<CheckoutTransactionUpdateInput>;
+};
+
+export type UpdateCheckoutSessionPayload = {
+  __typename?: 'UpdateCheckoutSessionPayload';
+  session?: Maybe<CheckoutSession>;
+  userErrors: Array<CheckoutUserError>;
+};
+
 /** At least one property besides merchantSerialNumber; deactivate: true is final. */
 export type UpdatePspMerchantInput = {
   address?: InputMaybe<PspMerchantAddressInput>;
@@ -2448,6 +2498,7 @@ export type ResolversTypes = ResolversObject<{
   CheckoutSessionState: CheckoutSessionState;
   CheckoutShippingDetails: ResolverTypeWrapper<CheckoutShippingDetails>;
   CheckoutTransactionInput: CheckoutTransactionInput;
+  CheckoutTransactionUpdateInput: CheckoutTransactionUpdateInput;
   CheckoutUnitInfoInput: CheckoutUnitInfoInput;
   CheckoutUserError: ResolverTypeWrapper<CheckoutUserError>;
   CheckoutUserFlow: CheckoutUserFlow;
@@ -2471,6 +2522,8 @@ export type ResolversTypes = ResolversObject<{
   DeleteRedirectQrPayload: ResolverTypeWrapper<DeleteRedirectQrPayload>;
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: ResolverTypeWrapper<DeleteWebhookPayload>;
+  ExpireCheckoutSessionInput: ExpireCheckoutSessionInput;
+  ExpireCheckoutSessionPayload: ResolverTypeWrapper<Omit<ExpireCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversTypes['CheckoutSession']> }>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   HelthjemIntegrationInput: HelthjemIntegrationInput;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
@@ -2608,6 +2661,8 @@ export type ResolversTypes = ResolversObject<{
   TestClockErrorCode: TestClockErrorCode;
   TestClockUserError: ResolverTypeWrapper<TestClockUserError>;
   UnitInfoInput: UnitInfoInput;
+  UpdateCheckoutSessionInput: UpdateCheckoutSessionInput;
+  UpdateCheckoutSessionPayload: ResolverTypeWrapper<Omit<UpdateCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversTypes['CheckoutSession']> }>;
   UpdatePspMerchantInput: UpdatePspMerchantInput;
   UpdatePspMerchantPayload: ResolverTypeWrapper<Omit<UpdatePspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversTypes['PspMerchant']> }>;
   UpdatePspStatusInput: UpdatePspStatusInput;
@@ -2676,6 +2731,7 @@ export type ResolversParentTypes = ResolversObject<{
   CheckoutSessionNotification: OutboxEvent;
   CheckoutShippingDetails: CheckoutShippingDetails;
   CheckoutTransactionInput: CheckoutTransactionInput;
+  CheckoutTransactionUpdateInput: CheckoutTransactionUpdateInput;
   CheckoutUnitInfoInput: CheckoutUnitInfoInput;
   CheckoutUserError: CheckoutUserError;
   CheckoutUserInfo: CheckoutUserInfo;
@@ -2696,6 +2752,8 @@ export type ResolversParentTypes = ResolversObject<{
   DeleteRedirectQrPayload: DeleteRedirectQrPayload;
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: DeleteWebhookPayload;
+  ExpireCheckoutSessionInput: ExpireCheckoutSessionInput;
+  ExpireCheckoutSessionPayload: Omit<ExpireCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversParentTypes['CheckoutSession']> };
   Float: Scalars['Float']['output'];
   HelthjemIntegrationInput: HelthjemIntegrationInput;
   ID: Scalars['ID']['output'];
@@ -2812,6 +2870,8 @@ export type ResolversParentTypes = ResolversObject<{
   TestClock: TestClock;
   TestClockUserError: TestClockUserError;
   UnitInfoInput: UnitInfoInput;
+  UpdateCheckoutSessionInput: UpdateCheckoutSessionInput;
+  UpdateCheckoutSessionPayload: Omit<UpdateCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversParentTypes['CheckoutSession']> };
   UpdatePspMerchantInput: UpdatePspMerchantInput;
   UpdatePspMerchantPayload: Omit<UpdatePspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversParentTypes['PspMerchant']> };
   UpdatePspStatusInput: UpdatePspStatusInput;
@@ -3027,6 +3087,11 @@ export type DeleteWebhookPayloadResolvers<ContextType = GraphQLContext, ParentTy
   userErrors?: Resolver<Array<ResolversTypes['WebhookUserError']>, ParentType, ContextType>;
 }>;
 
+export type ExpireCheckoutSessionPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ExpireCheckoutSessionPayload'] = ResolversParentTypes['ExpireCheckoutSessionPayload']> = ResolversObject<{
+  session?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['CheckoutUserError']>, ParentType, ContextType>;
+}>;
+
 export type InitiatePspPaymentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['InitiatePspPaymentPayload'] = ResolversParentTypes['InitiatePspPaymentPayload']> = ResolversObject<{
   pspPayment?: Resolver<Maybe<ResolversTypes['PspPayment']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
@@ -3154,6 +3219,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   deleteCallbackQr?: Resolver<ResolversTypes['DeleteCallbackQrPayload'], ParentType, ContextType, RequireFields<MutationDeleteCallbackQrArgs, 'input'>>;
   deleteRedirectQr?: Resolver<ResolversTypes['DeleteRedirectQrPayload'], ParentType, ContextType, RequireFields<MutationDeleteRedirectQrArgs, 'input'>>;
   deleteWebhook?: Resolver<ResolversTypes['DeleteWebhookPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'input'>>;
+  expireCheckoutSession?: Resolver<ResolversTypes['ExpireCheckoutSessionPayload'], ParentType, ContextType, RequireFields<MutationExpireCheckoutSessionArgs, 'input'>>;
   giveMerchantConsent?: Resolver<ResolversTypes['MerchantConsentPayload'], ParentType, ContextType, RequireFields<MutationGiveMerchantConsentArgs, 'input'>>;
   initiatePspPayment?: Resolver<ResolversTypes['InitiatePspPaymentPayload'], ParentType, ContextType, RequireFields<MutationInitiatePspPaymentArgs, 'input'>>;
   redeliverWebhookDelivery?: Resolver<ResolversTypes['RedeliverWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'input'>>;
@@ -3162,6 +3228,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   setCallbackQr?: Resolver<ResolversTypes['CallbackQrPayload'], ParentType, ContextType, RequireFields<MutationSetCallbackQrArgs, 'input'>>;
   setOrderCategory?: Resolver<ResolversTypes['SetOrderCategoryPayload'], ParentType, ContextType, RequireFields<MutationSetOrderCategoryArgs, 'input'>>;
   signUpPspMerchant?: Resolver<ResolversTypes['SignUpPspMerchantPayload'], ParentType, ContextType, RequireFields<MutationSignUpPspMerchantArgs, 'input'>>;
+  updateCheckoutSession?: Resolver<ResolversTypes['UpdateCheckoutSessionPayload'], ParentType, ContextType, RequireFields<MutationUpdateCheckoutSessionArgs, 'input'>>;
   updatePspMerchant?: Resolver<ResolversTypes['UpdatePspMerchantPayload'], ParentType, ContextType, RequireFields<MutationUpdatePspMerchantArgs, 'input'>>;
   updatePspStatus?: Resolver<ResolversTypes['UpdatePspStatusPayload'], ParentType, ContextType, RequireFields<MutationUpdatePspStatusArgs, 'input'>>;
   updateRedirectQr?: Resolver<ResolversTypes['RedirectQrPayload'], ParentType, ContextType, RequireFields<MutationUpdateRedirectQrArgs, 'input'>>;
@@ -3658,6 +3725,11 @@ export type TestClockUserErrorResolvers<ContextType = GraphQLContext, ParentType
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type UpdateCheckoutSessionPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateCheckoutSessionPayload'] = ResolversParentTypes['UpdateCheckoutSessionPayload']> = ResolversObject<{
+  session?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['CheckoutUserError']>, ParentType, ContextType>;
+}>;
+
 export type UpdatePspMerchantPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdatePspMerchantPayload'] = ResolversParentTypes['UpdatePspMerchantPayload']> = ResolversObject<{
   merchant?: Resolver<Maybe<ResolversTypes['PspMerchant']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
@@ -3809,6 +3881,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   DeleteCallbackQrPayload?: DeleteCallbackQrPayloadResolvers<ContextType>;
   DeleteRedirectQrPayload?: DeleteRedirectQrPayloadResolvers<ContextType>;
   DeleteWebhookPayload?: DeleteWebhookPayloadResolvers<ContextType>;
+  ExpireCheckoutSessionPayload?: ExpireCheckoutSessionPayloadResolvers<ContextType>;
   InitiatePspPaymentPayload?: InitiatePspPaymentPayloadResolvers<ContextType>;
   Ledger?: LedgerResolvers<ContextType>;
   LedgerBankAccount?: LedgerBankAccountResolvers<ContextType>;
@@ -3895,6 +3968,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Subscription?: SubscriptionResolvers<ContextType>;
   TestClock?: TestClockResolvers<ContextType>;
   TestClockUserError?: TestClockUserErrorResolvers<ContextType>;
+  UpdateCheckoutSessionPayload?: UpdateCheckoutSessionPayloadResolvers<ContextType>;
   UpdatePspMerchantPayload?: UpdatePspMerchantPayloadResolvers<ContextType>;
   UpdatePspStatusPayload?: UpdatePspStatusPayloadResolvers<ContextType>;
   UpdateSalesUnitPayload?: UpdateSalesUnitPayloadResolvers<ContextType>;

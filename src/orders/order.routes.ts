@@ -68,7 +68,11 @@ export function orderRoutes(services: Services): RestInterface {
         success: { status: 200, description: 'The order' },
         handler: async (ctx, { params }) => {
           const order = await getOrder(ctx, params.paymentType as PaymentType, params.orderId);
-          return { status: 200, body: { category: order.category, receipt: order.receipt } };
+          // The definition types both as objects: one the order does not have is left out, never null.
+          return {
+            status: 200,
+            body: { ...(order.category ? { category: order.category } : {}), ...(order.receipt ? { receipt: order.receipt } : {}) },
+          };
         },
       }),
       route({

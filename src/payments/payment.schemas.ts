@@ -6,6 +6,7 @@ import { compileSchema } from '../platform/validation/compiled-schema.js';
 import { declareBody, isJsonObject } from '../platform/validation/declare-body.js';
 import { REASONS } from '../platform/validation/error-details.js';
 import { stringEnum } from '../platform/validation/string-enum.js';
+import { TEST_USER_PHONE_PATTERN } from '../wallet/phone-number.js';
 import type { CreatePaymentCommand, CreatePaymentFields, ForceApproveCommand, Money } from './payment.commands.js';
 import {
   createPaymentCrossFieldProblems,
@@ -198,8 +199,19 @@ export function parseMoney(raw: Money, at: string): Money {
   return value;
 }
 
+/** Force approve names a test user as the wallet pages do: the 8-digit test numbers too (issue 19). */
+const ForceApproveCustomer = Type.Object({
+  ...Customer.properties,
+  phoneNumber: Type.Optional(
+    Type.String({
+      pattern: TEST_USER_PHONE_PATTERN.source,
+      [REASONS]: { pattern: 'Must be a test user’s phone number: 8 digits, or 10 to 15 digits including the country code' },
+    }),
+  ),
+});
+
 const ForceApproveRequest = Type.Object(
-  { customer: Type.Optional(Customer), token: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })) },
+  { customer: Type.Optional(ForceApproveCustomer), token: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })) },
   { [REASONS]: { type: 'Must be a JSON object' } },
 );
 

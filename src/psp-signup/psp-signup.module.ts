@@ -3,6 +3,7 @@ import type { EventTypeDefinition } from '../platform/events/event-types.js';
 import { Migration20261123161001PspSignup } from './migrations/Migration20261123161001PspSignup.js';
 import { SignupMerchant } from './signup-merchant.entity.js';
 import { signupRoutes } from './signup.routes.js';
+import { seedPspSignupMerchants } from './signup.seed.js';
 import './signup.errors.js';
 
 /** Signup merchants' changes go to the outbox (graph subscribers); no webhook event is defined for them. */
@@ -21,4 +22,5 @@ export const pspSignupModule: DomainModule = {
   migrations: [{ name: 'Migration20261123161001PspSignup', class: Migration20261123161001PspSignup }],
   routes: signupRoutes,
   eventTypes: [signupEventTypes],
+  seedTestEnvironment: (em, now) => seedPspSignupMerchants(em, now),
 };

@@ -8,8 +8,8 @@ import { AppError } from '../platform/errors/app-error.js';
 import { timelineFilter, type Timeline } from '../platform/test-clocks.js';
 import type { LiveReading, LiveState } from '../platform/events/wait-for-state.js';
 import { isFinal } from '../platform/state-machine.js';
-import { normalizePhoneNumber } from '../wallet/phone-number.js';
-import { TestUser } from '../wallet/test-user.entity.js';
+import { testUserApproves } from '../wallet/test-user-approval.js';
+import type { TestUser } from '../wallet/test-user.entity.js';
 import { recordMakePaymentCallback } from './psp-make-payment.callback.js';
 import { PspAgreement, PspPayment } from './psp-payment.entity.js';
 import { PSP_PAYMENT_STREAM, recordPspChange } from './psp-payment.events.js';
@@ -78,16 +78,27 @@ export async function forceApprovePspPayment(
       return fail('pspTransactionId', 'The payment timed out and cannot be approved');
     }
     if (!pspAwaitsUser(payment, now)) throw fail('pspTransactionId', `The payment is ${payment.state} and cannot be approved`);
-    const phoneNumber = normalizePhoneNumber(command.customerPhoneNumber)!;
-    if (payment.customerMobileNumber && normalizePhoneNumber(payment.customerMobileNumber) !== phoneNumber) {
-      throw fail('customerPhoneNumber', 'The payment was initiated for another customer');
+    const approved = await testUserApproves(
+      em,
+      {
+        phoneNumber: command.customerPhoneNumber,
+        channel: 'force-approve',
+        act: 'approve',
+        customerPhoneNumber: payment.customerMobileNumber,
+      },
+      now,
+    );
+    if (!approved.ok) {
+      throw fail(
+        'customerPhoneNumber',
+        approved.refusal === 'UNKNOWN_USER'
+          ? `No test user has phone number ${command.customerPhoneNumber}`
+          : approved.refusal === 'OTHER_CUSTOMER'
+            ? 'The payment was initiated for another customer'
+            : approved.message,
+      );
     }
-    const user = await em.findOne(TestUser, { phoneNumber });
-    if (!user) throw fail('customerPhoneNumber', `No test user has phone number ${command.customerPhoneNumber}`);
-    if (user.approvedPaymentsCount === 0) {
-      throw fail('customerPhoneNumber', 'This test user has not approved a payment on the landing page yet; approve one there first');
-    }
-    accept(em, payment, user, now, ctx.config.tokenSecret);
+    accept(em, payment, approved.user, now, ctx.config.tokenSecret);
     return undefined;
   });
   if (refusal) throw refusal;
@@ -166,14 +177,17 @@ export async function actOnPspLanding(
       end(em, payment, 'USER_CANCEL', now);
       return { ok: true, payment: await describe(em, payment, now) };
     }
-    const phoneNumber = normalizePhoneNumber(action.approve);
-    const user = phoneNumber ? await em.findOne(TestUser, { phoneNumber }) : null;
-    if (!user) return { ok: false, message: 'No test user has this phone number.', payment: await describe(em, payment, now) };
-    if (payment.customerMobileNumber && normalizePhoneNumber(payment.customerMobileNumber) !== phoneNumber) {
-      return { ok: false, message: 'This payment is for another phone number.', payment: await describe(em, payment, now) };
+    const approved = await testUserApproves(
+      em,
+      { phoneNumber: action.approve, channel: 'page', act: 'approve', customerPhoneNumber: payment.customerMobileNumber },
+      now,
+    );
+    if (!approved.ok) {
+      const message =
+        approved.refusal === 'OTHER_CUSTOMER' ? 'This payment is for another phone number.' : 'No test user has this phone number.';
+      return { ok: false, message, payment: await describe(em, payment, now) };
     }
-    user.approvedPaymentsCount += 1;
-    accept(em, payment, user, now, services.config.tokenSecret);
+    accept(em, payment, approved.user, now, services.config.tokenSecret);
     return { ok: true, payment: await describe(em, payment, now) };
   });
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Services } from '../platform/context.js';
 import { forkEm } from '../platform/db/orm.js';
 import { recordEvent } from '../platform/events/record-event.js';
-import { normalizePhoneNumber } from '../wallet/phone-number.js';
+import { testUserApproves } from '../wallet/test-user-approval.js';
 import { CHECKED_IN, QR_STREAM, type CheckInPayload } from './qr-event.types.js';
 import type { QrRow } from './qr.view.js';
 
@@ -31,12 +31,6 @@ export async function checkIn(services: Services, key: string, phoneNumberInput:
   if (services.config.env !== 'test') return { ok: false, status: 403, message: NO_WALLET_USER_IN_PRODUCTION };
   const qr = await findScannableQr(services, key);
   if (!qr) return { ok: false, status: 404, message: 'This QR code is not known.' };
-  const phoneNumber = normalizePhoneNumber(phoneNumberInput);
-  const em = forkEm(services.orm);
-  const [user] = phoneNumber
-    ? await em.execute<{ phone_number: string }[]>('select phone_number from test_user where phone_number = ? limit 1', [phoneNumber])
-    : [];
-  if (!user) return { ok: false, status: 400, message: 'Pick a test user of the test environment.' };
   const now = services.testClocks.of(qr.msn).now();
   const payload: CheckInPayload = {
     customerToken: randomBytes(24).toString('base64'),
@@ -44,15 +38,17 @@ export async function checkIn(services: Services, key: string, phoneNumberInput:
     merchantSerialNumber: qr.msn,
     initiatedAt: now.toISOString(),
   };
-  await em.transactional(async (tem) => {
-    await tem.execute('insert into qr_check_in (customer_token, qr_key, msn, phone_number, initiated_at) values (?, ?, ?, ?, ?)', [
+  const checkedIn = await forkEm(services.orm).transactional(async (em) => {
+    const acting = await testUserApproves(em, { phoneNumber: phoneNumberInput, channel: 'page', act: 'check-in' }, now);
+    if (!acting.ok) return false;
+    await em.execute('insert into qr_check_in (customer_token, qr_key, msn, phone_number, initiated_at) values (?, ?, ?, ?, ?)', [
       payload.customerToken,
       qr.key,
       qr.msn,
-      user.phone_number,
+      acting.user.phoneNumber,
       now,
     ]);
-    recordEvent(tem, {
+    recordEvent(em, {
       streamType: QR_STREAM,
       streamId: qr.key,
       msn: qr.msn,
@@ -60,6 +56,8 @@ export async function checkIn(services: Services, key: string, phoneNumberInput:
       payload: { ...payload },
       occurredAt: now,
     });
+    return true;
   });
+  if (!checkedIn) return { ok: false, status: 400, message: 'Pick a test user of the test environment.' };
   return { ok: true, payload };
 }

@@ -60,23 +60,29 @@ const merchantQrId = { merchantQrId: qrIdParam };
 export function qrRoutes(services: Services): RestInterface {
   return defineRestInterface(
     services,
-    { name: 'QR API', prefix: '/qr', errorFormat: invalidParamsProblem, auth: MERCHANT_API_AUTH, headers: QR_HEADERS },
+    { name: 'QR API', prefix: '/qr/v1', errorFormat: invalidParamsProblem, auth: MERCHANT_API_AUTH, headers: QR_HEADERS },
     (route) => [
       route({
         method: 'POST',
-        path: '/v1/merchant-redirect',
+        path: '/merchant-redirect',
         summary: 'Create merchant redirect QR',
         idempotent: false,
         body: createRedirectQrRequest,
         success: { status: 200, description: 'The QR' },
         handler: async (ctx, { body, lookupHeader }) => {
           const accept = acceptOf(lookupHeader);
-          return { status: 200, body: redirectBody(ctx, await createRedirectQr(ctx, body), accept) };
+          try {
+            return { status: 200, body: redirectBody(ctx, await createRedirectQr(ctx, body), accept) };
+          } catch (error) {
+            // The QR definition's 409 (`409Conflict`) answers the id that exists, not a problem document.
+            if (error instanceof AppError && error.code === 'QR_ALREADY_EXISTS') return { status: 409, body: { id: body.id } };
+            throw error;
+          }
         },
       }),
       route({
         method: 'GET',
-        path: '/v1/merchant-redirect',
+        path: '/merchant-redirect',
         summary: 'Get all merchant redirect QRs',
         idempotent: false,
         success: { status: 200, description: 'The QRs' },
@@ -87,7 +93,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'GET',
-        path: '/v1/merchant-redirect/{id}',
+        path: '/merchant-redirect/{id}',
         summary: 'Get merchant redirect QR by id',
         idempotent: false,
         params: id,
@@ -99,7 +105,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'PUT',
-        path: '/v1/merchant-redirect/{id}',
+        path: '/merchant-redirect/{id}',
         summary: 'Update redirectUrl of a redirect QR',
         idempotent: false,
         params: id,
@@ -112,7 +118,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'DELETE',
-        path: '/v1/merchant-redirect/{id}',
+        path: '/merchant-redirect/{id}',
         summary: 'Delete merchant redirect QR',
         idempotent: false,
         params: id,
@@ -124,7 +130,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'POST',
-        path: '/v1',
+        path: '',
         summary: 'Create one-time payment QR',
         idempotent: false,
         body: oneTimeQrRequest,
@@ -137,7 +143,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'GET',
-        path: '/v1/merchant-callback',
+        path: '/merchant-callback',
         summary: 'Get all callback QRs for the MSN',
         idempotent: false,
         success: { status: 200, description: 'The callback QRs' },
@@ -145,7 +151,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'GET',
-        path: '/v1/merchant-callback/{merchantQrId}',
+        path: '/merchant-callback/{merchantQrId}',
         summary: 'Get callback QR by id',
         idempotent: false,
         params: merchantQrId,
@@ -157,7 +163,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'PUT',
-        path: '/v1/merchant-callback/{merchantQrId}',
+        path: '/merchant-callback/{merchantQrId}',
         summary: 'Create or update callback QR',
         idempotent: false,
         params: merchantQrId,
@@ -170,7 +176,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'DELETE',
-        path: '/v1/merchant-callback/{merchantQrId}',
+        path: '/merchant-callback/{merchantQrId}',
         summary: 'Delete callback QR',
         idempotent: false,
         params: merchantQrId,
@@ -182,7 +188,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'PUT',
-        path: '/v1/merchant-callback/mobilepay/{beaconId}',
+        path: '/merchant-callback/mobilepay/{beaconId}',
         summary: 'Create callback QR (deprecated): map a printed MobilePay beacon id',
         idempotent: false,
         params: { beaconId: qrIdParam },

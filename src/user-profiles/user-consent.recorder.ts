@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Em } from '../platform/db/orm.js';
 import { recordEvent } from '../platform/events/record-event.js';
-import { UserConsent } from './user-consent.entity.js';
+import { UserConsent, type ConsentChannel } from './user-consent.entity.js';
 import { consentExpiry } from './user-consent.rules.js';
 
 export const USER_CONSENT_STREAM = 'user-consent';
@@ -16,6 +16,8 @@ export interface ConsentingApproval {
   /** The scope the payment asked for, which the user consented to as a whole. */
   scope: string;
   sub: string;
+  /** The wallet's consent card, or force approve (the test user approving in the app, consent screen included). */
+  givenThrough: ConsentChannel;
 }
 
 /**
@@ -29,6 +31,7 @@ export function recordConsent(em: Em, approval: ConsentingApproval, now: Date): 
     sub: approval.sub,
     msn: approval.msn,
     scope: approval.scope,
+    givenThrough: approval.givenThrough,
     consentedAt: now,
     expiresAt: consentExpiry(now),
   });
@@ -43,6 +46,7 @@ export function recordConsent(em: Em, approval: ConsentingApproval, now: Date): 
       sub: approval.sub,
       reference: approval.reference,
       scope: approval.scope,
+      givenThrough: approval.givenThrough,
       expiresAt: consent.expiresAt.toISOString(),
     },
     occurredAt: now,

@@ -1,6 +1,7 @@
 import { userProfileResolvers } from '../../resolvers/user-profiles.js';
 import type { DomainModule } from '../platform/module.js';
 import { Migration20261123120000UserProfiles } from './migrations/Migration20261123120000UserProfiles.js';
+import { Migration20261126140000ConsentGivenThrough } from './migrations/Migration20261126140000ConsentGivenThrough.js';
 import { UserConsent } from './user-consent.entity.js';
 import { UserBankAccount, UserProfile } from './user-profile.entity.js';
 import { userProfileRoutes } from './user-profile.routes.js';
@@ -11,7 +12,10 @@ import './user-profile.errors.js';
 export const userProfilesModule: DomainModule = {
   name: 'user-profiles',
   entities: [UserProfile, UserBankAccount, UserConsent],
-  migrations: [{ name: 'Migration20261123120000UserProfiles', class: Migration20261123120000UserProfiles }],
+  migrations: [
+    { name: 'Migration20261123120000UserProfiles', class: Migration20261123120000UserProfiles },
+    { name: 'Migration20261126140000ConsentGivenThrough', class: Migration20261126140000ConsentGivenThrough },
+  ],
   routes: userProfileRoutes,
   resolvers: [userProfileResolvers],
   seedTestEnvironment: (em) => seedUserProfiles(em),

@@ -4,13 +4,14 @@ import type { ForceApproveCommand } from '../payments/payment.commands.js';
 import { awaitsUser } from '../payments/payment-expiry.js';
 import { lockOwnPaymentForVerb } from '../payments/payment-for-verb.js';
 import { authorizePayment } from '../payments/payment-user.transitions.js';
-import { normalizePhoneNumber } from './phone-number.js';
-import { TestUser } from './test-user.entity.js';
+import { testUserApproves } from './test-user-approval.js';
 import { scoped } from '../platform/auth/tenancy.js';
 
 /**
- * Test-only approval without the wallet app. Works only for a test user who has approved a payment on the
- * landing page before, as the public definition requires of real test users.
+ * Test-only approval without the wallet app: the test user approving in the app, consent screen included (a
+ * payment that asks for a profile records the user's consent, marked as given through force approve). Works only
+ * for a test user who has approved a payment on a wallet page before, as the public definition requires of real
+ * test users.
  */
 export async function forceApprovePayment(ctx: RequestContext, reference: string, command: ForceApproveCommand): Promise<void> {
   if (ctx.config.env !== 'test') {
@@ -31,18 +32,27 @@ export async function forceApprovePayment(ctx: RequestContext, reference: string
     if (command.customer?.personalQr || command.customer?.customerToken) throw fail('customer', 'Test users are identified by phoneNumber');
     const requested = command.customer?.phoneNumber ?? payment.customerPhoneNumber;
     if (!requested) throw fail('customer.phoneNumber', 'Name the test user who approves');
-    const phoneNumber = normalizePhoneNumber(requested);
-    if (!phoneNumber) throw fail('customer.phoneNumber', 'Not a phone number');
-    if (payment.customerPhoneNumber && payment.customerPhoneNumber !== phoneNumber)
-      throw fail('customer.phoneNumber', 'The payment was created for another customer');
-    const user = await em.findOne(TestUser, { phoneNumber });
-    if (!user)
-      throw new AppError('CUSTOMER_NOT_FOUND', `No test user has phone number ${phoneNumber}`, [
+    // The test user approving in the app: a payment that asks for a profile is approved with the user's consent.
+    const approved = await testUserApproves(
+      em,
+      {
+        phoneNumber: requested,
+        channel: 'force-approve',
+        act: 'approve',
+        customerPhoneNumber: payment.customerPhoneNumber,
+        profile: payment.profileScope
+          ? { paymentId: payment.id, reference: payment.reference, msn: payment.msn, scope: payment.profileScope, consented: true }
+          : undefined,
+      },
+      now,
+    );
+    if (!approved.ok && approved.refusal === 'UNKNOWN_USER') {
+      throw new AppError('CUSTOMER_NOT_FOUND', `No test user has phone number ${requested}`, [
         { name: 'customer.phoneNumber', reason: 'Not a test user' },
       ]);
-    if (user.approvedPaymentsCount === 0) {
-      throw fail('customer.phoneNumber', 'This test user has not approved a payment on the landing page yet; approve one there first');
     }
+    if (!approved.ok) throw fail('customer.phoneNumber', approved.message);
+    const { user } = approved;
     authorizePayment(em, payment, user, now);
     await em.flush();
     return undefined;

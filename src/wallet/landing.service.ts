@@ -1,4 +1,3 @@
-import { LockMode } from '@mikro-orm/core';
 import type { Services } from '../platform/context.js';
 import { forkEm } from '../platform/db/orm.js';
 import type { LiveReading, LiveState } from '../platform/events/wait-for-state.js';
@@ -11,9 +10,8 @@ import { PAYMENT_STREAM } from '../payments/payment-event.types.js';
 import { Payment } from '../payments/payment.entity.js';
 import { paymentStateMachine } from '../payments/payment.transitions.js';
 import { abortPayment, authorizePayment } from '../payments/payment-user.transitions.js';
-import { normalizePhoneNumber } from './phone-number.js';
-import { TestUser } from './test-user.entity.js';
-import { consentedScopeOf, recordConsent } from '../user-profiles/user-consent.recorder.js';
+import { testUserApproves, type TestUserRefusal } from './test-user-approval.js';
+import { consentedScopeOf } from '../user-profiles/user-consent.recorder.js';
 import { issueUserToken, type IssuedUserToken } from '../user-profiles/user-token.js';
 
 /** What the landing page shows of a payment: only what the wallet app would show its user. */
@@ -55,6 +53,15 @@ function landingLiveState(payment: Pick<Payment, 'state' | 'expiresAt'>, now: Da
   return { state, awaitsUser: awaitsUser(payment, now), settled: isFinal(paymentStateMachine, state) };
 }
 
+/** What the landing page tells the person when the test user may not approve. */
+const LANDING_REFUSALS: Record<TestUserRefusal, string> = {
+  NOT_A_PHONE_NUMBER: 'No test user has that phone number.',
+  UNKNOWN_USER: 'No test user has that phone number.',
+  OTHER_CUSTOMER: 'This payment is for another user.',
+  NO_PAGE_APPROVAL_YET: 'This test user may not approve here.',
+  CONSENT_REQUIRED: 'To approve, agree to share the information asked for.',
+};
+
 /**
  * The person on the landing page approves as the test user with this phone number. A payment that asks for profile
  * scopes is approved only with the user's consent to share them (the wallet's consent card must be accepted
@@ -77,28 +84,24 @@ export async function approveOnLanding(
     if (expiredNow) await em.flush();
     if (!awaitsUser(payment, now))
       return { ok: false, message: 'This payment can no longer be approved.', payment: await describe(services, em, payment) };
-    const phoneNumber = normalizePhoneNumber(phoneInput);
-    const user = phoneNumber ? await em.findOne(TestUser, { phoneNumber }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
-    if (!user) return { ok: false, message: 'No test user has that phone number.', payment: await describe(services, em, payment) };
-    if (payment.customerPhoneNumber && payment.customerPhoneNumber !== user.phoneNumber) {
-      return { ok: false, message: 'This payment is for another user.', payment: await describe(services, em, payment) };
+    const approved = await testUserApproves(
+      em,
+      {
+        phoneNumber: phoneInput,
+        channel: 'page',
+        act: 'approve',
+        customerPhoneNumber: payment.customerPhoneNumber,
+        profile: payment.profileScope
+          ? { paymentId: payment.id, reference: payment.reference, msn: payment.msn, scope: payment.profileScope, consented }
+          : undefined,
+      },
+      now,
+    );
+    if (!approved.ok) {
+      return { ok: false, message: LANDING_REFUSALS[approved.refusal], payment: await describe(services, em, payment) };
     }
-    if (payment.profileScope && !consented) {
-      return {
-        ok: false,
-        message: 'To approve, agree to share the information asked for.',
-        payment: await describe(services, em, payment),
-      };
-    }
-    authorizePayment(em, payment, user, now);
-    user.approvedPaymentsCount += 1;
-    const consent = payment.profileScope
-      ? recordConsent(
-          em,
-          { paymentId: payment.id, reference: payment.reference, msn: payment.msn, scope: payment.profileScope, sub: user.sub },
-          now,
-        )
-      : undefined;
+    authorizePayment(em, payment, approved.user, now);
+    const { consent } = approved;
     await em.flush();
     const userToken = consent ? issueUserToken(services.config, consent, now) : undefined;
     return { ok: true, payment: await describe(services, em, payment), userToken };

@@ -6,6 +6,7 @@ import { MERCHANT_A, MerchantClient, newReference } from '../support/merchant-cl
 import { eventually } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { CheckoutClient } from '../checkout/support/checkout-client.js';
+import { formatAmount } from '../../src/wallet/kit/money-format.js';
 import { PspEndpoint } from '../psp/psp-endpoint.js';
 import { newIds, testPspClient } from '../psp/psp-fixture.js';
 
@@ -48,10 +49,16 @@ async function pspPayment(): Promise<{ token: string }> {
   return { token: tokenOf(res.body.vippsRedirectUrl) };
 }
 
-async function checkoutSession(): Promise<{ token: string }> {
+async function checkoutSession(): Promise<{ token: string; reference: string }> {
   const res = await checkout.createSession();
   expect(res.status).toBe(200);
-  return { token: res.body.token };
+  return { token: res.body.token, reference: new URL(res.body.pollingUrl).pathname.split('/').pop()! };
+}
+
+/** A checkout page's answer: its state and amount, and the key the page sends back (issue 19: the merchant may change the amount). */
+function checkoutLive(state: string, awaitsUser: boolean, settled: boolean, minorUnits = 2000) {
+  const shownAmount = formatAmount(minorUnits, 'NOK');
+  return { state, awaitsUser, settled, shownAmount, key: `${state} ${shownAmount}` };
 }
 
 /** A page's form post (same origin), as the page itself would send it. */
@@ -76,8 +83,8 @@ describe.each([
       const { reference, token } = await ePayment();
       return { token, change: async () => expect((await merchant.forceApprove(reference)).status).toBe(200) };
     },
-    before: { state: 'CREATED', awaitsUser: true, settled: false },
-    after: { state: 'AUTHORIZED', awaitsUser: false, settled: true },
+    before: { state: 'CREATED', awaitsUser: true, settled: false, key: 'CREATED' },
+    after: { state: 'AUTHORIZED', awaitsUser: false, settled: true, key: 'AUTHORIZED' },
   },
   {
     page: 'the PSP landing page',
@@ -89,8 +96,8 @@ describe.each([
         change: async () => expect((await post(`/wallet/psp/cancel?token=${encodeURIComponent(token)}`, {})).status).toBe(200),
       };
     },
-    before: { state: 'INITIATED', awaitsUser: true, settled: false },
-    after: { state: 'USER_CANCEL', awaitsUser: false, settled: true },
+    before: { state: 'INITIATED', awaitsUser: true, settled: false, key: 'INITIATED' },
+    after: { state: 'USER_CANCEL', awaitsUser: false, settled: true, key: 'USER_CANCEL' },
   },
   {
     page: 'the checkout page',
@@ -102,8 +109,35 @@ describe.each([
         change: async () => expect((await post(`/checkout/page/cancel?token=${encodeURIComponent(token)}`, {})).status).toBe(200),
       };
     },
-    before: { state: 'SessionCreated', awaitsUser: true, settled: false },
-    after: { state: 'PaymentTerminated', awaitsUser: false, settled: true },
+    before: checkoutLive('SessionCreated', true, false),
+    after: checkoutLive('PaymentTerminated', false, true),
+  },
+  {
+    page: 'the checkout page, updated by the merchant',
+    route: '/checkout/page/state',
+    open: async () => {
+      const { token, reference } = await checkoutSession();
+      const update = { transaction: { amount: { value: 4550, currency: 'NOK' } } };
+      return {
+        token,
+        change: async () => expect((await checkout.raw('PATCH', `/checkout/v3/session/${reference}`, update)).status).toBe(200),
+      };
+    },
+    before: checkoutLive('SessionCreated', true, false),
+    after: checkoutLive('SessionCreated', true, false, 4550),
+  },
+  {
+    page: 'the checkout page, expired by the merchant',
+    route: '/checkout/page/state',
+    open: async () => {
+      const { token, reference } = await checkoutSession();
+      return {
+        token,
+        change: async () => expect((await checkout.raw('POST', `/checkout/v3/session/${reference}/expire`, '[]')).status).toBe(200),
+      };
+    },
+    before: checkoutLive('SessionCreated', true, false),
+    after: checkoutLive('SessionExpired', false, true),
   },
 ])('the state route of $page', ({ route, open, before, after }) => {
   test('answers at once when the state differs from the one the page shows', async () => {
@@ -118,7 +152,7 @@ describe.each([
     const { token, change } = await open();
     const subscribers = t.app.services.events.subscriberCount;
     let answered = false;
-    const waiting = post(route, { token, state: before.state }).then((res) => {
+    const waiting = post(route, { token, state: before.key }).then((res) => {
       answered = true;
       return res;
     });
@@ -130,7 +164,7 @@ describe.each([
     expect(await res.json()).toEqual(after);
     // The request let go of its subscription.
     expect(t.app.services.events.subscriberCount).toBe(subscribers);
-    // Asked again with the new state, a settled page is answered at once: there is nothing left to wait for.
+    // Asked with another state, the page is answered at once with the one it should show.
     expect(await (await post(route, { token, state: 'SOMETHING ELSE' })).json()).toEqual(after);
   });
 

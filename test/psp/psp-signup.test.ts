@@ -198,3 +198,24 @@ describe('the graph', () => {
     expect(conflict.body.data.signUpPspMerchant.userErrors[0].code).toBe('IDEMPOTENCY_CONFLICT');
   });
 });
+
+// issue 19 point 8: a PSP's list is all its merchants, the test environment's own PSP-kunde AS (112233) included.
+test("the PSP's list and GET …/merchants/{msn} include its seeded merchant 112233; another PSP sees it as missing", async () => {
+  const list = await psp.request('GET', BASE);
+  expect(list.status).toBe(200);
+  expect(list.body.merchants).toContainEqual(
+    expect.objectContaining({
+      merchantSerialNumber: '112233',
+      organizationNumber: '920000088',
+      companyName: 'PSP-kunde AS',
+      status: 'ACTIVE',
+    }),
+  );
+  const one = await psp.request('GET', `${BASE}/112233`);
+  expect(one.status).toBe(200);
+  expect(one.body).toMatchObject({ merchantSerialNumber: '112233', name: 'PSP-kunde Online' });
+  const graph = await psp.graphql('{ pspMerchants { merchantSerialNumber } }', {}, { 'Merchant-Serial-Number': '112233' });
+  expect(graph.body.data.pspMerchants.map((m: any) => m.merchantSerialNumber)).toContain('112233');
+  const second = await createSecondPsp(t);
+  expect((await second.request('GET', `${BASE}/112233`)).status).toBe(404);
+});

@@ -82,7 +82,10 @@ describe('merchant redirect QR', () => {
 
     const listed = await merchant.request('GET', '/qr/v1/merchant-redirect');
     expect(listed.body.map((q: { id: string }) => q.id)).toContain('Kasse 1 æøå+%_-');
-    expectRefusal(await redirect({ id: 'Kasse 1 æøå+%_-', redirectUrl: 'https://shop.example/x' }), 409, 'id');
+    // issue 19: the QR definition's 409 body, `{id}`.
+    const clash = await redirect({ id: 'Kasse 1 æøå+%_-', redirectUrl: 'https://shop.example/x' });
+    expect(clash.status).toBe(409);
+    expect(clash.body).toEqual({ id: 'Kasse 1 æøå+%_-' });
 
     const deleted = await merchant.request('DELETE', `/qr/v1/merchant-redirect/${id}`);
     expect(deleted.status).toBe(200);
@@ -340,4 +343,15 @@ describe('the graph', () => {
     const missing = await merchant.graphql('mutation { deleteRedirectQr(input: { id: "nope" }) { deletedId userErrors { code field } } }');
     expect(missing.body.data.deleteRedirectQr).toEqual({ deletedId: null, userErrors: [{ code: 'QR_NOT_FOUND', field: 'id' }] });
   });
+});
+
+// issue 19 point 8: the QR interface describes itself where the README says every interface does.
+test('the QR OpenAPI document is at /qr/v1/openapi.json and lists every QR route', async () => {
+  const res = await fetch(`${t.baseUrl}/qr/v1/openapi.json`);
+  expect(res.status).toBe(200);
+  const document = (await res.json()) as { paths: Record<string, Record<string, unknown>> };
+  const routes = t.app.router.routes.filter((r) => r.pattern === '/qr/v1' || r.pattern.startsWith('/qr/v1/'));
+  expect(routes.length).toBeGreaterThanOrEqual(11);
+  for (const route of routes) expect(document.paths[route.pattern]?.[route.method.toLowerCase()]).toBeDefined();
+  expect(document.paths['/qr/v1/merchant-redirect']).toBeDefined();
 });

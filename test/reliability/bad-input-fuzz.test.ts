@@ -623,8 +623,38 @@ describe('malformed requests get only documented 4xx answers', () => {
         async (reference) => {
           const res = await fetch(`${t.baseUrl}/checkout/v3/session/${encodeURIComponent(reference) || 'x'}`, { headers });
           await expectDocumentedRefusal('GET /checkout/v3/session/{reference}', res);
+          // issue 19: the merchant's expiry of a session it does not have.
+          const expired = await fetch(`${t.baseUrl}/checkout/v3/session/${encodeURIComponent(reference) || 'x'}/expire`, {
+            method: 'POST',
+            headers,
+          });
+          await expectDocumentedRefusal('POST /checkout/v3/session/{reference}/expire', expired);
         },
       ),
+      { numRuns: CASES_PER_ROUTE, seed: SEED },
+    );
+    // issue 19: the update's body, on a reference no session has (a valid body is then a 404, a bad one a 400).
+    const updateish = fc
+      .record({
+        transaction: fc.oneof(
+          fc.jsonValue(),
+          fc.record({
+            amount: fc.oneof(fc.jsonValue(), fc.record({ value: fc.oneof(fc.integer(), fc.double(), fc.string()), currency: fc.string() })),
+            paymentDescription: fc.jsonValue(),
+            orderSummary: fc.jsonValue(),
+          }),
+        ),
+        logisticOptions: fc.oneof(
+          fc.jsonValue(),
+          fc.array(fc.record({ brand: fc.string(), id: fc.jsonValue(), priority: fc.jsonValue(), isDefault: fc.jsonValue() })),
+        ),
+      })
+      .map((v) => JSON.stringify(v));
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(badBody, updateish), async (body) => {
+        const res = await fetch(`${t.baseUrl}/checkout/v3/session/no-such-session-1`, { method: 'PATCH', headers, body });
+        await expectDocumentedRefusal('PATCH /checkout/v3/session/{reference}', res);
+      }),
       { numRuns: CASES_PER_ROUTE, seed: SEED },
     );
   });

@@ -214,6 +214,12 @@ const restMatrix: Record<string, Entry> = {
   'GET /checkout/v3/session/{reference}': {
     none: 'authenticates with a merchant’s client_id/client_secret only (no partner, no token): probed with merchant B’s checkout credentials in the issue 11 block below',
   },
+  'PATCH /checkout/v3/session/{reference}': {
+    none: 'checkout client credentials only: probed with merchant B’s checkout credentials in the issue 11 block below (issue 19)',
+  },
+  'POST /checkout/v3/session/{reference}/expire': {
+    none: 'checkout client credentials only: probed with merchant B’s checkout credentials in the issue 11 block below (issue 19)',
+  },
   'GET /checkout/page': { none: 'public: identified by an unguessable session token, not by merchant' },
   'POST /checkout/page/shipping': { none: 'public: identified by an unguessable session token, not by merchant' },
   'POST /checkout/page/pay': { none: 'public: identified by an unguessable session token, not by merchant' },
@@ -435,6 +441,15 @@ const graphMatrix: Record<string, Entry> = {
   'Query.node(checkout session)': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.checkoutSessionId })),
   'Query.checkoutSessions': { none: 'lists only the caller’s sales unit (checked in the issue 11 block below)' },
   'Mutation.createCheckoutSession': { none: 'creates in the caller’s sales unit' },
+  // issue 19: the merchant's update and expiry of a session
+  'Mutation.updateCheckoutSession': gql(
+    'mutation($r: String!) { updateCheckoutSession(input: { reference: $r, transaction: { paymentDescription: "Changed" } }) { session { reference } userErrors { code field } } }',
+    (ids) => ({ r: ids.checkoutReference }),
+  ),
+  'Mutation.expireCheckoutSession': gql(
+    'mutation($r: String!) { expireCheckoutSession(input: { reference: $r }) { session { reference } userErrors { code field } } }',
+    (ids) => ({ r: ids.checkoutReference }),
+  ),
   'Subscription.checkoutSessionEvents': {
     socket:
       'probed over graphql-ws in test/checkout/checkout-graph.test.ts: another merchant subscribed to the same reference gets nothing',
@@ -634,11 +649,21 @@ describe('tenant isolation', () => {
   // issue 11: checkout sessions
   test("checkout REST: merchant B's checkout credentials see A's session exactly as a missing one (404)", async () => {
     const intruderCheckout = new CheckoutClient(t.baseUrl, MERCHANT_B);
-    const foreign = await intruderCheckout.getSession(owned.checkoutReference);
-    const absent = await intruderCheckout.getSession(missing.checkoutReference);
     const blank = (r: HttpResult, ids: Identifiers) => observable({ ...r, body: { ...r.body, instance: '<path>' } }, ids);
-    expect(blank(foreign, owned)).toEqual(blank(absent, missing));
-    expect(foreign.status).toBe(404);
+    // issue 19: the merchant's update and expiry too.
+    const calls: ((ids: Identifiers) => Promise<HttpResult>)[] = [
+      (ids) => intruderCheckout.getSession(ids.checkoutReference),
+      (ids) =>
+        intruderCheckout.raw('PATCH', `/checkout/v3/session/${ids.checkoutReference}`, { transaction: { paymentDescription: 'Changed' } }),
+      (ids) => intruderCheckout.raw('POST', `/checkout/v3/session/${ids.checkoutReference}/expire`, '[]'),
+    ];
+    for (const call of calls) {
+      const foreign = await call(owned);
+      const absent = await call(missing);
+      expect(blank(foreign, owned)).toEqual(blank(absent, missing));
+      expect(foreign.status).toBe(404);
+    }
+    expect((await new CheckoutClient(t.baseUrl).getSession(owned.checkoutReference)).body.sessionState).toBe('SessionCreated');
   });
 
   test('checkout REST: a partner’s or PSP’s client credentials are refused (401): only a merchant’s client may use checkout', async () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { forkEm } from '../../src/platform/db/orm.js';
-import { MERCHANT_B, MerchantClient, type HttpResult, type TestMerchant } from '../support/merchant-client.js';
+import { MERCHANT_B, MerchantClient, newReference, type HttpResult, type TestMerchant } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { approveWithConsent, KARI, OLA } from '../support/user-consent.js';
 
@@ -218,13 +218,39 @@ describe('consent on the landing page', () => {
     }
   });
 
-  test('force approve (no person on the landing page) shares nothing', async () => {
+  // issue 19: force approve is the test user approving in the app, consent screen included.
+  test('force approve records the consent to exactly the scopes asked for (given through force approve); userinfo answers at once', async () => {
     const fresh = await startTestApp({ runJobs: false });
     try {
       const client = new MerchantClient(fresh.baseUrl);
-      const reference = await client.authorizedPayment(10_000, { profile: { scope: 'name' } });
+      const reference = newReference('forced-consent');
+      expect((await client.createPayment({ reference, profile: { scope: 'name email' } })).status).toBe(201);
+      // The 8-digit test number, as the pages take it.
+      expect((await client.forceApprove(reference, { customer: { phoneNumber: '91234567' } })).status).toBe(200);
       expect((await client.getPayment(reference)).body.profile).toEqual({ sub: KARI.sub });
-      expectUserinfoError(await userinfo(client, KARI.sub), 404);
+      const res = await userinfo(client, KARI.sub);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        sub: KARI.sub,
+        sid: expect.any(String),
+        name: 'Kari Nordmann',
+        given_name: 'Kari',
+        family_name: 'Nordmann',
+        email: 'kari.nordmann@example.com',
+        email_verified: true,
+      });
+      const consents = await forkEm(fresh.app.services.orm).execute<{ scope: string; given_through: string }[]>(
+        `select c.scope, c.given_through from user_consent c join payment p on p.id = c.payment_id where p.reference = ?`,
+        [reference],
+      );
+      expect(consents).toEqual([{ scope: 'name email', given_through: 'force-approve' }]);
+      // A payment without a profile scope records no consent.
+      const plain = await client.authorizedPayment(1_000);
+      const none = await forkEm(fresh.app.services.orm).execute(
+        `select 1 from user_consent c join payment p on p.id = c.payment_id where p.reference = ?`,
+        [plain],
+      );
+      expect(none).toEqual([]);
     } finally {
       await fresh.close();
     }

@@ -7,6 +7,13 @@ export interface LiveState {
   awaitsUser: boolean;
   /** It is in an end state and will not change again: the page stops asking. */
   settled: boolean;
+  /** The amount the page shows, where it may change while the state does not (a checkout session the merchant updates). */
+  shownAmount?: string;
+}
+
+/** What a page compares to know whether what it shows is still current: the state, and the amount where it may change. */
+export function liveKey(live: Pick<LiveState, 'state' | 'shownAmount'>): string {
+  return live.shownAmount === undefined ? live.state : `${live.state} ${live.shownAmount}`;
 }
 
 /** The event stream whose events may change a thing: its sales unit, its stream type and its id. */
@@ -26,7 +33,7 @@ export interface LiveReading {
 export const LIVE_STATE_WAIT_MS = 25_000;
 
 /**
- * The state `read` finds as soon as it differs from `known`, the state a page shows: at once when it already
+ * The state `read` finds as soon as it differs from `known`, the state a page shows (its `liveKey`): at once when it already
  * does, else when an event of the thing's own stream commits and the state read after it differs (from the event
  * bus, no polling), or unchanged after `waitMs`. Only events of that one stream (sales unit, type and id) wake the
  * wait, so another payment of the same merchant costs it nothing. Undefined when `read` finds nothing (an unknown
@@ -41,7 +48,7 @@ export async function waitForStateChange(
   const { waitMs = LIVE_STATE_WAIT_MS, signal } = options;
   const first = await read();
   if (!first || signal?.aborted) return undefined;
-  if (first.live.state !== known) return first.live;
+  if (liveKey(first.live) !== known) return first.live;
   const { stream } = first;
   /** An event of the stream came since the last read. */
   let stirred = false;
@@ -65,7 +72,7 @@ export async function waitForStateChange(
       stirred = false;
       const reading = await read();
       if (!reading || signal?.aborted) return undefined;
-      if (reading.live.state !== known || over) return reading.live;
+      if (liveKey(reading.live) !== known || over) return reading.live;
       if (!stirred) await new Promise<void>((resolve) => (wake = resolve));
       if (signal?.aborted) return undefined;
       // Woken by the time, not by an event: nothing changed.

@@ -3,6 +3,10 @@ interface LiveState {
   state: string;
   awaitsUser: boolean;
   settled: boolean;
+  /** The amount shown, where it may change while the state does not (a checkout session the merchant updated). */
+  shownAmount?: string;
+  /** What the page sends back as the one it shows (state, and amount where it may change). */
+  key?: string;
 }
 
 /** What the server hands the script (`liveStatePage`): where to ask, and the state the page shows. */
@@ -33,7 +37,7 @@ export function followLiveState(live: LivePage): void {
       if (response.status === 404) return;
       if (!response.ok) throw new Error(`state ${response.status}`);
       const current = (await response.json()) as LiveState;
-      shown = current.state;
+      shown = current.key ?? current.state;
       show(current);
       if (!current.settled) void next();
     } catch {
@@ -48,6 +52,8 @@ function show(current: LiveState): void {
   const text = `Status: ${current.state}`;
   // The status is a live region: rewriting the same text would announce it again.
   if (state && state.textContent !== text) state.textContent = text;
+  const amount = document.querySelector<HTMLElement>('[data-testid="amount"]');
+  if (amount && current.shownAmount !== undefined && amount.textContent !== current.shownAmount) amount.textContent = current.shownAmount;
   if (current.awaitsUser) return;
   // Decided elsewhere (approved, cancelled, expired): the choices are gone, the way back to the merchant shows.
   const choices = document.querySelector('[data-awaits-user]');
