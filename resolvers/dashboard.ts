@@ -1,6 +1,7 @@
 import type { Resolvers } from '../src/generated/graphql.js';
 import { listCallerSalesUnits } from '../src/merchants/sales-unit.queries.js';
 import {
+  defaultPeriodStart,
   listRecentPaymentEvents,
   periodStart,
   readPaymentEventsPerMinute,
@@ -16,11 +17,13 @@ export const dashboardResolvers: Resolvers = {
   Query: {
     salesUnits: (_, __, { request }) => listCallerSalesUnits(request),
     paymentTotals: async (_, { since }, { request }) => {
-      const totals = await readPaymentTotals(request, periodStart(request, since, 31));
-      return { ...totals, since: totals.since.toISOString() };
+      const start = since ? periodStart(request, since, 31) : defaultPeriodStart(request, 'day');
+      const totals = await readPaymentTotals(request, start);
+      return { ...totals, since: totals.since.toISOString(), asOf: totals.asOf.toISOString() };
     },
     paymentEventsPerMinute: async (_, { since }, { request }) => {
-      const rows = await readPaymentEventsPerMinute(request, periodStart(request, since, 1));
+      const start = since ? periodStart(request, since, 1) : defaultPeriodStart(request, { hours: 1 });
+      const rows = await readPaymentEventsPerMinute(request, start);
       return rows.map((row) => ({ minute: row.minute.toISOString(), count: row.count }));
     },
     recentPaymentEvents: async (_, { first, after }, { request }) => {

@@ -1268,7 +1268,20 @@ export type PaymentEventRate = {
   minute: Scalars['DateTime']['output'];
 };
 
+/** A search over the caller's payments: every given criterion must hold. */
 export type PaymentFilter = {
+  /** Payments of at least this amount (minor units). */
+  amountFrom?: InputMaybe<Scalars['MinorUnits']['input']>;
+  /** Payments of at most this amount (minor units). */
+  amountTo?: InputMaybe<Scalars['MinorUnits']['input']>;
+  /** Payments created before this time. */
+  createdBefore?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Payments created at or after this time. */
+  createdFrom?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Payments whose outcome is one of these. */
+  outcome?: InputMaybe<Array<PaymentOutcome>>;
+  /** Payments whose reference starts with this (case-sensitive). */
+  referencePrefix?: InputMaybe<Scalars['String']['input']>;
   state?: InputMaybe<Array<PaymentState>>;
 };
 
@@ -1317,6 +1330,27 @@ export type PaymentOrderLine = {
   unitPrice?: Maybe<Money>;
 };
 
+/**
+ * What became of a payment, one per payment, the first that holds: REFUNDED (some was refunded), CAPTURED (some was
+ * captured), CANCELLED (its reservation was released, or it was terminated before approval), EXPIRED (it was not
+ * approved in time), ABORTED (the user left), RESERVED (authorized, nothing captured or cancelled yet), PENDING
+ * (awaiting the user).
+ */
+export type PaymentOutcome =
+  | 'ABORTED'
+  | 'CANCELLED'
+  | 'CAPTURED'
+  | 'EXPIRED'
+  | 'PENDING'
+  | 'REFUNDED'
+  | 'RESERVED';
+
+export type PaymentOutcomeCount = {
+  __typename?: 'PaymentOutcomeCount';
+  count: Scalars['Int']['output'];
+  outcome: PaymentOutcome;
+};
+
 export type PaymentProfile = {
   __typename?: 'PaymentProfile';
   /** The user's id at the profile service, filled once the payment is AUTHORIZED when a scope was asked for. */
@@ -1351,6 +1385,10 @@ export type PaymentStateCount = {
 /** Counts and sums of the caller's sales unit since a point in time. */
 export type PaymentTotals = {
   __typename?: 'PaymentTotals';
+  /** The service's clock (the test clock, where it was moved) when the totals were read: the end of the period. */
+  asOf: Scalars['DateTime']['output'];
+  /** Payments created since `since`, by their outcome now (a cancelled payment counts as CANCELLED, not as reserved); outcomes without payments are left out. */
+  byOutcome: Array<PaymentOutcomeCount>;
   /** Payments created since `since`, by their state now; states without payments are left out. */
   byState: Array<PaymentStateCount>;
   /** Successful captures since `since`, one sum per currency. */
@@ -1669,11 +1707,17 @@ export type Query = {
   order?: Maybe<Order>;
   /** A payment of the caller's sales unit by its reference. */
   payment?: Maybe<Payment>;
-  /** Events of the caller's sales unit per minute since `since` (at most 24 hours back), oldest first; minutes without events are left out. */
+  /**
+   * Events of the caller's sales unit per minute since `since` (at most 24 hours back by the service's clock), oldest
+   * first; minutes without events are left out. Without `since`: the last hour of the service's clock.
+   */
   paymentEventsPerMinute: Array<PaymentEventRate>;
-  /** Totals of the caller's sales unit since `since` (at most 31 days back). */
+  /**
+   * Totals of the caller's sales unit since `since` (at most 31 days back by the service's clock). Without `since`:
+   * since the start of the service clock's day (UTC), so a dashboard asks by the service's time, not its own.
+   */
   paymentTotals: PaymentTotals;
-  /** Payments of the caller's sales unit, newest first. */
+  /** Payments of the caller's sales unit, newest first, optionally searched: any age, keyset-paged (a cursor holds for its filter only). */
   payments: PaymentConnection;
   /** The merchants the calling PSP signed up, oldest first, with their sales units. */
   pspMerchants: Array<PspMerchant>;
@@ -1743,12 +1787,12 @@ export type QueryPaymentArgs = {
 
 
 export type QueryPaymentEventsPerMinuteArgs = {
-  since: Scalars['DateTime']['input'];
+  since?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
 export type QueryPaymentTotalsArgs = {
-  since: Scalars['DateTime']['input'];
+  since?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
@@ -2518,6 +2562,8 @@ export type ResolversTypes = ResolversObject<{
   PaymentModificationPayload: ResolverTypeWrapper<Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversTypes['Payment']> }>;
   PaymentOrder: ResolverTypeWrapper<OrderView>;
   PaymentOrderLine: ResolverTypeWrapper<PaymentOrderLine>;
+  PaymentOutcome: PaymentOutcome;
+  PaymentOutcomeCount: ResolverTypeWrapper<PaymentOutcomeCount>;
   PaymentProfile: ResolverTypeWrapper<PaymentProfileView>;
   PaymentSourcesInput: PaymentSourcesInput;
   PaymentState: PaymentState;
@@ -2732,6 +2778,7 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentModificationPayload: Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
   PaymentOrder: OrderView;
   PaymentOrderLine: PaymentOrderLine;
+  PaymentOutcomeCount: PaymentOutcomeCount;
   PaymentProfile: PaymentProfileView;
   PaymentSourcesInput: PaymentSourcesInput;
   PaymentStateCount: PaymentStateCount;
@@ -3333,6 +3380,11 @@ export type PaymentOrderLineResolvers<ContextType = GraphQLContext, ParentType e
   unitPrice?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
 }>;
 
+export type PaymentOutcomeCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOutcomeCount'] = ResolversParentTypes['PaymentOutcomeCount']> = ResolversObject<{
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  outcome?: Resolver<ResolversTypes['PaymentOutcome'], ParentType, ContextType>;
+}>;
+
 export type PaymentProfileResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentProfile'] = ResolversParentTypes['PaymentProfile']> = ResolversObject<{
   sub?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   userInfo?: Resolver<Maybe<ResolversTypes['UserInfo']>, ParentType, ContextType>;
@@ -3344,6 +3396,8 @@ export type PaymentStateCountResolvers<ContextType = GraphQLContext, ParentType 
 }>;
 
 export type PaymentTotalsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentTotals'] = ResolversParentTypes['PaymentTotals']> = ResolversObject<{
+  asOf?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  byOutcome?: Resolver<Array<ResolversTypes['PaymentOutcomeCount']>, ParentType, ContextType>;
   byState?: Resolver<Array<ResolversTypes['PaymentStateCount']>, ParentType, ContextType>;
   captured?: Resolver<Array<ResolversTypes['Money']>, ParentType, ContextType>;
   refunded?: Resolver<Array<ResolversTypes['Money']>, ParentType, ContextType>;
@@ -3520,8 +3574,8 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'orderId' | 'paymentType'>>;
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType, RequireFields<QueryPaymentArgs, 'reference'>>;
-  paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, ContextType, RequireFields<QueryPaymentEventsPerMinuteArgs, 'since'>>;
-  paymentTotals?: Resolver<ResolversTypes['PaymentTotals'], ParentType, ContextType, RequireFields<QueryPaymentTotalsArgs, 'since'>>;
+  paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, ContextType, Partial<QueryPaymentEventsPerMinuteArgs>>;
+  paymentTotals?: Resolver<ResolversTypes['PaymentTotals'], ParentType, ContextType, Partial<QueryPaymentTotalsArgs>>;
   payments?: Resolver<ResolversTypes['PaymentConnection'], ParentType, ContextType, RequireFields<QueryPaymentsArgs, 'first'>>;
   pspMerchants?: Resolver<Array<ResolversTypes['PspMerchant']>, ParentType, ContextType>;
   pspPayment?: Resolver<Maybe<ResolversTypes['PspPayment']>, ParentType, ContextType, RequireFields<QueryPspPaymentArgs, 'pspTransactionId'>>;
@@ -3828,6 +3882,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PaymentModificationPayload?: PaymentModificationPayloadResolvers<ContextType>;
   PaymentOrder?: PaymentOrderResolvers<ContextType>;
   PaymentOrderLine?: PaymentOrderLineResolvers<ContextType>;
+  PaymentOutcomeCount?: PaymentOutcomeCountResolvers<ContextType>;
   PaymentProfile?: PaymentProfileResolvers<ContextType>;
   PaymentStateCount?: PaymentStateCountResolvers<ContextType>;
   PaymentTotals?: PaymentTotalsResolvers<ContextType>;
