@@ -8,6 +8,7 @@ import { PaymentView } from './payment-view.js';
 import { SALES_UNITS } from './queries.js';
 import { SignIn, type SignInValues } from './sign-in.js';
 import { useHashRoute } from './use-hash-route.js';
+import { Search } from './search.js';
 import { Webhooks } from './webhooks.js';
 
 export interface DashboardData {
@@ -61,6 +62,9 @@ function Dashboard({ session, onPickUnit, onSignOut }: { session: Session; onPic
           <a href="#/" aria-current={route.page === 'overview' ? 'page' : undefined}>
             Live
           </a>
+          <a href="#/search" aria-current={route.page === 'search' ? 'page' : undefined}>
+            Search
+          </a>
           <a href="#/webhooks" aria-current={route.page === 'webhooks' ? 'page' : undefined}>
             Webhooks
           </a>
@@ -85,6 +89,8 @@ function Dashboard({ session, onPickUnit, onSignOut }: { session: Session; onPic
       <main>
         {route.page === 'payment' ? (
           <PaymentView key={route.reference} graph={graph} reference={route.reference} />
+        ) : route.page === 'search' ? (
+          <Search graph={graph} params={route.params} />
         ) : route.page === 'webhooks' ? (
           <Webhooks graph={graph} />
         ) : (

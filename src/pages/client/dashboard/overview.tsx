@@ -7,11 +7,13 @@ import { RateChart } from './rate-chart.js';
 import { Totals } from './totals.js';
 import { useFeedVersion } from './use-feed.js';
 
-const HOUR_MS = 60 * 60 * 1000;
 /** Events arriving together cause one read of the totals, not one each. */
 const SETTLE_MS = 150;
 
-/** The live page: totals of today and the last hour's rate (read again whenever the feed moves), and the feed. */
+/**
+ * The live page: totals of today and the last hour's rate by the service's clock (read again whenever the feed
+ * moves), and the feed.
+ */
 export function Overview({ graph, feed }: { graph: Graph; feed: FeedStore }) {
   const version = useFeedVersion(feed);
   const [overview, setOverview] = useState<OverviewData | undefined>();
@@ -20,13 +22,8 @@ export function Overview({ graph, feed }: { graph: Graph; feed: FeedStore }) {
     let cancelled = false;
     const timer = setTimeout(
       async () => {
-        const today = new Date();
-        today.setHours(0, 0, 0, 0);
         try {
-          const data = await graph.query<OverviewData>(OVERVIEW, {
-            today: today.toISOString(),
-            hourAgo: new Date(Date.now() - HOUR_MS).toISOString(),
-          });
+          const data = await graph.query<OverviewData>(OVERVIEW);
           if (!cancelled) {
             setOverview(data);
             setError(undefined);
@@ -51,7 +48,7 @@ export function Overview({ graph, feed }: { graph: Graph; feed: FeedStore }) {
       )}
       <section class="cards" aria-label="Today">
         <Totals data={overview?.paymentTotals} />
-        <RateChart rates={overview?.paymentEventsPerMinute ?? []} />
+        <RateChart rates={overview?.paymentEventsPerMinute ?? []} now={overview?.paymentTotals.asOf} />
       </section>
       <Feed feed={feed} />
     </>

@@ -12,12 +12,29 @@ export const RECENT_EVENTS = `query RecentEvents($first: Int!) {
 
 export const SALES_UNITS = `query SalesUnits { salesUnits { msn name } }`;
 
-export const OVERVIEW = `query Overview($today: DateTime!, $hourAgo: DateTime!) {
-  paymentTotals(since: $today) { byState { state count } captured { value currency } refunded { value currency } }
-  paymentEventsPerMinute(since: $hourAgo) { minute count }
+/** Periods by the service's clock (the test clock, where it was moved): the dashboard sends no time of its own. */
+export const OVERVIEW = `query Overview {
+  paymentTotals { since asOf byOutcome { outcome count } captured { value currency } refunded { value currency } }
+  paymentEventsPerMinute { minute count }
+}`;
+
+export const SEARCH = `query Search($first: Int!, $after: String, $filter: PaymentFilter) {
+  payments(first: $first, after: $after, filter: $filter) {
+    edges { node {
+      reference state createdAt amount { value currency }
+      aggregate { capturedAmount { value currency } refundedAmount { value currency } cancelledAmount { value currency } }
+    } }
+    pageInfo { hasNextPage endCursor }
+  }
 }`;
 
 export const WEBHOOKS = `query Webhooks { webhooks { id url events createdAt failureRate { attempts failed rate } } }`;
+
+const TIMELINE = `edges { node { id name amount { value currency } timestamp success idempotencyKey } } pageInfo { hasNextPage endCursor }`;
+
+export const PAYMENT_EVENTS_PAGE = `query PaymentEventsPage($reference: String!, $after: String!) {
+  payment(reference: $reference) { events(first: 100, after: $after) { ${TIMELINE} } }
+}`;
 
 export const PAYMENT = `query Payment($reference: String!) {
   payment(reference: $reference) {
@@ -34,7 +51,7 @@ export const PAYMENT = `query Payment($reference: String!) {
       totalAmount { value currency } receiptNumber
       orderLines { id name quantity quantityUnit unitPrice { value currency } totalAmount { value currency } taxPercentage isReturn isShipping }
     }
-    events(first: 100) { edges { node { id name amount { value currency } timestamp success idempotencyKey } } }
+    events(first: 100) { ${TIMELINE} }
     webhookDeliveries(first: 50) {
       edges { node {
         id eventName status attemptCount nextAttemptAt deliveredAt lastStatusCode createdAt
@@ -61,7 +78,13 @@ export interface Notification {
 }
 
 export interface OverviewData {
-  paymentTotals: { byState: { state: string; count: number }[]; captured: MoneyData[]; refunded: MoneyData[] };
+  paymentTotals: {
+    since: string;
+    asOf: string;
+    byOutcome: { outcome: string; count: number }[];
+    captured: MoneyData[];
+    refunded: MoneyData[];
+  };
   paymentEventsPerMinute: { minute: string; count: number }[];
 }
 
@@ -107,6 +130,7 @@ export interface PaymentData {
   order: OrderData | null;
   events: {
     edges: { node: { id: string; name: string; amount: MoneyData; timestamp: string; success: boolean; idempotencyKey: string | null } }[];
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
   };
   webhookDeliveries: { edges: { node: DeliveryData }[] };
 }
@@ -128,4 +152,30 @@ export interface OrderData {
     isReturn: boolean;
     isShipping: boolean;
   }[];
+}
+
+export interface SearchRow {
+  reference: string;
+  state: string;
+  createdAt: string;
+  amount: MoneyData;
+  aggregate: Record<'capturedAmount' | 'refundedAmount' | 'cancelledAmount', MoneyData>;
+}
+
+export interface SearchData {
+  payments: { edges: { node: SearchRow }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+}
+
+const MODIFIED = `payment { reference aggregate { capturedAmount { value currency } refundedAmount { value currency } cancelledAmount { value currency } } }
+  userErrors { code field message }`;
+
+/** The payment page's actions: the graph's own mutations, with the rules and errors of the API. */
+export const MODIFY: Record<'capture' | 'refund' | 'cancel', string> = {
+  capture: `mutation Capture($input: CapturePaymentInput!) { result: capturePayment(input: $input) { ${MODIFIED} } }`,
+  refund: `mutation Refund($input: RefundPaymentInput!) { result: refundPayment(input: $input) { ${MODIFIED} } }`,
+  cancel: `mutation Cancel($input: CancelPaymentInput!) { result: cancelPayment(input: $input) { ${MODIFIED} } }`,
+};
+
+export interface ModifyData {
+  result: { payment: { reference: string } | null; userErrors: { code: string; field: string | null; message: string }[] };
 }
