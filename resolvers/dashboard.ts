@@ -8,6 +8,7 @@ import {
   readPaymentTotals,
 } from '../src/payments/payment-activity.queries.js';
 import { cursorsOf, idKeyset, keysetPage } from '../src/platform/graph/relay.js';
+import { readEventLog } from '../src/platform/events/event-log.queries.js';
 import { listPaymentWebhookDeliveries, readWebhookFailureRate } from '../src/webhooks/webhook-activity.queries.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -26,11 +27,31 @@ export const dashboardResolvers: Resolvers = {
       const rows = await readPaymentEventsPerMinute(request, start);
       return rows.map((row) => ({ minute: row.minute.toISOString(), count: row.count }));
     },
+    events: async (_, { first, after, filter }, { request }) => {
+      const list = `Query.events${
+        filter
+          ? JSON.stringify(
+              Object.entries(filter)
+                .filter(([, v]) => v != null)
+                .sort(),
+            )
+          : ''
+      }`;
+      const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf(list, request));
+      const rows = await readEventLog(request, filter, { limit: page.limit, beforeId: page.after });
+      return page.connection(rows);
+    },
     recentPaymentEvents: async (_, { first, after }, { request }) => {
       const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Query.recentPaymentEvents', request));
       const connection = page.connection(await listRecentPaymentEvents(request, { limit: page.limit, beforeId: page.after }));
       return { ...connection, edges: connection.edges.map((edge) => ({ cursor: edge.cursor, node: { event: edge.node } })) };
     },
+  },
+  StreamEvent: {
+    eventId: (e) => String(e.id),
+    reference: (e) => (typeof e.payload.reference === 'string' ? e.payload.reference : null),
+    occurredAt: (e) => e.occurredAt.toISOString(),
+    payload: (e) => JSON.stringify(e.payload),
   },
   Payment: {
     webhookDeliveries: async (p, { first, after }, { request }) => {

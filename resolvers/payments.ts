@@ -44,6 +44,7 @@ export const paymentResolvers: Resolvers = {
   },
   PaymentEvent: {
     id: (e) => toGlobalId('PaymentEvent', e.id),
+    eventId: (e) => String(e.id),
     amount: (e) => money(e.amount, e.currency),
     timestamp: (e) => e.occurredAt.toISOString(),
     idempotencyKey: (e) => e.idempotencyKey ?? null,

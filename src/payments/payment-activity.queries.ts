@@ -42,6 +42,23 @@ export function defaultPeriodStart(ctx: RequestContext, back: 'day' | { hours: n
   return new Date(now.getTime() - back.hours * 60 * 60 * 1000);
 }
 
+/**
+ * The sales unit's payment events after the event `after`, oldest first (a subscription's replay): optionally of
+ * one reference and some public event names.
+ */
+export async function readPaymentEventsAfter(
+  em: RequestContext['em'],
+  query: { msn: string; after: number; reference?: string; names?: readonly PaymentEvent['name'][]; limit: number },
+): Promise<PaymentEvent[]> {
+  const names = query.names;
+  const rows = await em.execute<Row[]>(
+    `select * from payment_event where msn = ? and id > ? and (?::text is null or reference = ?)
+     ${names?.length ? `and name in (${names.map(() => '?').join(', ')})` : ''} order by id limit ?`,
+    [query.msn, query.after, query.reference ?? null, query.reference ?? null, ...(names ?? []), query.limit],
+  );
+  return rows.map(toPaymentEvent);
+}
+
 export interface PaymentTotals {
   since: Date;
   asOf: Date;

@@ -5,6 +5,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { seriousAxeViolations } from './support/axe.js';
 import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
 import { feedRow, openDashboard } from './support/dashboard-page.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /** issue 22: the dashboard as a tool: search over history, actions on a payment, a test clock that moved. */
 let t: TestApp;
@@ -12,6 +13,7 @@ let merchant: MerchantClient;
 let browser: Browser;
 let dashboard: Page;
 let errors: string[];
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
   t = await startTestApp();
@@ -21,11 +23,13 @@ beforeAll(async () => {
   ops.setDefaultTimeout(10_000);
   dashboard = await ops.newPage();
   errors = collectPageErrors(dashboard);
+  receiver = await new WebhookReceiver().start();
 }, 120_000);
 
 afterAll(async () => {
   await browser?.close();
   await t?.close();
+  await receiver?.close();
 });
 
 afterEach(() => {
@@ -47,7 +51,7 @@ test('the search finds a payment older than the feed loaded, keeps its filters i
   await dashboard.getByTestId('search-submit').click();
   await dashboard.locator(`[data-testid="search-row"][data-reference="${old}"]`).waitFor();
   expect(await dashboard.getByTestId('search-row').count()).toBe(1);
-  const hash = new URLSearchParams((await dashboard.evaluate(() => location.hash)).replace(/^#\/search\?/, ''));
+  const hash = new URLSearchParams((await dashboard.evaluate<string>('location.hash')).replace(/^#\/search\?/, ''));
   expect(Object.fromEntries(hash)).toEqual({ reference: old.slice(0, 20), outcome: 'PENDING' });
   expect(await seriousAxeViolations(dashboard)).toEqual([]);
   await screenshot(dashboard, 'dashboard-search');
@@ -66,7 +70,7 @@ test('the search finds a payment older than the feed loaded, keeps its filters i
 
 test('a capture and a refund from the payment page, each confirmed, with what the API would refuse refused alike', async () => {
   const reference = await merchant.authorizedPayment(10_000, { reference: newReference('act') });
-  await dashboard.evaluate((r) => (location.hash = `#/payments/${encodeURIComponent(r)}`), reference);
+  await dashboard.evaluate(`location.hash = ${JSON.stringify(`#/payments/${encodeURIComponent(reference)}`)}`);
   await dashboard.getByTestId('payment-reference').filter({ hasText: reference }).waitFor();
 
   await dashboard.getByTestId('capture-amount').fill('60,00');
@@ -107,8 +111,69 @@ test('a capture and a refund from the payment page, each confirmed, with what th
   await screenshot(dashboard, 'dashboard-actions');
 });
 
+test('a failing receiver is singled out on the live page and on the webhooks page, with its next attempt time', async () => {
+  const events = ['epayments.payment.created.v1'];
+  const failing = await merchant.request('POST', '/webhooks/v1/webhooks', { url: receiver.url('/broken'), events });
+  const healthy = await merchant.request('POST', '/webhooks/v1/webhooks', { url: receiver.url('/fine'), events });
+  receiver.route('/broken', failing.body.secret, () => 503);
+  receiver.route('/fine', healthy.body.secret, () => 200);
+  await dashboard.evaluate("location.hash = '#/'");
+  const reference = newReference('hook');
+  expect((await merchant.createPayment({ reference })).status).toBe(201);
+  const ATTEMPTS = '{ webhooks { id failureRate { attempts } } }';
+  for (let attempts = 0; attempts === 0; await new Promise((r) => setTimeout(r, 25))) {
+    const hooks = (await merchant.graphql(ATTEMPTS)).body.data.webhooks as { id: string; failureRate: { attempts: number } }[];
+    attempts = hooks.find((w) => w.id === failing.body.id)!.failureRate.attempts;
+  }
+  // The live page reads its figures again at the next event.
+  expect((await merchant.createPayment()).status).toBe(201);
+  await dashboard
+    .getByTestId('failing-webhook')
+    .filter({ hasText: receiver.url('/broken') })
+    .waitFor();
+  expect(
+    await dashboard
+      .getByTestId('failing-webhook')
+      .filter({ hasText: receiver.url('/fine') })
+      .count(),
+  ).toBe(0);
+
+  await dashboard.getByRole('link', { name: 'Webhooks' }).click();
+  const broken = dashboard.locator('[data-testid="webhook"][data-failing="true"]').filter({ hasText: receiver.url('/broken') });
+  await broken.waitFor();
+  const delivery = broken.locator('[data-testid="delivery"][data-status="PENDING"]').filter({ hasText: reference });
+  await delivery.getByTestId('next-attempt').waitFor();
+  await delivery.locator('[data-testid="attempt"][data-outcome="FAILED"]').getByText('503').waitFor();
+  expect(
+    await dashboard
+      .locator('[data-testid="webhook"][data-failing="false"]')
+      .filter({ hasText: receiver.url('/fine') })
+      .count(),
+  ).toBe(1);
+  expect(await seriousAxeViolations(dashboard)).toEqual([]);
+  await screenshot(dashboard, 'dashboard-webhook-health');
+  for (const id of [failing.body.id, healthy.body.id]) await merchant.request('DELETE', `/webhooks/v1/webhooks/${id}`);
+});
+
+test('every kind of event can be listed, a QR check-in beside the payments', async () => {
+  await merchant.request('PUT', '/qr/v1/merchant-callback/door', { locationDescription: 'Door' });
+  const { qrContent } = (await merchant.request('GET', '/qr/v1/merchant-callback/door', undefined, { Accept: 'image/svg+xml' })).body;
+  const scan = await fetch(qrContent, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: t.baseUrl },
+    body: 'phoneNumber=4791234567',
+  });
+  expect(scan.status).toBe(200);
+  await dashboard.getByRole('link', { name: 'All events' }).click();
+  await dashboard.locator('[data-testid="log-row"][data-stream="qr"]').first().waitFor();
+  await dashboard.locator('[data-testid="log-row"][data-stream="payment"]').first().waitFor();
+  await dashboard.getByTestId('event-stream').selectOption('qr');
+  await dashboard.locator('[data-testid="log-row"][data-stream="payment"]').first().waitFor({ state: 'detached' });
+  expect(await seriousAxeViolations(dashboard)).toEqual([]);
+});
+
 test('after the test clock moved three days, the totals and chart go on by the service’s clock, with a new token', async () => {
-  await dashboard.evaluate(() => (location.hash = '#/'));
+  await dashboard.evaluate("location.hash = '#/'");
   await dashboard.getByTestId('total-PENDING').filter({ hasText: /^\d+$/ }).waitFor();
   const moved = await merchant.graphql(
     'mutation { advanceTestClock(input: { seconds: 259200 }) { testClock { now } userErrors { code } } }',

@@ -352,11 +352,16 @@ const graphMatrix: Record<string, Entry> = {
   'Query.salesUnits': { none: 'lists the caller’s own merchant’s sales units (test/pages/dashboard-graph.test.ts)' },
   'Query.paymentTotals': { none: 'counts only the caller’s sales unit (test/pages/dashboard-graph.test.ts)' },
   'Query.paymentEventsPerMinute': { none: 'counts only the caller’s sales unit (test/pages/dashboard-graph.test.ts)' },
+  'Query.events': { none: 'lists only the caller’s sales unit (test/graphql/event-connection.test.ts)' },
   'Query.recentPaymentEvents': { none: 'lists only the caller’s sales unit (test/pages/dashboard-graph.test.ts)' },
   'Query.webhookDeliveries': gql('query($id: ID!) { webhookDeliveries(webhookId: $id) { edges { node { id } } } }', (ids) => ({
     id: ids.webhookId,
   })),
   'Mutation.registerWebhook': { none: 'registers for the caller’s sales unit' },
+  'Mutation.redeliverFailedWebhookDeliveries': gql(
+    'mutation($id: ID!) { redeliverFailedWebhookDeliveries(input: { webhookId: $id }) { redelivered userErrors { code field message } } }',
+    (ids) => ({ id: ids.webhookId }),
+  ),
   'Mutation.deleteWebhook': gql(
     'mutation($id: ID!) { deleteWebhook(input: { id: $id }) { deletedWebhookId userErrors { code field message } } }',
     (ids) => ({ id: ids.webhookId }),

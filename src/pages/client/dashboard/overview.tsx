@@ -46,6 +46,14 @@ export function Overview({ graph, feed }: { graph: Graph; feed: FeedStore }) {
           {error}
         </p>
       )}
+      {overview?.webhooks
+        .filter((w) => w.failureRate.failing)
+        .map((w) => (
+          <p key={w.id} class="failing-banner" data-testid="failing-webhook">
+            Webhook receiver {w.url} is failing: {(w.failureRate.rate * 100).toFixed(0)} % of {w.failureRate.attempts} attempts in the last
+            24 hours. <a href="#/webhooks">See its deliveries</a>
+          </p>
+        ))}
       <section class="cards" aria-label="Today">
         <Totals data={overview?.paymentTotals} />
         <RateChart rates={overview?.paymentEventsPerMinute ?? []} now={overview?.paymentTotals.asOf} />

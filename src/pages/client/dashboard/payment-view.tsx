@@ -95,7 +95,9 @@ export function PaymentView({ graph, reference }: { graph: Graph; reference: str
         </ol>
       </section>
       <Order order={payment.order} />
-      <Deliveries graph={graph} deliveries={payment.webhookDeliveries.edges.map((e) => e.node)} onChange={load} />
+      <section class="card">
+        <Deliveries graph={graph} deliveries={payment.webhookDeliveries.edges.map((e) => e.node)} onChange={load} />
+      </section>
     </article>
   );
 }

@@ -77,14 +77,15 @@ export class Graph {
   }
 
   /** Results of a subscription until the returned function is called; survives reconnects. */
-  subscribe<T>(query: string, variables: Record<string, unknown>, onData: (data: T) => void): () => void {
+  subscribe<T>(query: string, variables: Record<string, unknown>, onData: (data: T) => void, onError?: () => void): () => void {
     return this.ws.subscribe<T>(
       { query, variables },
       {
         next: (result) => {
           if (result.data) onData(result.data as T);
+          else if (result.errors?.length) onError?.();
         },
-        error: () => undefined,
+        error: () => onError?.(),
         complete: () => undefined,
       },
     );
