@@ -22,6 +22,7 @@ const config: CodegenConfig = {
           WebhookDelivery: '../webhooks/webhook-delivery.service.js#WebhookDeliveryView',
           WebhookDeliveryAttempt: '../webhooks/webhook-delivery.service.js#WebhookAttemptView',
           PaymentEventNotification: '../payments/payment-event.subscription.js#PaymentEventNotificationSource',
+          StreamEvent: '../platform/events/outbox-event.js#OutboxEvent',
           PaymentProfile: '../payments/payment.view.js#PaymentProfileView',
           UserInfo: '../user-profiles/user-info.graph.js#UserInfoView',
           Ledger: '../ledgers/ledger.queries.js#LedgerView',

@@ -1,12 +1,14 @@
 import type { Resolvers } from '../src/generated/graphql.js';
 import { listCallerSalesUnits } from '../src/merchants/sales-unit.queries.js';
 import {
+  defaultPeriodStart,
   listRecentPaymentEvents,
   periodStart,
   readPaymentEventsPerMinute,
   readPaymentTotals,
 } from '../src/payments/payment-activity.queries.js';
 import { cursorsOf, idKeyset, keysetPage } from '../src/platform/graph/relay.js';
+import { readEventLog } from '../src/platform/events/event-log.queries.js';
 import { listPaymentWebhookDeliveries, readWebhookFailureRate } from '../src/webhooks/webhook-activity.queries.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -16,18 +18,40 @@ export const dashboardResolvers: Resolvers = {
   Query: {
     salesUnits: (_, __, { request }) => listCallerSalesUnits(request),
     paymentTotals: async (_, { since }, { request }) => {
-      const totals = await readPaymentTotals(request, periodStart(request, since, 31));
-      return { ...totals, since: totals.since.toISOString() };
+      const start = since ? periodStart(request, since, 31) : defaultPeriodStart(request, 'day');
+      const totals = await readPaymentTotals(request, start);
+      return { ...totals, since: totals.since.toISOString(), asOf: totals.asOf.toISOString() };
     },
     paymentEventsPerMinute: async (_, { since }, { request }) => {
-      const rows = await readPaymentEventsPerMinute(request, periodStart(request, since, 1));
+      const start = since ? periodStart(request, since, 1) : defaultPeriodStart(request, { hours: 1 });
+      const rows = await readPaymentEventsPerMinute(request, start);
       return rows.map((row) => ({ minute: row.minute.toISOString(), count: row.count }));
+    },
+    events: async (_, { first, after, filter }, { request }) => {
+      const list = `Query.events${
+        filter
+          ? JSON.stringify(
+              Object.entries(filter)
+                .filter(([, v]) => v != null)
+                .sort(),
+            )
+          : ''
+      }`;
+      const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf(list, request));
+      const rows = await readEventLog(request, filter, { limit: page.limit, beforeId: page.after });
+      return page.connection(rows);
     },
     recentPaymentEvents: async (_, { first, after }, { request }) => {
       const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Query.recentPaymentEvents', request));
       const connection = page.connection(await listRecentPaymentEvents(request, { limit: page.limit, beforeId: page.after }));
       return { ...connection, edges: connection.edges.map((edge) => ({ cursor: edge.cursor, node: { event: edge.node } })) };
     },
+  },
+  StreamEvent: {
+    eventId: (e) => String(e.id),
+    reference: (e) => (typeof e.payload.reference === 'string' ? e.payload.reference : null),
+    occurredAt: (e) => e.occurredAt.toISOString(),
+    payload: (e) => JSON.stringify(e.payload),
   },
   Payment: {
     webhookDeliveries: async (p, { first, after }, { request }) => {

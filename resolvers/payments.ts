@@ -2,6 +2,7 @@ import type { Resolvers } from '../src/generated/graphql.js';
 import { cursorsOf, idKeyset, keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
 import { getPayment } from '../src/payments/payment.service.js';
 import { listPayments } from '../src/payments/payment.queries.js';
+import { paymentSearchCriteria, searchKey } from '../src/payments/payment-search.js';
 import { listPaymentEvents } from '../src/payments/payment-event.queries.js';
 import type { PaymentView } from '../src/payments/payment.view.js';
 import { AppError } from '../src/platform/errors/app-error.js';
@@ -19,8 +20,9 @@ export const paymentResolvers: Resolvers = {
       }
     },
     payments: async (_, { first, after, filter }, { request }) => {
-      const page = keysetPage({ first, after }, newestFirst, 20, cursorsOf('Query.payments', request));
-      return page.connection(await listPayments(request, { limit: page.limit, states: filter?.state ?? undefined, before: page.after }));
+      const criteria = paymentSearchCriteria(filter);
+      const page = keysetPage({ first, after }, newestFirst, 20, cursorsOf(`Query.payments${searchKey(filter)}`, request));
+      return page.connection(await listPayments(request, { ...criteria, limit: page.limit, before: page.after }));
     },
   },
   Payment: {
@@ -42,6 +44,7 @@ export const paymentResolvers: Resolvers = {
   },
   PaymentEvent: {
     id: (e) => toGlobalId('PaymentEvent', e.id),
+    eventId: (e) => String(e.id),
     amount: (e) => money(e.amount, e.currency),
     timestamp: (e) => e.occurredAt.toISOString(),
     idempotencyKey: (e) => e.idempotencyKey ?? null,

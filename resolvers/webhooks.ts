@@ -2,7 +2,11 @@ import type { Resolvers, WebhookErrorCode } from '../src/generated/graphql.js';
 import { cursorsOf, idKeyset, keysetPage, toGlobalId, fromGlobalId } from '../src/platform/graph/relay.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { paymentEventNameOf } from '../src/payments/payment-event.types.js';
-import { listWebhookDeliveries, redeliverWebhookDelivery } from '../src/webhooks/webhook-delivery.service.js';
+import {
+  listWebhookDeliveries,
+  redeliverFailedWebhookDeliveries,
+  redeliverWebhookDelivery,
+} from '../src/webhooks/webhook-delivery.service.js';
 import { webhookAttemptsByDeliveryIdLoader, webhookDeliveriesByWebhookIdLoader } from '../src/webhooks/webhook.loaders.js';
 import { deleteWebhook, listWebhooks, registerWebhook } from '../src/webhooks/webhook.service.js';
 import { parseWebhookRegistration } from '../src/webhooks/webhook.rules.js';
@@ -17,6 +21,12 @@ const WEBHOOK_ERROR_CODES = userErrorCodes<WebhookErrorCode>({
 
 const DELIVERY_STATUS = { pending: 'PENDING', delivered: 'DELIVERED', failed: 'FAILED' } as const;
 const ATTEMPT_STATE = { in_flight: 'IN_FLIGHT', completed: 'COMPLETED', interrupted: 'INTERRUPTED' } as const;
+const STORED_STATUS = { PENDING: 'pending', DELIVERED: 'delivered', FAILED: 'failed' } as const;
+const storedStatuses = (status: readonly (keyof typeof STORED_STATUS)[] | null | undefined) =>
+  status?.length ? status.map((s) => STORED_STATUS[s]) : undefined;
+/** The status filter is part of the list a cursor belongs to: a cursor of one filter is refused by another. */
+const listOf = (field: string, status: readonly string[] | null | undefined) =>
+  status?.length ? `${field}[${[...status].sort().join(',')}]` : field;
 
 /** A delivery id from the graph; anything else is a delivery nobody has (the service reports it). */
 export function deliveryKey(id: string): number {
@@ -27,22 +37,27 @@ export function deliveryKey(id: string): number {
 export const webhookResolvers: Resolvers = {
   Query: {
     webhooks: (_, __, { request }) => listWebhooks(request),
-    webhookDeliveries: async (_, { webhookId, first, after }, { request }) => {
+    webhookDeliveries: async (_, { webhookId, first, after, status }, { request }) => {
       // Deliveries and attempts are both ordered by id, so their cursors carry it.
-      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('Query.webhookDeliveries', request));
-      const rows = await listWebhookDeliveries(request, webhookId, { limit: page.limit, beforeId: page.after });
+      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf(listOf('Query.webhookDeliveries', status), request));
+      const rows = await listWebhookDeliveries(request, webhookId, {
+        limit: page.limit,
+        beforeId: page.after,
+        statuses: storedStatuses(status),
+      });
       return rows ? page.connection(rows) : null;
     },
   },
   Webhook: {
     createdAt: (w) => w.createdAt.toISOString(),
     // The registration came from a read scoped to the caller's sales unit, so its deliveries are the caller's.
-    deliveries: async (w, { first, after }, { request }) => {
-      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('Webhook.deliveries', request));
+    deliveries: async (w, { first, after, status }, { request }) => {
+      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf(listOf('Webhook.deliveries', status), request));
       const rows = await request.loaders.get(webhookDeliveriesByWebhookIdLoader).load({
         webhookId: w.id,
         limit: page.limit,
         beforeId: page.after,
+        statuses: storedStatuses(status),
       });
       return page.connection(rows);
     },
@@ -73,6 +88,14 @@ export const webhookResolvers: Resolvers = {
   WebhookDeliveryAttempt: {
     attemptedAt: (a) => a.attemptedAt.toISOString(),
     state: (a) => ATTEMPT_STATE[a.state],
+    outcome: (a) =>
+      a.state === 'in_flight'
+        ? 'IN_FLIGHT'
+        : a.state === 'interrupted'
+          ? 'INTERRUPTED'
+          : a.statusCode !== null && a.statusCode >= 200 && a.statusCode <= 299
+            ? 'SUCCEEDED'
+            : 'FAILED',
   },
   Mutation: {
     registerWebhook: (_, { input }, { request }) =>
@@ -89,6 +112,10 @@ export const webhookResolvers: Resolvers = {
     redeliverWebhookDelivery: (_, { input }, { request }) =>
       withUserErrors(WEBHOOK_ERROR_CODES, async () => ({
         delivery: await redeliverWebhookDelivery(request, deliveryKey(input.deliveryId)),
+      })),
+    redeliverFailedWebhookDeliveries: (_, { input }, { request }) =>
+      withUserErrors(WEBHOOK_ERROR_CODES, async () => ({
+        redelivered: await redeliverFailedWebhookDeliveries(request, input.webhookId),
       })),
   },
 };

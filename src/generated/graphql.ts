@@ -5,13 +5,13 @@ import type { PaymentEvent as PaymentEventRow } from '../payments/payment-event.
 import type { Webhook as WebhookRow } from '../webhooks/webhook.entity.js';
 import type { WebhookDeliveryView, WebhookAttemptView } from '../webhooks/webhook-delivery.service.js';
 import type { PaymentEventNotificationSource } from '../payments/payment-event.subscription.js';
+import type { OutboxEvent } from '../platform/events/outbox-event.js';
 import type { UserInfoView } from '../user-profiles/user-info.graph.js';
 import type { LedgerView, LedgerTransactionView } from '../ledgers/ledger.queries.js';
 import type { ViewerParent, MerchantRow, SalesUnitParent, ConnectedSalesUnitParent } from '../management/management.graph.js';
 import type { Partner as PartnerRow } from '../merchants/partner.entity.js';
 import type { ProductOrder as ProductOrderRow } from '../management/product-order.entity.js';
 import type { ApiQualityItem as ApiQualityItemView } from '../management/api-quality.service.js';
-import type { OutboxEvent } from '../platform/events/outbox-event.js';
 import type { CheckoutSession as CheckoutSessionRow } from '../checkout/checkout-session.entity.js';
 import type { PspPayment as PspPaymentRow, PspPaymentLog as PspPaymentLogRow } from '../psp/psp-payment.entity.js';
 import type { SignupMerchant as SignupMerchantRow } from '../psp-signup/signup-merchant.entity.js';
@@ -850,6 +850,8 @@ export type Mutation = {
   giveMerchantConsent: MerchantConsentPayload;
   /** Initiate a PSP payment for the sales unit of the request. */
   initiatePspPayment: InitiatePspPaymentPayload;
+  /** Makes every failed delivery of a registration due now, each with one more try. */
+  redeliverFailedWebhookDeliveries: RedeliverFailedWebhookDeliveriesPayload;
   /** Makes a pending or failed delivery due now (a failed one gets one more try). */
   redeliverWebhookDelivery: RedeliverWebhookDeliveryPayload;
   refundPayment: PaymentModificationPayload;
@@ -945,6 +947,11 @@ export type MutationGiveMerchantConsentArgs = {
 
 export type MutationInitiatePspPaymentArgs = {
   input: InitiatePspPaymentInput;
+};
+
+
+export type MutationRedeliverFailedWebhookDeliveriesArgs = {
+  input: RedeliverFailedWebhookDeliveriesInput;
 };
 
 
@@ -1257,6 +1264,11 @@ export type PaymentEvent = Node & {
   __typename?: 'PaymentEvent';
   /** The amount of this event's modification, not the payment total. */
   amount: Money;
+  /**
+   * The event's id in every stream: the webhook delivery's X-Paygraph-Event-Id header, WebhookDelivery.eventId and
+   * the cursor Subscription.paymentEvents(after:) resumes from. Ascending in commit order of each payment.
+   */
+  eventId: Scalars['ID']['output'];
   id: Scalars['ID']['output'];
   idempotencyKey?: Maybe<Scalars['String']['output']>;
   name: PaymentEventName;
@@ -1315,7 +1327,20 @@ export type PaymentEventRate = {
   minute: Scalars['DateTime']['output'];
 };
 
+/** A search over the caller's payments: every given criterion must hold. */
 export type PaymentFilter = {
+  /** Payments of at least this amount (minor units). */
+  amountFrom?: InputMaybe<Scalars['MinorUnits']['input']>;
+  /** Payments of at most this amount (minor units). */
+  amountTo?: InputMaybe<Scalars['MinorUnits']['input']>;
+  /** Payments created before this time. */
+  createdBefore?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Payments created at or after this time. */
+  createdFrom?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Payments whose outcome is one of these. */
+  outcome?: InputMaybe<Array<PaymentOutcome>>;
+  /** Payments whose reference starts with this (case-sensitive). */
+  referencePrefix?: InputMaybe<Scalars['String']['input']>;
   state?: InputMaybe<Array<PaymentState>>;
 };
 
@@ -1367,6 +1392,27 @@ export type PaymentOrderLine = {
   unitPrice?: Maybe<Money>;
 };
 
+/**
+ * What became of a payment, one per payment, the first that holds: REFUNDED (some was refunded), CAPTURED (some was
+ * captured), CANCELLED (its reservation was released, or it was terminated before approval), EXPIRED (it was not
+ * approved in time), ABORTED (the user left), RESERVED (authorized, nothing captured or cancelled yet), PENDING
+ * (awaiting the user).
+ */
+export type PaymentOutcome =
+  | 'ABORTED'
+  | 'CANCELLED'
+  | 'CAPTURED'
+  | 'EXPIRED'
+  | 'PENDING'
+  | 'REFUNDED'
+  | 'RESERVED';
+
+export type PaymentOutcomeCount = {
+  __typename?: 'PaymentOutcomeCount';
+  count: Scalars['Int']['output'];
+  outcome: PaymentOutcome;
+};
+
 export type PaymentProfile = {
   __typename?: 'PaymentProfile';
   /** The user's id at the profile service, filled once the payment is AUTHORIZED when a scope was asked for. */
@@ -1401,6 +1447,10 @@ export type PaymentStateCount = {
 /** Counts and sums of the caller's sales unit since a point in time. */
 export type PaymentTotals = {
   __typename?: 'PaymentTotals';
+  /** The service's clock (the test clock, where it was moved) when the totals were read: the end of the period. */
+  asOf: Scalars['DateTime']['output'];
+  /** Payments created since `since`, by their outcome now (a cancelled payment counts as CANCELLED, not as reserved); outcomes without payments are left out. */
+  byOutcome: Array<PaymentOutcomeCount>;
   /** Payments created since `since`, by their state now; states without payments are left out. */
   byState: Array<PaymentStateCount>;
   /** Successful captures since `since`, one sum per currency. */
@@ -1709,6 +1759,11 @@ export type Query = {
   checkoutSession?: Maybe<CheckoutSession>;
   /** The checkout sessions of the caller's sales unit, newest first. */
   checkoutSessions: CheckoutSessionConnection;
+  /**
+   * Every committed event of the caller's sales unit, of every stream, newest first, keyset-paged (a cursor holds for
+   * its filter only). Events are kept: none is pruned.
+   */
+  events: StreamEventConnection;
   /** A ledger by its report API id; null when it does not exist or is not the caller's. */
   ledger?: Maybe<Ledger>;
   /** The ledgers the caller's keys cover (a merchant its own; a partner those of connected merchants that consented). */
@@ -1719,11 +1774,17 @@ export type Query = {
   order?: Maybe<Order>;
   /** A payment of the caller's sales unit by its reference. */
   payment?: Maybe<Payment>;
-  /** Events of the caller's sales unit per minute since `since` (at most 24 hours back), oldest first; minutes without events are left out. */
+  /**
+   * Events of the caller's sales unit per minute since `since` (at most 24 hours back by the service's clock), oldest
+   * first; minutes without events are left out. Without `since`: the last hour of the service's clock.
+   */
   paymentEventsPerMinute: Array<PaymentEventRate>;
-  /** Totals of the caller's sales unit since `since` (at most 31 days back). */
+  /**
+   * Totals of the caller's sales unit since `since` (at most 31 days back by the service's clock). Without `since`:
+   * since the start of the service clock's day (UTC), so a dashboard asks by the service's time, not its own.
+   */
   paymentTotals: PaymentTotals;
-  /** Payments of the caller's sales unit, newest first. */
+  /** Payments of the caller's sales unit, newest first, optionally searched: any age, keyset-paged (a cursor holds for its filter only). */
   payments: PaymentConnection;
   /** The merchants the calling PSP signed up, oldest first, with their sales units. */
   pspMerchants: Array<PspMerchant>;
@@ -1741,7 +1802,7 @@ export type Query = {
   testClock: TestClock;
   /** Who the caller is, and what it manages. */
   viewer: Viewer;
-  /** A registration's deliveries, newest first; null when the registration is not the caller's. */
+  /** A registration's deliveries, newest first, only those in `status` when given; null when the registration is not the caller's. */
   webhookDeliveries?: Maybe<WebhookDeliveryConnection>;
   /** The caller's webhook registrations, oldest first. */
   webhooks: Array<Webhook>;
@@ -1761,6 +1822,13 @@ export type QueryCheckoutSessionArgs = {
 
 export type QueryCheckoutSessionsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryEventsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<StreamEventFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
@@ -1794,12 +1862,12 @@ export type QueryPaymentArgs = {
 
 
 export type QueryPaymentEventsPerMinuteArgs = {
-  since: Scalars['DateTime']['input'];
+  since?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
 export type QueryPaymentTotalsArgs = {
-  since: Scalars['DateTime']['input'];
+  since?: InputMaybe<Scalars['DateTime']['input']>;
 };
 
 
@@ -1836,12 +1904,24 @@ export type QueryRedirectQrsArgs = {
 export type QueryWebhookDeliveriesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  status?: InputMaybe<Array<WebhookDeliveryStatus>>;
   webhookId: Scalars['ID']['input'];
 };
 
 export type ReceiptInput = {
   bottomLine: BottomLineInput;
   orderLines: Array<OrderLineInput>;
+};
+
+export type RedeliverFailedWebhookDeliveriesInput = {
+  webhookId: Scalars['ID']['input'];
+};
+
+export type RedeliverFailedWebhookDeliveriesPayload = {
+  __typename?: 'RedeliverFailedWebhookDeliveriesPayload';
+  /** How many failed deliveries were made due now. */
+  redelivered?: Maybe<Scalars['Int']['output']>;
+  userErrors: Array<WebhookUserError>;
 };
 
 export type RedeliverWebhookDeliveryInput = {
@@ -2026,12 +2106,57 @@ export type SignUpPspMerchantPayload = {
   userErrors: Array<PspUserError>;
 };
 
+/**
+ * A committed event of any stream of the caller's sales unit: payments, QR check-ins, PSP payments, checkout sessions,
+ * operator actions. Its `eventId` is the one id of the event everywhere (see PaymentEvent.eventId).
+ */
+export type StreamEvent = {
+  __typename?: 'StreamEvent';
+  eventId: Scalars['ID']['output'];
+  /** The public event name, e.g. epayments.payment.captured.v1. */
+  name: Scalars['String']['output'];
+  occurredAt: Scalars['DateTime']['output'];
+  /** The event's body (JSON text), as stored with the event. */
+  payload: Scalars['String']['output'];
+  /** The reference the merchant knows the stream by, where the event carries one. */
+  reference?: Maybe<Scalars['String']['output']>;
+  streamId: Scalars['String']['output'];
+  /** The kind of stream: payment, checkout, psp-payment, ... */
+  streamType: Scalars['String']['output'];
+};
+
+export type StreamEventConnection = {
+  __typename?: 'StreamEventConnection';
+  edges: Array<StreamEventEdge>;
+  pageInfo: PageInfo;
+};
+
+export type StreamEventEdge = {
+  __typename?: 'StreamEventEdge';
+  cursor: Scalars['String']['output'];
+  node: StreamEvent;
+};
+
+export type StreamEventFilter = {
+  /** Public event names. */
+  names?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Events before this time. */
+  occurredBefore?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Events at or after this time. */
+  occurredFrom?: InputMaybe<Scalars['DateTime']['input']>;
+  streamType?: InputMaybe<Scalars['String']['input']>;
+};
+
 /** Live events over graphql-ws on /graphql. Authenticate in the connection_init payload with the HTTP header names. */
 export type Subscription = {
   __typename?: 'Subscription';
   /** Committed changes of the caller's sales unit's checkout sessions, optionally narrowed to one reference. */
   checkoutSessionEvents: CheckoutSessionNotification;
-  /** Committed events of the caller's sales unit, optionally narrowed to one payment reference and to some event names. */
+  /**
+   * Committed events of the caller's sales unit, optionally narrowed to one payment reference and to some event names.
+   * With `after` (an event's `eventId`, as the webhook's X-Paygraph-Event-Id header and WebhookDelivery.eventId give it):
+   * first every such event since that one, in order, then live, with no gap and none twice (at most 1000 replayed).
+   */
   paymentEvents: PaymentEventNotification;
   /** Changes of the calling PSP's payments of the connection's sales unit, optionally of one payment. */
   pspPaymentChanges: PspPaymentChange;
@@ -2048,6 +2173,7 @@ export type SubscriptionCheckoutSessionEventsArgs = {
 
 /** Live events over graphql-ws on /graphql. Authenticate in the connection_init payload with the HTTP header names. */
 export type SubscriptionPaymentEventsArgs = {
+  after?: InputMaybe<Scalars['ID']['input']>;
   names?: InputMaybe<Array<PaymentEventName>>;
   reference?: InputMaybe<Scalars['String']['input']>;
 };
@@ -2239,7 +2365,7 @@ export type ViewerKind =
 export type Webhook = {
   __typename?: 'Webhook';
   createdAt: Scalars['DateTime']['output'];
-  /** This registration's deliveries, newest first (the same pages as Query.webhookDeliveries). */
+  /** This registration's deliveries, newest first (the same pages as Query.webhookDeliveries); only those in `status` when given. */
   deliveries: WebhookDeliveryConnection;
   /** Public event names, e.g. epayments.payment.captured.v1. */
   events: Array<Scalars['String']['output']>;
@@ -2254,6 +2380,7 @@ export type Webhook = {
 export type WebhookDeliveriesArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  status?: InputMaybe<Array<WebhookDeliveryStatus>>;
 };
 
 
@@ -2278,6 +2405,13 @@ export type WebhookDelivery = Node & {
   nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
   reference: Scalars['String']['output'];
   status: WebhookDeliveryStatus;
+  /** The registration's URL: where this delivery is sent. */
+  targetUrl: Scalars['String']['output'];
+  /**
+   * Pending and held back: an earlier event of the same payment (or other stream) is not yet delivered to this
+   * registration, and events of a stream are delivered in order.
+   */
+  waitingForEarlierEvent: Scalars['Boolean']['output'];
 };
 
 
@@ -2295,6 +2429,8 @@ export type WebhookDeliveryAttempt = {
   durationMs?: Maybe<Scalars['Int']['output']>;
   /** Why there was no response: timeout, connection refused, ... */
   error?: Maybe<Scalars['String']['output']>;
+  /** What came of the POST: a 2xx answer succeeded; another answer, or none, failed. */
+  outcome: WebhookDeliveryAttemptOutcome;
   state: WebhookDeliveryAttemptState;
   /** The receiver's status code; null when there was no response (see error). */
   statusCode?: Maybe<Scalars['Int']['output']>;
@@ -2311,6 +2447,12 @@ export type WebhookDeliveryAttemptEdge = {
   cursor: Scalars['String']['output'];
   node: WebhookDeliveryAttempt;
 };
+
+export type WebhookDeliveryAttemptOutcome =
+  | 'FAILED'
+  | 'INTERRUPTED'
+  | 'IN_FLIGHT'
+  | 'SUCCEEDED';
 
 export type WebhookDeliveryAttemptState =
   /** The POST ended: with a response (statusCode) or without one (error). */
@@ -2351,6 +2493,8 @@ export type WebhookFailureRate = {
   __typename?: 'WebhookFailureRate';
   attempts: Scalars['Int']['output'];
   failed: Scalars['Int']['output'];
+  /** At or above the failure threshold (a fifth of the attempts failed, at least one): the receiver needs a look. */
+  failing: Scalars['Boolean']['output'];
   /** failed / attempts; 0 when there were no attempts. */
   rate: Scalars['Float']['output'];
   since: Scalars['DateTime']['output'];
@@ -2593,6 +2737,8 @@ export type ResolversTypes = ResolversObject<{
   PaymentModificationPayload: ResolverTypeWrapper<Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversTypes['Payment']> }>;
   PaymentOrder: ResolverTypeWrapper<OrderView>;
   PaymentOrderLine: ResolverTypeWrapper<PaymentOrderLine>;
+  PaymentOutcome: PaymentOutcome;
+  PaymentOutcomeCount: ResolverTypeWrapper<PaymentOutcomeCount>;
   PaymentProfile: ResolverTypeWrapper<PaymentProfileView>;
   PaymentSourcesInput: PaymentSourcesInput;
   PaymentState: PaymentState;
@@ -2634,6 +2780,8 @@ export type ResolversTypes = ResolversObject<{
   QrUserError: ResolverTypeWrapper<QrUserError>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   ReceiptInput: ReceiptInput;
+  RedeliverFailedWebhookDeliveriesInput: RedeliverFailedWebhookDeliveriesInput;
+  RedeliverFailedWebhookDeliveriesPayload: ResolverTypeWrapper<RedeliverFailedWebhookDeliveriesPayload>;
   RedeliverWebhookDeliveryInput: RedeliverWebhookDeliveryInput;
   RedeliverWebhookDeliveryPayload: ResolverTypeWrapper<Omit<RedeliverWebhookDeliveryPayload, 'delivery'> & { delivery?: Maybe<ResolversTypes['WebhookDelivery']> }>;
   RedirectQr: ResolverTypeWrapper<QrRow>;
@@ -2655,6 +2803,10 @@ export type ResolversTypes = ResolversObject<{
   ShippingInfoInput: ShippingInfoInput;
   SignUpPspMerchantInput: SignUpPspMerchantInput;
   SignUpPspMerchantPayload: ResolverTypeWrapper<Omit<SignUpPspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversTypes['PspMerchant']> }>;
+  StreamEvent: ResolverTypeWrapper<OutboxEvent>;
+  StreamEventConnection: ResolverTypeWrapper<Omit<StreamEventConnection, 'edges'> & { edges: Array<ResolversTypes['StreamEventEdge']> }>;
+  StreamEventEdge: ResolverTypeWrapper<Omit<StreamEventEdge, 'node'> & { node: ResolversTypes['StreamEvent'] }>;
+  StreamEventFilter: StreamEventFilter;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TestClock: ResolverTypeWrapper<TestClock>;
@@ -2681,6 +2833,7 @@ export type ResolversTypes = ResolversObject<{
   WebhookDeliveryAttempt: ResolverTypeWrapper<WebhookAttemptView>;
   WebhookDeliveryAttemptConnection: ResolverTypeWrapper<Omit<WebhookDeliveryAttemptConnection, 'edges'> & { edges: Array<ResolversTypes['WebhookDeliveryAttemptEdge']> }>;
   WebhookDeliveryAttemptEdge: ResolverTypeWrapper<Omit<WebhookDeliveryAttemptEdge, 'node'> & { node: ResolversTypes['WebhookDeliveryAttempt'] }>;
+  WebhookDeliveryAttemptOutcome: WebhookDeliveryAttemptOutcome;
   WebhookDeliveryAttemptState: WebhookDeliveryAttemptState;
   WebhookDeliveryConnection: ResolverTypeWrapper<Omit<WebhookDeliveryConnection, 'edges'> & { edges: Array<ResolversTypes['WebhookDeliveryEdge']> }>;
   WebhookDeliveryEdge: ResolverTypeWrapper<Omit<WebhookDeliveryEdge, 'node'> & { node: ResolversTypes['WebhookDelivery'] }>;
@@ -2812,6 +2965,7 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentModificationPayload: Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
   PaymentOrder: OrderView;
   PaymentOrderLine: PaymentOrderLine;
+  PaymentOutcomeCount: PaymentOutcomeCount;
   PaymentProfile: PaymentProfileView;
   PaymentSourcesInput: PaymentSourcesInput;
   PaymentStateCount: PaymentStateCount;
@@ -2845,6 +2999,8 @@ export type ResolversParentTypes = ResolversObject<{
   QrUserError: QrUserError;
   Query: Record<PropertyKey, never>;
   ReceiptInput: ReceiptInput;
+  RedeliverFailedWebhookDeliveriesInput: RedeliverFailedWebhookDeliveriesInput;
+  RedeliverFailedWebhookDeliveriesPayload: RedeliverFailedWebhookDeliveriesPayload;
   RedeliverWebhookDeliveryInput: RedeliverWebhookDeliveryInput;
   RedeliverWebhookDeliveryPayload: Omit<RedeliverWebhookDeliveryPayload, 'delivery'> & { delivery?: Maybe<ResolversParentTypes['WebhookDelivery']> };
   RedirectQr: QrRow;
@@ -2865,6 +3021,10 @@ export type ResolversParentTypes = ResolversObject<{
   ShippingInfoInput: ShippingInfoInput;
   SignUpPspMerchantInput: SignUpPspMerchantInput;
   SignUpPspMerchantPayload: Omit<SignUpPspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversParentTypes['PspMerchant']> };
+  StreamEvent: OutboxEvent;
+  StreamEventConnection: Omit<StreamEventConnection, 'edges'> & { edges: Array<ResolversParentTypes['StreamEventEdge']> };
+  StreamEventEdge: Omit<StreamEventEdge, 'node'> & { node: ResolversParentTypes['StreamEvent'] };
+  StreamEventFilter: StreamEventFilter;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   TestClock: TestClock;
@@ -3222,6 +3382,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   expireCheckoutSession?: Resolver<ResolversTypes['ExpireCheckoutSessionPayload'], ParentType, ContextType, RequireFields<MutationExpireCheckoutSessionArgs, 'input'>>;
   giveMerchantConsent?: Resolver<ResolversTypes['MerchantConsentPayload'], ParentType, ContextType, RequireFields<MutationGiveMerchantConsentArgs, 'input'>>;
   initiatePspPayment?: Resolver<ResolversTypes['InitiatePspPaymentPayload'], ParentType, ContextType, RequireFields<MutationInitiatePspPaymentArgs, 'input'>>;
+  redeliverFailedWebhookDeliveries?: Resolver<ResolversTypes['RedeliverFailedWebhookDeliveriesPayload'], ParentType, ContextType, RequireFields<MutationRedeliverFailedWebhookDeliveriesArgs, 'input'>>;
   redeliverWebhookDelivery?: Resolver<ResolversTypes['RedeliverWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'input'>>;
   refundPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationRefundPaymentArgs, 'input'>>;
   registerWebhook?: Resolver<ResolversTypes['RegisterWebhookPayload'], ParentType, ContextType, RequireFields<MutationRegisterWebhookArgs, 'input'>>;
@@ -3350,6 +3511,7 @@ export type PaymentEdgeResolvers<ContextType = GraphQLContext, ParentType extend
 
 export type PaymentEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentEvent'] = ResolversParentTypes['PaymentEvent']> = ResolversObject<{
   amount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   idempotencyKey?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<ResolversTypes['PaymentEventName'], ParentType, ContextType>;
@@ -3423,6 +3585,11 @@ export type PaymentOrderLineResolvers<ContextType = GraphQLContext, ParentType e
   unitPrice?: Resolver<Maybe<ResolversTypes['Money']>, ParentType, ContextType>;
 }>;
 
+export type PaymentOutcomeCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOutcomeCount'] = ResolversParentTypes['PaymentOutcomeCount']> = ResolversObject<{
+  count?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  outcome?: Resolver<ResolversTypes['PaymentOutcome'], ParentType, ContextType>;
+}>;
+
 export type PaymentProfileResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentProfile'] = ResolversParentTypes['PaymentProfile']> = ResolversObject<{
   sub?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   userInfo?: Resolver<Maybe<ResolversTypes['UserInfo']>, ParentType, ContextType>;
@@ -3434,6 +3601,8 @@ export type PaymentStateCountResolvers<ContextType = GraphQLContext, ParentType 
 }>;
 
 export type PaymentTotalsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentTotals'] = ResolversParentTypes['PaymentTotals']> = ResolversObject<{
+  asOf?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  byOutcome?: Resolver<Array<ResolversTypes['PaymentOutcomeCount']>, ParentType, ContextType>;
   byState?: Resolver<Array<ResolversTypes['PaymentStateCount']>, ParentType, ContextType>;
   captured?: Resolver<Array<ResolversTypes['Money']>, ParentType, ContextType>;
   refunded?: Resolver<Array<ResolversTypes['Money']>, ParentType, ContextType>;
@@ -3605,13 +3774,14 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   callbackQrs?: Resolver<ResolversTypes['CallbackQrConnection'], ParentType, ContextType, RequireFields<QueryCallbackQrsArgs, 'first'>>;
   checkoutSession?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType, RequireFields<QueryCheckoutSessionArgs, 'reference'>>;
   checkoutSessions?: Resolver<ResolversTypes['CheckoutSessionConnection'], ParentType, ContextType, RequireFields<QueryCheckoutSessionsArgs, 'first'>>;
+  events?: Resolver<ResolversTypes['StreamEventConnection'], ParentType, ContextType, RequireFields<QueryEventsArgs, 'first'>>;
   ledger?: Resolver<Maybe<ResolversTypes['Ledger']>, ParentType, ContextType, RequireFields<QueryLedgerArgs, 'ledgerId'>>;
   ledgers?: Resolver<ResolversTypes['LedgerConnection'], ParentType, ContextType, RequireFields<QueryLedgersArgs, 'first'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
   order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'orderId' | 'paymentType'>>;
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType, RequireFields<QueryPaymentArgs, 'reference'>>;
-  paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, ContextType, RequireFields<QueryPaymentEventsPerMinuteArgs, 'since'>>;
-  paymentTotals?: Resolver<ResolversTypes['PaymentTotals'], ParentType, ContextType, RequireFields<QueryPaymentTotalsArgs, 'since'>>;
+  paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, ContextType, Partial<QueryPaymentEventsPerMinuteArgs>>;
+  paymentTotals?: Resolver<ResolversTypes['PaymentTotals'], ParentType, ContextType, Partial<QueryPaymentTotalsArgs>>;
   payments?: Resolver<ResolversTypes['PaymentConnection'], ParentType, ContextType, RequireFields<QueryPaymentsArgs, 'first'>>;
   pspMerchants?: Resolver<Array<ResolversTypes['PspMerchant']>, ParentType, ContextType>;
   pspPayment?: Resolver<Maybe<ResolversTypes['PspPayment']>, ParentType, ContextType, RequireFields<QueryPspPaymentArgs, 'pspTransactionId'>>;
@@ -3623,6 +3793,11 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
   webhookDeliveries?: Resolver<Maybe<ResolversTypes['WebhookDeliveryConnection']>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first' | 'webhookId'>>;
   webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
+}>;
+
+export type RedeliverFailedWebhookDeliveriesPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedeliverFailedWebhookDeliveriesPayload'] = ResolversParentTypes['RedeliverFailedWebhookDeliveriesPayload']> = ResolversObject<{
+  redelivered?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['WebhookUserError']>, ParentType, ContextType>;
 }>;
 
 export type RedeliverWebhookDeliveryPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedeliverWebhookDeliveryPayload'] = ResolversParentTypes['RedeliverWebhookDeliveryPayload']> = ResolversObject<{
@@ -3705,6 +3880,26 @@ export type SetOrderCategoryPayloadResolvers<ContextType = GraphQLContext, Paren
 export type SignUpPspMerchantPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SignUpPspMerchantPayload'] = ResolversParentTypes['SignUpPspMerchantPayload']> = ResolversObject<{
   merchant?: Resolver<Maybe<ResolversTypes['PspMerchant']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
+}>;
+
+export type StreamEventResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StreamEvent'] = ResolversParentTypes['StreamEvent']> = ResolversObject<{
+  eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  payload?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reference?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  streamId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  streamType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type StreamEventConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StreamEventConnection'] = ResolversParentTypes['StreamEventConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['StreamEventEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type StreamEventEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StreamEventEdge'] = ResolversParentTypes['StreamEventEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['StreamEvent'], ParentType, ContextType>;
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
@@ -3807,6 +4002,8 @@ export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType ex
   nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   status?: Resolver<ResolversTypes['WebhookDeliveryStatus'], ParentType, ContextType>;
+  targetUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  waitingForEarlierEvent?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
@@ -3814,6 +4011,7 @@ export type WebhookDeliveryAttemptResolvers<ContextType = GraphQLContext, Parent
   attemptedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   durationMs?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   error?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  outcome?: Resolver<ResolversTypes['WebhookDeliveryAttemptOutcome'], ParentType, ContextType>;
   state?: Resolver<ResolversTypes['WebhookDeliveryAttemptState'], ParentType, ContextType>;
   statusCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
 }>;
@@ -3841,6 +4039,7 @@ export type WebhookDeliveryEdgeResolvers<ContextType = GraphQLContext, ParentTyp
 export type WebhookFailureRateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WebhookFailureRate'] = ResolversParentTypes['WebhookFailureRate']> = ResolversObject<{
   attempts?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   failed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  failing?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   rate?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   since?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 }>;
@@ -3926,6 +4125,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PaymentModificationPayload?: PaymentModificationPayloadResolvers<ContextType>;
   PaymentOrder?: PaymentOrderResolvers<ContextType>;
   PaymentOrderLine?: PaymentOrderLineResolvers<ContextType>;
+  PaymentOutcomeCount?: PaymentOutcomeCountResolvers<ContextType>;
   PaymentProfile?: PaymentProfileResolvers<ContextType>;
   PaymentStateCount?: PaymentStateCountResolvers<ContextType>;
   PaymentTotals?: PaymentTotalsResolvers<ContextType>;
@@ -3952,6 +4152,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   QrCheckIn?: QrCheckInResolvers<ContextType>;
   QrUserError?: QrUserErrorResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  RedeliverFailedWebhookDeliveriesPayload?: RedeliverFailedWebhookDeliveriesPayloadResolvers<ContextType>;
   RedeliverWebhookDeliveryPayload?: RedeliverWebhookDeliveryPayloadResolvers<ContextType>;
   RedirectQr?: RedirectQrResolvers<ContextType>;
   RedirectQrConnection?: RedirectQrConnectionResolvers<ContextType>;
@@ -3965,6 +4166,9 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SalesUnitPrice?: SalesUnitPriceResolvers<ContextType>;
   SetOrderCategoryPayload?: SetOrderCategoryPayloadResolvers<ContextType>;
   SignUpPspMerchantPayload?: SignUpPspMerchantPayloadResolvers<ContextType>;
+  StreamEvent?: StreamEventResolvers<ContextType>;
+  StreamEventConnection?: StreamEventConnectionResolvers<ContextType>;
+  StreamEventEdge?: StreamEventEdgeResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   TestClock?: TestClockResolvers<ContextType>;
   TestClockUserError?: TestClockUserErrorResolvers<ContextType>;

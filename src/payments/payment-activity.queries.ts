@@ -5,6 +5,7 @@ import type { PaymentEvent } from './payment-event.entity.js';
 import type { Currency } from './payment.entity.js';
 import { toPaymentEvent } from './payment.read-model.js';
 import type { PaymentState } from './payment.transitions.js';
+import { PAYMENT_OUTCOME_SQL, type PaymentOutcome } from './payment-outcome.js';
 
 /**
  * What an operations view reads of a sales unit's activity: recent events, totals and event rates. Every read
@@ -34,21 +35,54 @@ export async function listRecentPaymentEvents(ctx: RequestContext, page: { limit
   return rows.map(toPaymentEvent);
 }
 
+/** A period's start when the caller gives none: the start of the service clock's day (UTC), or `hours` back. */
+export function defaultPeriodStart(ctx: RequestContext, back: 'day' | { hours: number }): Date {
+  const now = ctx.clock.now();
+  if (back === 'day') return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  return new Date(now.getTime() - back.hours * 60 * 60 * 1000);
+}
+
+/**
+ * The sales unit's payment events after the event `after`, oldest first (a subscription's replay): optionally of
+ * one reference and some public event names.
+ */
+export async function readPaymentEventsAfter(
+  em: RequestContext['em'],
+  query: { msn: string; after: number; reference?: string; names?: readonly PaymentEvent['name'][]; limit: number },
+): Promise<PaymentEvent[]> {
+  const names = query.names;
+  const rows = await em.execute<Row[]>(
+    `select * from payment_event where msn = ? and id > ? and (?::text is null or reference = ?)
+     ${names?.length ? `and name in (${names.map(() => '?').join(', ')})` : ''} order by id limit ?`,
+    [query.msn, query.after, query.reference ?? null, query.reference ?? null, ...(names ?? []), query.limit],
+  );
+  return rows.map(toPaymentEvent);
+}
+
 export interface PaymentTotals {
   since: Date;
+  asOf: Date;
   byState: { state: PaymentState; count: number }[];
+  byOutcome: { outcome: PaymentOutcome; count: number }[];
   captured: { currency: Currency; value: number }[];
   refunded: { currency: Currency; value: number }[];
 }
 
 /** Payments created since `since` by their state, and successful captures and refunds since then per currency. */
 export async function readPaymentTotals(ctx: RequestContext, since: Date): Promise<PaymentTotals> {
-  const states = await ctx.em.execute<Row[]>(
-    // A payment past its expiry that no job has expired yet counts as EXPIRED, as every read shows it.
-    `select case when state = 'CREATED' and expires_at <= ? then 'EXPIRED' else state end as state, count(*) as count
-     from payment where msn = ? and created_at >= ? group by 1 order by 1`,
-    [ctx.clock.now(), scoped(ctx).msn, since],
+  const now = ctx.clock.now();
+  // One statement for both counts: a payment past its expiry that no job has expired yet counts as EXPIRED.
+  const counts = await ctx.em.execute<Row[]>(
+    `select case when state = 'CREATED' and expires_at <= ? then 'EXPIRED' else state end as state,
+       ${PAYMENT_OUTCOME_SQL} as outcome, count(*) as count
+     from payment where msn = ? and created_at >= ? group by 1, 2`,
+    [now, now, scoped(ctx).msn, since],
   );
+  const tally = <K extends string>(key: 'state' | 'outcome') => {
+    const totals = new Map<K, number>();
+    for (const row of counts) totals.set(row[key] as K, (totals.get(row[key] as K) ?? 0) + Number(row.count));
+    return [...totals].sort(([a], [b]) => a.localeCompare(b));
+  };
   const sums = await ctx.em.execute<Row[]>(
     `select name, currency, sum(amount) as value from payment_event
      where msn = ? and occurred_at >= ? and success and name in ('CAPTURED', 'REFUNDED')
@@ -59,7 +93,9 @@ export async function readPaymentTotals(ctx: RequestContext, since: Date): Promi
     sums.filter((row) => row.name === name).map((row) => ({ currency: row.currency as Currency, value: Number(row.value) }));
   return {
     since,
-    byState: states.map((row) => ({ state: row.state as PaymentState, count: Number(row.count) })),
+    asOf: now,
+    byState: tally<PaymentState>('state').map(([state, count]) => ({ state, count })),
+    byOutcome: tally<PaymentOutcome>('outcome').map(([outcome, count]) => ({ outcome, count })),
     captured: sumsOf('CAPTURED'),
     refunded: sumsOf('REFUNDED'),
   };

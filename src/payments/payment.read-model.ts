@@ -2,6 +2,7 @@ import type { Em } from '../platform/db/orm.js';
 import type { PaymentEvent } from './payment-event.entity.js';
 import type { PaymentFields } from './payment.view.js';
 import type { PaymentState } from './payment.transitions.js';
+import { PAYMENT_OUTCOME_SQL, type PaymentOutcome } from './payment-outcome.js';
 
 /**
  * Display reads as plain SQL through the ORM's own connection, mapped once. The benchmark profile showed entity
@@ -43,7 +44,17 @@ export interface PaymentPageQuery {
   now: Date;
   /** Keyset position: payments strictly older than this (createdAt, id). */
   before?: { createdAt: Date; id: string };
+  /** Outcomes as of `now` (see payment-outcome.ts). */
+  outcomes?: PaymentOutcome[];
+  referencePrefix?: string;
+  amountFrom?: number;
+  amountTo?: number;
+  createdFrom?: Date;
+  createdBefore?: Date;
 }
+
+/** A LIKE pattern that matches exactly the strings starting with `prefix`. */
+const startsWith = (prefix: string) => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** Newest first, by keyset (never OFFSET). */
 export async function readPayments(em: Em, query: PaymentPageQuery): Promise<PaymentFields[]> {
@@ -62,6 +73,30 @@ export async function readPayments(em: Em, query: PaymentPageQuery): Promise<Pay
       params.push(query.now);
     }
     where.push(`(${either.join(' or ')})`);
+  }
+  if (query.outcomes?.length) {
+    where.push(`(${PAYMENT_OUTCOME_SQL}) in (${query.outcomes.map(() => '?').join(', ')})`);
+    params.push(query.now, ...query.outcomes);
+  }
+  if (query.referencePrefix) {
+    where.push(`reference like ? escape '\\'`);
+    params.push(startsWith(query.referencePrefix));
+  }
+  if (query.amountFrom !== undefined) {
+    where.push('amount >= ?');
+    params.push(query.amountFrom);
+  }
+  if (query.amountTo !== undefined) {
+    where.push('amount <= ?');
+    params.push(query.amountTo);
+  }
+  if (query.createdFrom) {
+    where.push('created_at >= ?');
+    params.push(query.createdFrom);
+  }
+  if (query.createdBefore) {
+    where.push('created_at < ?');
+    params.push(query.createdBefore);
   }
   if (query.before) {
     where.push('(created_at, id) < (?, ?)');

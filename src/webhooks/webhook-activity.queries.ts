@@ -27,7 +27,11 @@ export interface WebhookFailureRate {
   attempts: number;
   failed: number;
   rate: number;
+  failing: boolean;
 }
+
+/** A registration whose share of failed attempts reaches this is failing (and stands out on the dashboard). */
+export const FAILING_RATE = 0.2;
 
 /**
  * Completed attempts of a registration of the caller's since `since`, and those that failed: no response, or a
@@ -42,5 +46,6 @@ export async function readWebhookFailureRate(ctx: RequestContext, webhookId: str
   );
   const attempts = Number(row?.attempts ?? 0);
   const failed = Number(row?.failed ?? 0);
-  return { since, attempts, failed, rate: attempts === 0 ? 0 : failed / attempts };
+  const rate = attempts === 0 ? 0 : failed / attempts;
+  return { since, attempts, failed, rate, failing: failed > 0 && rate >= FAILING_RATE };
 }

@@ -2,8 +2,9 @@ import type { RequestContext } from '../platform/context.js';
 import type { Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { WebhookDeliveryStatus } from './webhook.entity.js';
-import { isWebhookId } from './webhook.service.js';
+import { isWebhookId, webhookNotFound } from './webhook.service.js';
 import { scoped } from '../platform/auth/tenancy.js';
+import { EARLIER_DELIVERY_PENDING, EARLIER_EVENT_UNDISPATCHED } from '../platform/delivery/delivery-order.js';
 
 export interface WebhookAttemptView {
   /** Orders a delivery's attempts; the attempts connection's cursor. */
@@ -32,6 +33,10 @@ export interface WebhookDeliveryView {
   deliveredAt: Date | null;
   lastStatusCode: number | null;
   createdAt: Date;
+  /** The registration's URL: where the delivery goes. */
+  targetUrl: string;
+  /** Pending, and held back until an earlier event of its stream is delivered (see delivery-order.ts). */
+  waitingForEarlierEvent: boolean;
 }
 
 type Row = Record<string, unknown>;
@@ -39,13 +44,17 @@ type Row = Record<string, unknown>;
 // Attempts are read apart, a bounded page at a time (WebhookDeliveryAttempt pages): a delivery retried for 7 days
 // has dozens of them, and a page of deliveries must not drag all of them along.
 export const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event_id, e.name, d.stream_type, d.stream_id, e.payload->>'reference' as reference, d.status,
-  d.attempt_count, d.next_attempt_at, d.delivered_at, d.last_status_code, d.created_at`;
+  d.attempt_count, d.next_attempt_at, d.delivered_at, d.last_status_code, d.created_at,
+  (select w.url from webhook w where w.id = d.webhook_id) as target_url,
+  (d.status = 'pending' and (${EARLIER_DELIVERY_PENDING} or ${EARLIER_EVENT_UNDISPATCHED})) as waiting`;
 
 /** One page of a registration's deliveries, newest first: `limit` rows with an id below `beforeId`. */
 export interface DeliveryPageRequest {
   webhookId: string;
   limit: number;
   beforeId?: number;
+  /** Only deliveries in these states (all when absent). */
+  statuses?: WebhookDeliveryStatus[];
 }
 
 /** One page of a delivery's attempts, oldest first: `limit` rows with an id above `afterId`. */
@@ -60,12 +69,19 @@ export interface AttemptPageRequest {
  * graph's loader. The registrations are the caller's already: they come from a read scoped to its sales unit.
  */
 export async function readDeliveryPages(em: Em, pages: readonly DeliveryPageRequest[]): Promise<WebhookDeliveryView[][]> {
-  const keys = pages.map((page, ord) => ({ ord, webhook_id: page.webhookId, before_id: page.beforeId ?? null, lim: page.limit }));
+  const keys = pages.map((page, ord) => ({
+    ord,
+    webhook_id: page.webhookId,
+    before_id: page.beforeId ?? null,
+    lim: page.limit,
+    statuses: page.statuses?.length ? page.statuses : null,
+  }));
   const rows = await em.execute<Row[]>(
-    `select k.ord, d.* from jsonb_to_recordset(?::jsonb) as k(ord int, webhook_id uuid, before_id bigint, lim int)
+    `select k.ord, d.* from jsonb_to_recordset(?::jsonb) as k(ord int, webhook_id uuid, before_id bigint, lim int, statuses text[])
      cross join lateral (
        select ${DELIVERY_COLUMNS} from webhook_delivery d join domain_event e on e.id = d.event_id
        where d.webhook_id = k.webhook_id and (k.before_id is null or d.id < k.before_id)
+         and (k.statuses is null or d.status = any(k.statuses))
        order by d.id desc limit k.lim) d
      order by k.ord, d.id desc`,
     [JSON.stringify(keys)],
@@ -116,7 +132,7 @@ export async function findWebhookDelivery(ctx: RequestContext, deliveryId: numbe
 export async function listWebhookDeliveries(
   ctx: RequestContext,
   webhookId: string,
-  page: { limit: number; beforeId?: number },
+  page: { limit: number; beforeId?: number; statuses?: WebhookDeliveryStatus[] },
 ): Promise<WebhookDeliveryView[] | undefined> {
   if (!isWebhookId(webhookId)) return undefined;
   const [owned] = await ctx.em.execute<Row[]>('select 1 from webhook where id = ? and msn = ?', [webhookId, scoped(ctx).msn]);
@@ -172,8 +188,26 @@ export function toDeliveryView(row: Row): WebhookDeliveryView {
     deliveredAt: row.delivered_at == null ? null : timestamp(row.delivered_at),
     lastStatusCode: nullableNumber(row.last_status_code),
     createdAt: timestamp(row.created_at),
+    targetUrl: (row.target_url as string | null) ?? '',
+    waitingForEarlierEvent: Boolean(row.waiting),
   };
 }
 
 const timestamp = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
 const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
+
+/**
+ * Makes every failed delivery of one of the caller's registrations due now, each with one more try; returns how
+ * many. Another sales unit's registration is unknown (WEBHOOK_NOT_FOUND).
+ */
+export async function redeliverFailedWebhookDeliveries(ctx: RequestContext, webhookId: string): Promise<number> {
+  const [owned] = isWebhookId(webhookId)
+    ? await ctx.em.execute<Row[]>('select 1 from webhook where id = ? and msn = ?', [webhookId, scoped(ctx).msn])
+    : [];
+  if (!owned) throw webhookNotFound(webhookId);
+  const rows = await ctx.em.execute<Row[]>(
+    `update webhook_delivery set status = 'pending', next_attempt_at = ? where webhook_id = ? and status = 'failed' returning id`,
+    [ctx.clock.now(), webhookId],
+  );
+  return rows.length;
+}

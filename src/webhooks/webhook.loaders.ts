@@ -14,7 +14,7 @@ export const webhookDeliveriesByWebhookIdLoader = defineLoader(
   'webhookDeliveriesByWebhookIdLoader',
   (em) =>
     new DataLoader<DeliveryPageRequest, WebhookDeliveryView[], string>((pages) => readDeliveryPages(em, pages), {
-      cacheKeyFn: (page) => JSON.stringify([page.webhookId, page.limit, page.beforeId ?? null]),
+      cacheKeyFn: (page) => JSON.stringify([page.webhookId, page.limit, page.beforeId ?? null, page.statuses ?? null]),
     }),
 );
 

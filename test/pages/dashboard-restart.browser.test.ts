@@ -14,7 +14,7 @@ import { feedRow, openDashboard } from './support/dashboard-page.js';
 
 /**
  * The dashboard outlives its server: the socket reconnects by itself, and what was committed while it was away shows
- * in the feed (read from the history), without a reload. The database outlives the server too: a PGlite directory
+ * in the feed (the subscription resumes after the newest event the page holds), without a reload. The database outlives the server too: a PGlite directory
  * of this test's own, or the PostgreSQL database of the first instance.
  */
 let first: TestApp;
@@ -65,6 +65,10 @@ test('after a server restart the feed reconnects and catches up on what it misse
   const errors = collectPageErrors(page);
   await openDashboard(page, first.baseUrl);
   const port = Number(new URL(first.baseUrl).port);
+  // issue 22: an event the page holds, so the subscription resumes after it (not from the history).
+  const seen = newReference('seen');
+  expect((await new MerchantClient(first.baseUrl).createPayment({ reference: seen })).status).toBe(201);
+  await feedRow(page, seen, 'CREATED').waitFor();
 
   await first.app.close();
   await page.getByTestId('connection').filter({ hasText: 'Reconnecting' }).waitFor();
@@ -82,6 +86,8 @@ test('after a server restart the feed reconnects and catches up on what it misse
   const after = newReference('after');
   expect((await new MerchantClient(back.baseUrl).createPayment({ reference: after })).status).toBe(201);
   await feedRow(page, after, 'CREATED').waitFor();
+  // Each once: the replay skipped what the page held, and the live stream what the replay gave.
+  for (const reference of [seen, missed, after]) expect(await feedRow(page, reference).count()).toBe(1);
   await screenshot(page, 'dashboard-after-restart');
   await context.close();
   // While the server was down the page's socket and requests failed, as they should; nothing else may have.

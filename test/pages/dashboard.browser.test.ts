@@ -52,7 +52,7 @@ test('a payment created over REST appears in the live feed within two seconds, w
 test('approving on the landing page in another browser context changes the state on the dashboard', async () => {
   const { reference, redirectUrl } = await createPayment();
   await feedRow(dashboard, reference, 'CREATED').waitFor({ timeout: 2_000 });
-  const authorizedBefore = Number(await dashboard.getByTestId('total-AUTHORIZED').textContent());
+  const authorizedBefore = Number(await dashboard.getByTestId('total-RESERVED').textContent());
 
   const wallet = await browser.newContext({ viewport: { width: 390, height: 844 } });
   wallet.setDefaultTimeout(10_000);
@@ -70,7 +70,7 @@ test('approving on the landing page in another browser context changes the state
     .locator(`[data-testid="feed-row"][data-reference="${reference}"][data-state="AUTHORIZED"][data-event="CREATED"]`)
     .waitFor();
   await dashboard
-    .getByTestId('total-AUTHORIZED')
+    .getByTestId('total-RESERVED')
     .filter({ hasText: String(authorizedBefore + 1) })
     .waitFor();
 });

@@ -346,7 +346,7 @@ const graphMatrix: Record<string, Entry> = {
   'Query.node': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.paymentId })),
   'Query.node(event)': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.eventId })),
   'Query.payment': gql('query($r: String!) { payment(reference: $r) { reference } }', (ids) => ({ r: ids.reference })),
-  'Query.payments': { none: 'lists only the caller’s sales unit (checked below)' },
+  'Query.payments': { none: 'lists and searches only the caller’s sales unit (checked below; test/graphql/payment-search.test.ts)' },
   'Mutation._empty': { none: 'placeholder field' },
   'Mutation.createPayment': { none: 'creates in the caller’s sales unit' },
   'Mutation.capturePayment': gql(
@@ -365,11 +365,16 @@ const graphMatrix: Record<string, Entry> = {
   'Query.salesUnits': { none: 'lists the caller’s own merchant’s sales units (test/pages/dashboard-graph.test.ts)' },
   'Query.paymentTotals': { none: 'counts only the caller’s sales unit (test/pages/dashboard-graph.test.ts)' },
   'Query.paymentEventsPerMinute': { none: 'counts only the caller’s sales unit (test/pages/dashboard-graph.test.ts)' },
+  'Query.events': { none: 'lists only the caller’s sales unit (test/graphql/event-connection.test.ts)' },
   'Query.recentPaymentEvents': { none: 'lists only the caller’s sales unit (test/pages/dashboard-graph.test.ts)' },
   'Query.webhookDeliveries': gql('query($id: ID!) { webhookDeliveries(webhookId: $id) { edges { node { id } } } }', (ids) => ({
     id: ids.webhookId,
   })),
   'Mutation.registerWebhook': { none: 'registers for the caller’s sales unit' },
+  'Mutation.redeliverFailedWebhookDeliveries': gql(
+    'mutation($id: ID!) { redeliverFailedWebhookDeliveries(input: { webhookId: $id }) { redelivered userErrors { code field message } } }',
+    (ids) => ({ id: ids.webhookId }),
+  ),
   'Mutation.deleteWebhook': gql(
     'mutation($id: ID!) { deleteWebhook(input: { id: $id }) { deletedWebhookId userErrors { code field message } } }',
     (ids) => ({ id: ids.webhookId }),
@@ -597,6 +602,14 @@ describe('tenant isolation', () => {
   test("the payments connection never lists another merchant's payments", async () => {
     const res = await intruder.graphql('{ payments(first: 100) { edges { node { reference } } } }');
     expect(res.body.data.payments.edges.map((e: any) => e.node.reference)).not.toContain(owned.reference);
+    // issue 22: nor does a search for its exact reference, any outcome, any amount, any age.
+    const search = await intruder.graphql(
+      'query($r: String!) { payments(filter: { referencePrefix: $r, amountFrom: 0 }) { edges { node { reference } } } }',
+      {
+        r: owned.reference,
+      },
+    );
+    expect(search.body.data.payments.edges).toEqual([]);
   });
 
   test("a subscription to another merchant's reference is silent, exactly like one to a missing reference", async () => {

@@ -6,6 +6,7 @@ import { eventTypes } from '../events/event-types.js';
 import { OUTBOX_EVENT_COLUMNS, toOutboxEvent, type OutboxEvent } from '../events/outbox-event.js';
 import { afterFailedAttempt } from './webhook-retry.js';
 import { signWebhookRequest } from './webhook-signature.js';
+import { EARLIER_DELIVERY_PENDING, EARLIER_EVENT_UNDISPATCHED } from './delivery-order.js';
 
 /** POSTs in flight per instance; a slow receiver takes one slot, not the whole deliverer. */
 const MAX_IN_FLIGHT = 32;
@@ -88,14 +89,8 @@ export class WebhookDeliverer {
       `with candidate as materialized (
          select d.id, d.webhook_id, d.next_attempt_at from webhook_delivery d
          where d.status = 'pending' and d.next_attempt_at <= ? and (d.lease_until is null or d.lease_until <= ?)
-           and not exists (
-             select 1 from webhook_delivery earlier
-             where earlier.webhook_id = d.webhook_id and earlier.stream_type = d.stream_type and earlier.stream_id = d.stream_id
-               and earlier.status = 'pending' and earlier.event_id < d.event_id)
-           and not exists (
-             select 1 from domain_event undispatched
-             where undispatched.stream_type = d.stream_type and undispatched.stream_id = d.stream_id
-               and undispatched.id < d.event_id and undispatched.dispatched_at is null)
+           and not ${EARLIER_DELIVERY_PENDING}
+           and not ${EARLIER_EVENT_UNDISPATCHED}
        ), in_flight as materialized (
          select webhook_id, count(*) as leased from webhook_delivery
          where status = 'pending' and lease_until > ?

@@ -8,6 +8,8 @@ import { PaymentView } from './payment-view.js';
 import { SALES_UNITS } from './queries.js';
 import { SignIn, type SignInValues } from './sign-in.js';
 import { useHashRoute } from './use-hash-route.js';
+import { EventLog } from './event-log.js';
+import { Search } from './search.js';
 import { Webhooks } from './webhooks.js';
 
 export interface DashboardData {
@@ -61,6 +63,12 @@ function Dashboard({ session, onPickUnit, onSignOut }: { session: Session; onPic
           <a href="#/" aria-current={route.page === 'overview' ? 'page' : undefined}>
             Live
           </a>
+          <a href="#/search" aria-current={route.page === 'search' ? 'page' : undefined}>
+            Search
+          </a>
+          <a href="#/events" aria-current={route.page === 'events' ? 'page' : undefined}>
+            All events
+          </a>
           <a href="#/webhooks" aria-current={route.page === 'webhooks' ? 'page' : undefined}>
             Webhooks
           </a>
@@ -85,6 +93,10 @@ function Dashboard({ session, onPickUnit, onSignOut }: { session: Session; onPic
       <main>
         {route.page === 'payment' ? (
           <PaymentView key={route.reference} graph={graph} reference={route.reference} />
+        ) : route.page === 'search' ? (
+          <Search graph={graph} params={route.params} />
+        ) : route.page === 'events' ? (
+          <EventLog graph={graph} />
         ) : route.page === 'webhooks' ? (
           <Webhooks graph={graph} />
         ) : (

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
 import { formatDateTime } from '../shared/format.js';
 import type { Graph } from '../shared/graph.js';
-import { REDELIVER, type DeliveryData } from './queries.js';
+import { REDELIVER, type AttemptData, type DeliveryData } from './queries.js';
+import { paymentHref } from './use-hash-route.js';
 
 /** After a redelivery, how often and how long the page reads the payment again to show the new attempt. */
 const FOLLOW_UP_MS = 400;
@@ -11,16 +12,30 @@ interface RedeliverResult {
   redeliverWebhookDelivery: { delivery: { id: string; status: string } | null; userErrors: { code: string; message: string }[] };
 }
 
-/** A payment's webhook deliveries with every attempt; a pending or failed one can be sent again now. */
+const OUTCOME: Record<AttemptData['outcome'], string> = {
+  IN_FLIGHT: 'Sending…',
+  SUCCEEDED: 'Succeeded',
+  FAILED: 'Failed',
+  INTERRUPTED: 'Interrupted',
+};
+
+/**
+ * Webhook deliveries with where they go and every attempt's outcome, when a pending one is tried next, and why it
+ * waits; a pending or failed one can be sent again now.
+ */
 export function Deliveries({
   graph,
   deliveries,
   onChange,
+  title = 'Webhook deliveries',
+  showReference = false,
 }: {
   graph: Graph;
   deliveries: DeliveryData[];
-  /** Reads the payment again; resolves with its deliveries as they are now. */
+  /** Reads the deliveries again; resolves with them as they are now. */
   onChange: () => Promise<DeliveryData[] | undefined>;
+  title?: string;
+  showReference?: boolean;
 }) {
   const [message, setMessage] = useState<string | undefined>();
   const redeliver = async (delivery: DeliveryData) => {
@@ -43,14 +58,21 @@ export function Deliveries({
     }
   };
   return (
-    <section class="card" aria-labelledby="deliveries-title">
-      <h3 id="deliveries-title">Webhook deliveries</h3>
+    <section class="deliveries" aria-label={title}>
+      <h3>{title}</h3>
       {message && <p role="status">{message}</p>}
       {deliveries.length === 0 && <p class="empty">No webhook deliveries.</p>}
       {deliveries.map((d) => (
         <div class="delivery" key={d.id} data-testid="delivery" data-status={d.status}>
           <p>
-            <strong>{d.eventName}</strong> · {d.status} · {d.attemptCount} attempt(s)
+            <strong>{d.eventName}</strong>
+            {showReference && (
+              <>
+                {' '}
+                of <a href={paymentHref(d.reference)}>{d.reference}</a>
+              </>
+            )}{' '}
+            · <span class={`tag ${d.status === 'DELIVERED' ? '' : 'failed'}`}>{d.status}</span> · {d.attemptCount} attempt(s)
             {d.lastStatusCode !== null ? ` · last status ${d.lastStatusCode}` : ''}
             {d.status !== 'DELIVERED' && (
               <button type="button" class="small" onClick={() => void redeliver(d)}>
@@ -58,12 +80,25 @@ export function Deliveries({
               </button>
             )}
           </p>
+          <p class="muted">
+            To <span class="wrap">{d.targetUrl}</span>
+            {d.status === 'PENDING' &&
+              (d.waitingForEarlierEvent ? (
+                <span data-testid="waiting"> · waiting for an earlier event of this payment to be delivered</span>
+              ) : d.nextAttemptAt ? (
+                <span data-testid="next-attempt">
+                  {' '}
+                  · next attempt <time dateTime={d.nextAttemptAt}>{formatDateTime(d.nextAttemptAt)}</time>
+                </span>
+              ) : null)}
+            {d.deliveredAt && <> · delivered {formatDateTime(d.deliveredAt)}</>}
+          </p>
           <table>
             <caption class="visually-hidden">Attempts of the {d.eventName} delivery</caption>
             <thead>
               <tr>
                 <th scope="col">At</th>
-                <th scope="col">State</th>
+                <th scope="col">Outcome</th>
                 <th scope="col">Status</th>
                 <th scope="col">Duration</th>
                 <th scope="col">Error</th>
@@ -71,9 +106,11 @@ export function Deliveries({
             </thead>
             <tbody>
               {d.attempts.edges.map(({ node: a }, i) => (
-                <tr key={i} data-testid="attempt">
+                <tr key={i} data-testid="attempt" data-outcome={a.outcome}>
                   <td>{formatDateTime(a.attemptedAt)}</td>
-                  <td>{a.state}</td>
+                  <td>
+                    <span class={`tag ${a.outcome === 'SUCCEEDED' ? '' : 'failed'}`}>{OUTCOME[a.outcome]}</span>
+                  </td>
                   <td>{a.statusCode ?? '—'}</td>
                   <td>{a.durationMs === null ? '—' : `${a.durationMs} ms`}</td>
                   <td>{a.error ?? ''}</td>

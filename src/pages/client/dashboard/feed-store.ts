@@ -6,8 +6,8 @@ const CATCH_UP = 100;
 
 /**
  * The live feed: the subscription's events, newest first, after the recent history the graph holds. After a
- * reconnect (a server restart, a network drop) the history is read again and whatever the socket missed is merged
- * in by event id, so nothing is lost and nothing shows twice.
+ * reconnect (a server restart, a network drop) the subscription resumes after the newest event held, so nothing is
+ * lost, and events are merged by id, so nothing shows twice.
  */
 export class FeedStore {
   items: Notification[] = [];
@@ -17,17 +17,47 @@ export class FeedStore {
   private readonly latest = new Map<string, { state: string; at: string }>();
   private readonly listeners = new Set<() => void>();
   private readonly stops: (() => void)[] = [];
+  private stopLive: (() => void) | undefined;
+  /** The newest event id held (event ids ascend): where the subscription resumes. */
+  private newestEventId: string | undefined;
 
   constructor(private readonly graph: Graph) {}
 
   start(): void {
-    this.stops.push(this.graph.subscribe<{ paymentEvents: Notification }>(FEED_SUBSCRIPTION, {}, (data) => this.add([data.paymentEvents])));
-    this.stops.push(this.graph.onReconnect(() => void this.loadHistory(CATCH_UP)));
+    this.follow();
+    this.stops.push(
+      this.graph.onReconnect(() => {
+        // Without an event to resume after, the history is what there is to catch up from.
+        if (this.newestEventId === undefined) void this.loadHistory(CATCH_UP);
+        this.follow();
+      }),
+    );
     void this.loadHistory(50);
   }
 
   stop(): void {
+    this.stopLive?.();
     for (const stop of this.stops.splice(0)) stop();
+  }
+
+  /**
+   * The live subscription, resumed after the newest event the page holds: the service replays what came since (a
+   * reconnect, a server restart) in order, then goes on live; ids already shown are skipped here too.
+   */
+  private follow(): void {
+    this.stopLive?.();
+    const after = this.newestEventId;
+    this.stopLive = this.graph.subscribe<{ paymentEvents: Notification }>(
+      FEED_SUBSCRIPTION,
+      after ? { after } : {},
+      (data) => this.add([data.paymentEvents]),
+      // Refused (too far behind to replay): the recent history, and live from now.
+      () => {
+        if (after === undefined) return;
+        this.newestEventId = undefined;
+        void this.loadHistory(CATCH_UP).then(() => this.follow());
+      },
+    );
   }
 
   onChange(listener: () => void): () => void {
@@ -54,6 +84,7 @@ export class FeedStore {
     if (fresh.length === 0) return;
     for (const n of fresh) {
       this.ids.add(n.event.id);
+      if (this.newestEventId === undefined || Number(n.event.eventId) > Number(this.newestEventId)) this.newestEventId = n.event.eventId;
       const known = this.latest.get(n.payment.reference);
       if (!known || n.event.timestamp >= known.at) this.latest.set(n.payment.reference, { state: n.payment.state, at: n.event.timestamp });
     }

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { formatMoney, formatTime } from '../shared/format.js';
+import { formatDateTime, formatMoney } from '../shared/format.js';
 import type { FeedStore } from './feed-store.js';
 import { useFeedVersion } from './use-feed.js';
 import { paymentHref } from './use-hash-route.js';
@@ -51,7 +51,7 @@ export function Feed({ feed }: { feed: FeedStore }) {
       <table>
         <thead>
           <tr>
-            <th scope="col">Time</th>
+            <th scope="col">When</th>
             <th scope="col">Event</th>
             <th scope="col">Reference</th>
             <th scope="col">Amount</th>
@@ -63,7 +63,9 @@ export function Feed({ feed }: { feed: FeedStore }) {
             const current = feed.stateOf(n.payment.reference) ?? n.payment.state;
             return (
               <tr key={n.event.id} data-testid="feed-row" data-reference={n.event.reference} data-event={n.event.name} data-state={current}>
-                <td>{formatTime(n.event.timestamp)}</td>
+                <td>
+                  <time dateTime={n.event.timestamp}>{formatDateTime(n.event.timestamp)}</time>
+                </td>
                 <td>
                   <span class={`tag ${n.event.success ? '' : 'failed'}`}>{n.event.name}</span>
                 </td>

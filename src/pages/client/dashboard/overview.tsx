@@ -7,11 +7,13 @@ import { RateChart } from './rate-chart.js';
 import { Totals } from './totals.js';
 import { useFeedVersion } from './use-feed.js';
 
-const HOUR_MS = 60 * 60 * 1000;
 /** Events arriving together cause one read of the totals, not one each. */
 const SETTLE_MS = 150;
 
-/** The live page: totals of today and the last hour's rate (read again whenever the feed moves), and the feed. */
+/**
+ * The live page: totals of today and the last hour's rate by the service's clock (read again whenever the feed
+ * moves), and the feed.
+ */
 export function Overview({ graph, feed }: { graph: Graph; feed: FeedStore }) {
   const version = useFeedVersion(feed);
   const [overview, setOverview] = useState<OverviewData | undefined>();
@@ -20,13 +22,8 @@ export function Overview({ graph, feed }: { graph: Graph; feed: FeedStore }) {
     let cancelled = false;
     const timer = setTimeout(
       async () => {
-        const today = new Date();
-        today.setHours(0, 0, 0, 0);
         try {
-          const data = await graph.query<OverviewData>(OVERVIEW, {
-            today: today.toISOString(),
-            hourAgo: new Date(Date.now() - HOUR_MS).toISOString(),
-          });
+          const data = await graph.query<OverviewData>(OVERVIEW);
           if (!cancelled) {
             setOverview(data);
             setError(undefined);
@@ -49,9 +46,17 @@ export function Overview({ graph, feed }: { graph: Graph; feed: FeedStore }) {
           {error}
         </p>
       )}
+      {overview?.webhooks
+        .filter((w) => w.failureRate.failing)
+        .map((w) => (
+          <p key={w.id} class="failing-banner" data-testid="failing-webhook">
+            Webhook receiver {w.url} is failing: {(w.failureRate.rate * 100).toFixed(0)} % of {w.failureRate.attempts} attempts in the last
+            24 hours. <a href="#/webhooks">See its deliveries</a>
+          </p>
+        ))}
       <section class="cards" aria-label="Today">
         <Totals data={overview?.paymentTotals} />
-        <RateChart rates={overview?.paymentEventsPerMinute ?? []} />
+        <RateChart rates={overview?.paymentEventsPerMinute ?? []} now={overview?.paymentTotals.asOf} />
       </section>
       <Feed feed={feed} />
     </>

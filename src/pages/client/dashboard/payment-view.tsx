@@ -1,9 +1,10 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { formatDateTime, formatMoney } from '../shared/format.js';
 import type { Graph } from '../shared/graph.js';
+import { Actions } from './actions.js';
 import { Deliveries } from './deliveries.js';
 import { Order } from './order.js';
-import { PAYMENT, PAYMENT_EVENTS, type PaymentData } from './queries.js';
+import { PAYMENT, PAYMENT_EVENTS, PAYMENT_EVENTS_PAGE, type PaymentData } from './queries.js';
 
 /** One payment: its timeline, aggregate and details, and its webhook deliveries; read again at each of its events. */
 export function PaymentView({ graph, reference }: { graph: Graph; reference: string }) {
@@ -12,6 +13,16 @@ export function PaymentView({ graph, reference }: { graph: Graph; reference: str
   const load = useCallback(async () => {
     try {
       const data = await graph.query<{ payment: PaymentData | null }>(PAYMENT, { reference });
+      // The whole timeline, however long: the rest of the events page by page after the first hundred.
+      for (let events = data.payment?.events; events?.pageInfo.hasNextPage;) {
+        const next: { payment: { events: PaymentData['events'] } | null } = await graph.query(PAYMENT_EVENTS_PAGE, {
+          reference,
+          after: events.pageInfo.endCursor,
+        });
+        if (!next.payment) break;
+        data.payment!.events.edges.push(...next.payment.events.edges);
+        events = next.payment.events;
+      }
       setPayment(data.payment);
       setError(undefined);
       return data.payment?.webhookDeliveries.edges.map((e) => e.node);
@@ -41,7 +52,7 @@ export function PaymentView({ graph, reference }: { graph: Graph; reference: str
   return (
     <article class="payment" aria-labelledby="payment-title">
       <p>
-        <a href="#/">← Live events</a>
+        <a href="#/">← Live events</a> · <a href="#/search">Search payments</a>
       </p>
       <h2 id="payment-title">
         Payment <span data-testid="payment-reference">{payment.reference}</span>
@@ -70,6 +81,7 @@ export function PaymentView({ graph, reference }: { graph: Graph; reference: str
           ))}
         </dl>
       </section>
+      <Actions graph={graph} payment={payment} onDone={() => void load()} />
       <section class="card" aria-labelledby="timeline-title">
         <h3 id="timeline-title">Timeline</h3>
         <ol class="timeline" data-testid="timeline">
@@ -83,7 +95,9 @@ export function PaymentView({ graph, reference }: { graph: Graph; reference: str
         </ol>
       </section>
       <Order order={payment.order} />
-      <Deliveries graph={graph} deliveries={payment.webhookDeliveries.edges.map((e) => e.node)} onChange={load} />
+      <section class="card">
+        <Deliveries graph={graph} deliveries={payment.webhookDeliveries.edges.map((e) => e.node)} onChange={load} />
+      </section>
     </article>
   );
 }

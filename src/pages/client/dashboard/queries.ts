@@ -1,10 +1,11 @@
 /** Every operation the dashboard sends: all it shows comes from the graph. */
 
 const NOTIFICATION = `
-  event { id name reference amount { value currency } timestamp success }
+  event { id eventId name reference amount { value currency } timestamp success }
   payment { reference state amount { value currency } }`;
 
-export const FEED_SUBSCRIPTION = `subscription Feed { paymentEvents { ${NOTIFICATION} } }`;
+/** From `after` (the newest event id the page holds) on: the service replays what the page missed, then goes live. */
+export const FEED_SUBSCRIPTION = `subscription Feed($after: ID) { paymentEvents(after: $after) { ${NOTIFICATION} } }`;
 
 export const RECENT_EVENTS = `query RecentEvents($first: Int!) {
   recentPaymentEvents(first: $first) { edges { node { ${NOTIFICATION} } } }
@@ -12,12 +13,44 @@ export const RECENT_EVENTS = `query RecentEvents($first: Int!) {
 
 export const SALES_UNITS = `query SalesUnits { salesUnits { msn name } }`;
 
-export const OVERVIEW = `query Overview($today: DateTime!, $hourAgo: DateTime!) {
-  paymentTotals(since: $today) { byState { state count } captured { value currency } refunded { value currency } }
-  paymentEventsPerMinute(since: $hourAgo) { minute count }
+/** Periods by the service's clock (the test clock, where it was moved): the dashboard sends no time of its own. */
+export const OVERVIEW = `query Overview {
+  paymentTotals { since asOf byOutcome { outcome count } captured { value currency } refunded { value currency } }
+  paymentEventsPerMinute { minute count }
+  webhooks { id url failureRate { attempts failed rate failing } }
 }`;
 
-export const WEBHOOKS = `query Webhooks { webhooks { id url events createdAt failureRate { attempts failed rate } } }`;
+export const SEARCH = `query Search($first: Int!, $after: String, $filter: PaymentFilter) {
+  payments(first: $first, after: $after, filter: $filter) {
+    edges { node {
+      reference state createdAt amount { value currency }
+      aggregate { capturedAmount { value currency } refundedAmount { value currency } cancelledAmount { value currency } }
+    } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+const DELIVERY = `id eventName reference status attemptCount nextAttemptAt deliveredAt lastStatusCode createdAt targetUrl waitingForEarlierEvent
+  attempts(first: 50) { edges { node { attemptedAt state outcome statusCode durationMs error } } }`;
+
+/** Every registration with its health: failed and pending deliveries first, then the latest delivered ones. */
+export const WEBHOOKS = `query Webhooks {
+  webhooks {
+    id url events createdAt failureRate { attempts failed rate failing }
+    open: deliveries(first: 50, status: [FAILED, PENDING]) { edges { node { ${DELIVERY} } } }
+    delivered: deliveries(first: 10, status: [DELIVERED]) { edges { node { ${DELIVERY} } } }
+  }
+}`;
+
+export const REDELIVER_FAILED = `mutation RedeliverFailed($id: ID!) {
+  redeliverFailedWebhookDeliveries(input: { webhookId: $id }) { redelivered userErrors { code message } }
+}`;
+
+const TIMELINE = `edges { node { id name amount { value currency } timestamp success idempotencyKey } } pageInfo { hasNextPage endCursor }`;
+
+export const PAYMENT_EVENTS_PAGE = `query PaymentEventsPage($reference: String!, $after: String!) {
+  payment(reference: $reference) { events(first: 100, after: $after) { ${TIMELINE} } }
+}`;
 
 export const PAYMENT = `query Payment($reference: String!) {
   payment(reference: $reference) {
@@ -34,13 +67,8 @@ export const PAYMENT = `query Payment($reference: String!) {
       totalAmount { value currency } receiptNumber
       orderLines { id name quantity quantityUnit unitPrice { value currency } totalAmount { value currency } taxRate isReturn isShipping }
     }
-    events(first: 100) { edges { node { id name amount { value currency } timestamp success idempotencyKey } } }
-    webhookDeliveries(first: 50) {
-      edges { node {
-        id eventName status attemptCount nextAttemptAt deliveredAt lastStatusCode createdAt
-        attempts(first: 50) { edges { node { attemptedAt state statusCode durationMs error } } }
-      } }
-    }
+    events(first: 100) { ${TIMELINE} }
+    webhookDeliveries(first: 50) { edges { node { ${DELIVERY} } } }
   }
 }`;
 
@@ -56,13 +84,20 @@ export interface MoneyData {
 }
 
 export interface Notification {
-  event: { id: string; name: string; reference: string; amount: MoneyData; timestamp: string; success: boolean };
+  event: { id: string; eventId: string; name: string; reference: string; amount: MoneyData; timestamp: string; success: boolean };
   payment: { reference: string; state: string; amount: MoneyData };
 }
 
 export interface OverviewData {
-  paymentTotals: { byState: { state: string; count: number }[]; captured: MoneyData[]; refunded: MoneyData[] };
+  paymentTotals: {
+    since: string;
+    asOf: string;
+    byOutcome: { outcome: string; count: number }[];
+    captured: MoneyData[];
+    refunded: MoneyData[];
+  };
   paymentEventsPerMinute: { minute: string; count: number }[];
+  webhooks: Pick<WebhookData, 'id' | 'url' | 'failureRate'>[];
 }
 
 export interface WebhookData {
@@ -70,12 +105,15 @@ export interface WebhookData {
   url: string;
   events: string[];
   createdAt: string;
-  failureRate: { attempts: number; failed: number; rate: number };
+  failureRate: { attempts: number; failed: number; rate: number; failing: boolean };
+  open: { edges: { node: DeliveryData }[] };
+  delivered: { edges: { node: DeliveryData }[] };
 }
 
 export interface AttemptData {
   attemptedAt: string;
   state: string;
+  outcome: 'IN_FLIGHT' | 'SUCCEEDED' | 'FAILED' | 'INTERRUPTED';
   statusCode: number | null;
   durationMs: number | null;
   error: string | null;
@@ -90,6 +128,9 @@ export interface DeliveryData {
   deliveredAt: string | null;
   lastStatusCode: number | null;
   createdAt: string;
+  reference: string;
+  targetUrl: string;
+  waitingForEarlierEvent: boolean;
   attempts: { edges: { node: AttemptData }[] };
 }
 
@@ -107,6 +148,7 @@ export interface PaymentData {
   order: OrderData | null;
   events: {
     edges: { node: { id: string; name: string; amount: MoneyData; timestamp: string; success: boolean; idempotencyKey: string | null } }[];
+    pageInfo: { hasNextPage: boolean; endCursor: string | null };
   };
   webhookDeliveries: { edges: { node: DeliveryData }[] };
 }
@@ -129,4 +171,47 @@ export interface OrderData {
     isReturn: boolean;
     isShipping: boolean;
   }[];
+}
+
+export interface SearchRow {
+  reference: string;
+  state: string;
+  createdAt: string;
+  amount: MoneyData;
+  aggregate: Record<'capturedAmount' | 'refundedAmount' | 'cancelledAmount', MoneyData>;
+}
+
+export interface SearchData {
+  payments: { edges: { node: SearchRow }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+}
+
+const MODIFIED = `payment { reference aggregate { capturedAmount { value currency } refundedAmount { value currency } cancelledAmount { value currency } } }
+  userErrors { code field message }`;
+
+/** The payment page's actions: the graph's own mutations, with the rules and errors of the API. */
+export const MODIFY: Record<'capture' | 'refund' | 'cancel', string> = {
+  capture: `mutation Capture($input: CapturePaymentInput!) { result: capturePayment(input: $input) { ${MODIFIED} } }`,
+  refund: `mutation Refund($input: RefundPaymentInput!) { result: refundPayment(input: $input) { ${MODIFIED} } }`,
+  cancel: `mutation Cancel($input: CancelPaymentInput!) { result: cancelPayment(input: $input) { ${MODIFIED} } }`,
+};
+
+export interface ModifyData {
+  result: { payment: { reference: string } | null; userErrors: { code: string; field: string | null; message: string }[] };
+}
+
+export const EVENT_LOG = `query EventLog($first: Int!, $after: String, $filter: StreamEventFilter) {
+  events(first: $first, after: $after, filter: $filter) {
+    edges { node { eventId name streamType streamId reference occurredAt payload } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+export interface StreamEventData {
+  eventId: string;
+  name: string;
+  streamType: string;
+  streamId: string;
+  reference: string | null;
+  occurredAt: string;
+  payload: string;
 }

@@ -2,9 +2,9 @@ const MINUTES = 60;
 const WIDTH = 600;
 const HEIGHT = 120;
 
-/** Events per minute over the last hour, as bars; minutes without events are empty. */
-export function RateChart({ rates }: { rates: { minute: string; count: number }[] }) {
-  const now = Math.floor(Date.now() / 60_000);
+/** Events per minute over the last hour of the service's clock (`now`), as bars with their values; empty minutes are empty. */
+export function RateChart({ rates, now: asOf }: { rates: { minute: string; count: number }[]; now: string | undefined }) {
+  const now = Math.floor((asOf ? Date.parse(asOf) : Date.now()) / 60_000);
   const counts = new Array<number>(MINUTES).fill(0);
   for (const rate of rates) {
     const slot = MINUTES - 1 - (now - Math.floor(Date.parse(rate.minute) / 60_000));
@@ -29,6 +29,16 @@ export function RateChart({ rates }: { rates: { minute: string; count: number }[
             </rect>
           ) : null,
         )}
+        {counts.map((count, i) =>
+          count > 0 ? (
+            <text key={`v${i}`} x={i * bar + bar / 2} y={Math.max(10, HEIGHT - (count / max) * HEIGHT - 2)} class="value">
+              {count}
+            </text>
+          ) : null,
+        )}
+        <text x="0" y="10" class="label" data-testid="chart-max">
+          {`max ${max}/min`}
+        </text>
         <line x1="0" y1={HEIGHT} x2={WIDTH} y2={HEIGHT} class="axis" />
         <text x="0" y={HEIGHT + 14} class="label">
           −60 min

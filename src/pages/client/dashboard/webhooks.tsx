@@ -1,17 +1,40 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { Graph } from '../shared/graph.js';
-import { WEBHOOKS, type WebhookData } from './queries.js';
+import { Deliveries } from './deliveries.js';
+import { REDELIVER_FAILED, WEBHOOKS, type WebhookData } from './queries.js';
 
-/** The sales unit's webhook registrations with the share of failed attempts over the last 24 hours. */
+/**
+ * The sales unit's webhook registrations, failing ones first and marked: the share of failed attempts over the
+ * last 24 hours, failed and pending deliveries first (when each is tried next, or what it waits for), then the
+ * latest delivered ones; every failed delivery of a registration can be sent again at once.
+ */
 export function Webhooks({ graph }: { graph: Graph }) {
   const [webhooks, setWebhooks] = useState<WebhookData[] | undefined>();
   const [error, setError] = useState<string | undefined>();
-  useEffect(() => {
-    graph
-      .query<{ webhooks: WebhookData[] }>(WEBHOOKS)
-      .then((data) => setWebhooks(data.webhooks))
-      .catch((failure: unknown) => setError(failure instanceof Error ? failure.message : String(failure)));
+  const [message, setMessage] = useState<string | undefined>();
+  const load = useCallback(async () => {
+    try {
+      const data = await graph.query<{ webhooks: WebhookData[] }>(WEBHOOKS);
+      setWebhooks(data.webhooks);
+      setError(undefined);
+      return data.webhooks.flatMap((w) => [...w.open.edges, ...w.delivered.edges].map((e) => e.node));
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+      return undefined;
+    }
   }, [graph]);
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const redeliverFailed = async (webhook: WebhookData) => {
+    const { redeliverFailedWebhookDeliveries: result } = await graph.query<{
+      redeliverFailedWebhookDeliveries: { redelivered: number | null; userErrors: { message: string }[] };
+    }>(REDELIVER_FAILED, { id: webhook.id });
+    setMessage(result.userErrors[0]?.message ?? `${result.redelivered} failed deliveries to ${webhook.url} scheduled again.`);
+    await load();
+  };
+
   if (error)
     return (
       <p class="error" role="alert">
@@ -19,32 +42,52 @@ export function Webhooks({ graph }: { graph: Graph }) {
       </p>
     );
   if (!webhooks) return <p aria-busy="true">Loading webhooks…</p>;
+  const ordered = [...webhooks].sort((a, b) => Number(b.failureRate.failing) - Number(a.failureRate.failing));
   return (
-    <section class="card" aria-labelledby="webhooks-title">
-      <h2 id="webhooks-title">Webhook registrations</h2>
+    <>
+      <h2>Webhook registrations</h2>
+      {message && <p role="status">{message}</p>}
       {webhooks.length === 0 && <p class="empty">No webhooks registered.</p>}
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">URL</th>
-            <th scope="col">Events</th>
-            <th scope="col">Attempts (24 h)</th>
-            <th scope="col">Failure rate</th>
-          </tr>
-        </thead>
-        <tbody>
-          {webhooks.map((w) => (
-            <tr key={w.id} data-testid="webhook">
-              <td class="wrap">{w.url}</td>
-              <td class="wrap">{w.events.join(', ')}</td>
-              <td class="num">{w.failureRate.attempts}</td>
-              <td class="num" data-testid="failure-rate">
-                {(w.failureRate.rate * 100).toFixed(1)} % ({w.failureRate.failed} failed)
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
+      {ordered.map((w) => {
+        const failed = w.open.edges.filter((e) => e.node.status === 'FAILED').length;
+        return (
+          <section
+            key={w.id}
+            class={`card webhook ${w.failureRate.failing ? 'failing' : ''}`}
+            data-testid="webhook"
+            data-failing={String(w.failureRate.failing)}
+            aria-labelledby={`webhook-${w.id}`}
+          >
+            <h3 id={`webhook-${w.id}`} class="wrap">
+              {w.failureRate.failing && <span class="tag failed">Failing</span>} {w.url}
+            </h3>
+            <p class="muted">{w.events.join(', ')}</p>
+            <p data-testid="failure-rate">
+              {(w.failureRate.rate * 100).toFixed(1)} % of {w.failureRate.attempts} attempts failed in the last 24 hours (
+              {w.failureRate.failed} failed)
+            </p>
+            {failed > 0 && (
+              <button type="button" onClick={() => void redeliverFailed(w)} data-testid="redeliver-failed">
+                Redeliver all {failed} failed
+              </button>
+            )}
+            <Deliveries
+              graph={graph}
+              title="Failed and pending deliveries"
+              deliveries={w.open.edges.map((e) => e.node)}
+              onChange={load}
+              showReference
+            />
+            <Deliveries
+              graph={graph}
+              title="Latest delivered"
+              deliveries={w.delivered.edges.map((e) => e.node)}
+              onChange={load}
+              showReference
+            />
+          </section>
+        );
+      })}
+    </>
   );
 }

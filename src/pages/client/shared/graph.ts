@@ -58,11 +58,18 @@ export class Graph {
   }
 
   async query<T>(query: string, variables: Record<string, unknown> = {}): Promise<T> {
-    const response = await fetch('/graphql', {
-      method: 'POST',
-      headers: { ...(await this.headers()), 'Content-Type': 'application/json' },
-      body: JSON.stringify({ query, variables }),
-    });
+    const send = async () =>
+      fetch('/graphql', {
+        method: 'POST',
+        headers: { ...(await this.headers()), 'Content-Type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
+    let response = await send();
+    // A token the service no longer takes (it ran out, or the test clock moved past its hour): sign in again, once.
+    if (response.status === 401) {
+      await this.tokens.fresh();
+      response = await send();
+    }
     const body = (await response.json()) as { data?: T; errors?: GraphError[] };
     if (body.errors?.length) throw new GraphRequestError(body.errors);
     if (!body.data) throw new Error(`The graph answered ${response.status} without data`);
@@ -70,14 +77,15 @@ export class Graph {
   }
 
   /** Results of a subscription until the returned function is called; survives reconnects. */
-  subscribe<T>(query: string, variables: Record<string, unknown>, onData: (data: T) => void): () => void {
+  subscribe<T>(query: string, variables: Record<string, unknown>, onData: (data: T) => void, onError?: () => void): () => void {
     return this.ws.subscribe<T>(
       { query, variables },
       {
         next: (result) => {
           if (result.data) onData(result.data as T);
+          else if (result.errors?.length) onError?.();
         },
-        error: () => undefined,
+        error: () => onError?.(),
         complete: () => undefined,
       },
     );

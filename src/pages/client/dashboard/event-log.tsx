@@ -1,0 +1,105 @@
+import { useEffect, useState } from 'preact/hooks';
+import { formatDateTime } from '../shared/format.js';
+import type { Graph } from '../shared/graph.js';
+import { EVENT_LOG, type StreamEventData } from './queries.js';
+import { paymentHref } from './use-hash-route.js';
+
+const PAGE = 50;
+const STREAMS: [string, string][] = [
+  ['', 'Every kind'],
+  ['payment', 'Payments'],
+  ['qr', 'QR check-ins'],
+  ['psp-payment', 'PSP payments'],
+  ['checkout-session', 'Checkout sessions'],
+  ['product-order', 'Product orders'],
+  ['sales-unit', 'Sales unit (operator actions)'],
+  ['user-consent', 'User consents'],
+];
+
+interface EventLogPage {
+  events: { edges: { node: StreamEventData }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
+}
+
+/** Every event of the sales unit, of every stream, newest first, from the graph's event connection. */
+export function EventLog({ graph }: { graph: Graph }) {
+  const [stream, setStream] = useState('');
+  const [rows, setRows] = useState<StreamEventData[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const [error, setError] = useState<string | undefined>();
+  const read = async (after: string | null) => {
+    try {
+      const { events } = await graph.query<EventLogPage>(EVENT_LOG, {
+        first: PAGE,
+        after,
+        filter: stream ? { streamType: stream } : null,
+      });
+      setRows((shown) => [...(after ? shown : []), ...events.edges.map((e) => e.node)]);
+      setNext(events.pageInfo.hasNextPage ? events.pageInfo.endCursor : null);
+      setError(undefined);
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    }
+  };
+  useEffect(() => {
+    void read(null);
+    // A new list whenever the stream kind changes.
+  }, [graph, stream]);
+  return (
+    <section class="card" aria-labelledby="events-title">
+      <h2 id="events-title">All events</h2>
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <label>
+          Kind
+          <select value={stream} onChange={(e) => setStream(e.currentTarget.value)} data-testid="event-stream">
+            {STREAMS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+      </form>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Event</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Reference</th>
+            <th scope="col">Id</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((e) => (
+            <tr key={e.eventId} data-testid="log-row" data-stream={e.streamType}>
+              <td>
+                <time dateTime={e.occurredAt}>{formatDateTime(e.occurredAt)}</time>
+              </td>
+              <td class="wrap">{e.name}</td>
+              <td>{e.streamType}</td>
+              <td class="wrap">
+                {e.streamType === 'payment' && e.reference ? (
+                  <a href={paymentHref(e.reference)}>{e.reference}</a>
+                ) : (
+                  (e.reference ?? e.streamId)
+                )}
+              </td>
+              <td class="num">{e.eventId}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {rows.length === 0 && !error && <p class="empty">No events.</p>}
+      {next && (
+        <button type="button" onClick={() => void read(next)}>
+          Show older events
+        </button>
+      )}
+    </section>
+  );
+}

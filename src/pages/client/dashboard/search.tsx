@@ -1,0 +1,197 @@
+import { useEffect, useState } from 'preact/hooks';
+import { formatDateTime, formatMoney } from '../shared/format.js';
+import type { Graph } from '../shared/graph.js';
+import { SEARCH, type SearchData, type SearchRow } from './queries.js';
+import { formFromParams, graphFilter, paramsFromForm, type SearchForm } from './search-filter.js';
+import { paymentHref, searchHref } from './use-hash-route.js';
+import { paymentsCsv } from './search-csv.js';
+
+const PAGE = 50;
+/** A CSV export reads the search page by page, up to this many payments. */
+const EXPORT_MAX = 5_000;
+const STATES = ['CREATED', 'AUTHORIZED', 'ABORTED', 'EXPIRED', 'TERMINATED'];
+export const OUTCOMES: [string, string][] = [
+  ['PENDING', 'Waiting for the user'],
+  ['RESERVED', 'Reserved'],
+  ['CAPTURED', 'Captured'],
+  ['REFUNDED', 'Refunded'],
+  ['CANCELLED', 'Cancelled'],
+  ['EXPIRED', 'Expired'],
+  ['ABORTED', 'Aborted by the user'],
+];
+
+/** Payments of the sales unit searched on the server, any age, newest first; the filters live in the URL. */
+export function Search({ graph, params }: { graph: Graph; params: URLSearchParams }) {
+  const form = formFromParams(params);
+  const key = params.toString();
+  const [rows, setRows] = useState<SearchRow[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>();
+
+  const read = async (after: string | null, first = PAGE) =>
+    (await graph.query<SearchData>(SEARCH, { first, after, filter: graphFilter(form) })).payments;
+
+  useEffect(() => {
+    let cancelled = false;
+    setBusy(true);
+    setRows([]);
+    read(null)
+      .then((page) => {
+        if (cancelled) return;
+        setRows(page.edges.map((e) => e.node));
+        setNext(page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null);
+        setError(undefined);
+      })
+      .catch((failure: unknown) => !cancelled && setError(failure instanceof Error ? failure.message : String(failure)))
+      .finally(() => !cancelled && setBusy(false));
+    return () => {
+      cancelled = true;
+    };
+    // The search is its URL: a new one whenever the URL's filters change.
+  }, [graph, key]);
+
+  const more = async () => {
+    if (!next) return;
+    setBusy(true);
+    try {
+      const page = await read(next);
+      setRows((shown) => [...shown, ...page.edges.map((e) => e.node)]);
+      setNext(page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null);
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const exportCsv = async () => {
+    setBusy(true);
+    try {
+      const all: SearchRow[] = [];
+      let after: string | null = null;
+      do {
+        const page: SearchData['payments'] = await read(after, 100);
+        all.push(...page.edges.map((e) => e.node));
+        after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
+      } while (after && all.length < EXPORT_MAX);
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([paymentsCsv(all)], { type: 'text/csv' }));
+      link.download = `payments-${graph.msn}.csv`;
+      link.click();
+      URL.revokeObjectURL(link.href);
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const submit = (event: Event) => {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget as HTMLFormElement);
+    const typed = Object.fromEntries([...data.entries()].map(([k, v]) => [k, String(v)])) as unknown as SearchForm;
+    location.hash = searchHref(paramsFromForm(typed));
+  };
+
+  return (
+    <section class="card search" aria-labelledby="search-title">
+      <h2 id="search-title">Search payments</h2>
+      <form class="filters" role="search" onSubmit={submit} key={key}>
+        <label>
+          Reference starts with
+          <input name="reference" type="search" defaultValue={form.reference} data-testid="search-reference" spellcheck={false} />
+        </label>
+        <label>
+          State
+          <select name="state" defaultValue={form.state} data-testid="search-state">
+            <option value="">Any</option>
+            {STATES.map((s) => (
+              <option key={s}>{s}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Outcome
+          <select name="outcome" defaultValue={form.outcome} data-testid="search-outcome">
+            <option value="">Any</option>
+            {OUTCOMES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Amount from (kr)
+          <input name="amountFrom" inputMode="decimal" defaultValue={form.amountFrom} size={8} />
+        </label>
+        <label>
+          to (kr)
+          <input name="amountTo" inputMode="decimal" defaultValue={form.amountTo} size={8} />
+        </label>
+        <label>
+          Created from
+          <input name="from" type="date" defaultValue={form.from} />
+        </label>
+        <label>
+          to
+          <input name="to" type="date" defaultValue={form.to} />
+        </label>
+        <button type="submit" data-testid="search-submit">
+          Search
+        </button>
+        <button type="button" onClick={() => void exportCsv()} disabled={busy} data-testid="search-export">
+          Export CSV
+        </button>
+      </form>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Created</th>
+            <th scope="col">Reference</th>
+            <th scope="col">State</th>
+            <th scope="col">Amount</th>
+            <th scope="col">Captured</th>
+            <th scope="col">Refunded</th>
+            <th scope="col">Cancelled</th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((p) => (
+            <tr key={p.reference} data-testid="search-row" data-reference={p.reference}>
+              <td>
+                <time dateTime={p.createdAt}>{formatDateTime(p.createdAt)}</time>
+              </td>
+              <td>
+                <a href={paymentHref(p.reference)}>{p.reference}</a>
+              </td>
+              <td>{p.state}</td>
+              <td class="num">{formatMoney(p.amount)}</td>
+              <td class="num">{formatMoney(p.aggregate.capturedAmount)}</td>
+              <td class="num">{formatMoney(p.aggregate.refundedAmount)}</td>
+              <td class="num">{formatMoney(p.aggregate.cancelledAmount)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p role="status" data-testid="search-status">
+        {busy
+          ? 'Searching…'
+          : rows.length === 0 && !error
+            ? 'No payments match.'
+            : `${rows.length} payment(s) shown${next ? ', more older ones' : ''}.`}
+      </p>
+      {next && (
+        <button type="button" onClick={() => void more()} disabled={busy} data-testid="search-more">
+          Show older payments
+        </button>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,198 @@
+import { readFile } from 'node:fs/promises';
+import type { Browser, Page } from 'playwright-core';
+import { MerchantClient, newReference } from '../support/merchant-client.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { seriousAxeViolations } from './support/axe.js';
+import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
+import { feedRow, openDashboard } from './support/dashboard-page.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
+
+/** issue 22: the dashboard as a tool: search over history, actions on a payment, a test clock that moved. */
+let t: TestApp;
+let merchant: MerchantClient;
+let browser: Browser;
+let dashboard: Page;
+let errors: string[];
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  t = await startTestApp();
+  merchant = new MerchantClient(t.baseUrl);
+  browser = await launchBrowser();
+  const ops = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+  ops.setDefaultTimeout(10_000);
+  dashboard = await ops.newPage();
+  errors = collectPageErrors(dashboard);
+  receiver = await new WebhookReceiver().start();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await t?.close();
+  await receiver?.close();
+});
+
+afterEach(() => {
+  expect(errors.splice(0)).toEqual([]);
+});
+
+test('the search finds a payment older than the feed loaded, keeps its filters in the URL and exports them as CSV', async () => {
+  const old = newReference('archive');
+  expect((await merchant.createPayment({ reference: old, amount: { currency: 'NOK', value: 4_321 } })).status).toBe(201);
+  // More events after it than the feed's first page holds.
+  for (let i = 0; i < 55; i++) expect((await merchant.createPayment()).status).toBe(201);
+  await openDashboard(dashboard, t.baseUrl);
+  await dashboard.getByTestId('feed-row').nth(49).waitFor();
+  expect(await feedRow(dashboard, old).count()).toBe(0);
+
+  await dashboard.getByRole('link', { name: 'Search' }).click();
+  await dashboard.getByTestId('search-reference').fill(old.slice(0, 20));
+  await dashboard.getByLabel('Outcome').selectOption('PENDING');
+  await dashboard.getByTestId('search-submit').click();
+  await dashboard.locator(`[data-testid="search-row"][data-reference="${old}"]`).waitFor();
+  expect(await dashboard.getByTestId('search-row').count()).toBe(1);
+  const hash = new URLSearchParams((await dashboard.evaluate<string>('location.hash')).replace(/^#\/search\?/, ''));
+  expect(Object.fromEntries(hash)).toEqual({ reference: old.slice(0, 20), outcome: 'PENDING' });
+  expect(await seriousAxeViolations(dashboard)).toEqual([]);
+  await screenshot(dashboard, 'dashboard-search');
+
+  const [download] = await Promise.all([dashboard.waitForEvent('download'), dashboard.getByTestId('search-export').click()]);
+  const csv = await readFile((await download.path())!, 'utf8');
+  expect(csv.split('\r\n').slice(0, 2)).toEqual([
+    'reference,state,created_at,currency,amount,captured,refunded,cancelled',
+    expect.stringMatching(new RegExp(`^${old},CREATED,[^,]+,NOK,4321,0,0,0$`)),
+  ]);
+
+  // The found payment's page shows its whole timeline.
+  await dashboard.getByRole('link', { name: old }).click();
+  await dashboard.getByTestId('timeline').locator('[data-event="CREATED"]').waitFor();
+});
+
+test('a capture and a refund from the payment page, each confirmed, with what the API would refuse refused alike', async () => {
+  const reference = await merchant.authorizedPayment(10_000, { reference: newReference('act') });
+  await dashboard.evaluate(`location.hash = ${JSON.stringify(`#/payments/${encodeURIComponent(reference)}`)}`);
+  await dashboard.getByTestId('payment-reference').filter({ hasText: reference }).waitFor();
+
+  await dashboard.getByTestId('capture-amount').fill('60,00');
+  await dashboard.getByRole('button', { name: 'Capture…' }).click();
+  await dashboard
+    .getByTestId('confirm')
+    .getByText(/Capture 60,00\s*kr of/)
+    .waitFor();
+  await dashboard.getByTestId('confirm-yes').click();
+  await dashboard
+    .getByTestId('action-result')
+    .filter({ hasText: /^Captured 60,00\s*kr \(key [0-9a-f-]{36}\)\.$/ })
+    .waitFor();
+  await dashboard
+    .getByTestId('payment-captured')
+    .filter({ hasText: /^60,00\s*kr$/ })
+    .waitFor();
+
+  await dashboard.getByTestId('refund-amount').fill('80');
+  await dashboard.getByRole('button', { name: 'Refund…' }).click();
+  await dashboard.getByTestId('confirm-yes').click();
+  await dashboard.getByTestId('action-result').filter({ hasText: 'REFUND_NOT_ENOUGH_REFUNDABLE' }).waitFor();
+
+  await dashboard.getByTestId('refund-amount').fill('25');
+  await dashboard.getByRole('button', { name: 'Refund…' }).click();
+  await dashboard.getByTestId('confirm-yes').click();
+  await dashboard
+    .getByTestId('action-result')
+    .filter({ hasText: /^Refunded 25,00\s*kr/ })
+    .waitFor();
+  await dashboard.getByTestId('timeline').locator('[data-event="REFUNDED"]').waitFor();
+
+  // What the page did is what the API shows, each action once.
+  const events = (await merchant.events(reference)).body as { name: string; amount: { value: number } }[];
+  expect(events.filter((e) => e.name === 'CAPTURED').map((e) => e.amount.value)).toEqual([6_000]);
+  expect(events.filter((e) => e.name === 'REFUNDED').map((e) => e.amount.value)).toEqual([2_500]);
+  expect(await seriousAxeViolations(dashboard)).toEqual([]);
+  await screenshot(dashboard, 'dashboard-actions');
+});
+
+test('a failing receiver is singled out on the live page and on the webhooks page, with its next attempt time', async () => {
+  const events = ['epayments.payment.created.v1'];
+  const failing = await merchant.request('POST', '/webhooks/v1/webhooks', { url: receiver.url('/broken'), events });
+  const healthy = await merchant.request('POST', '/webhooks/v1/webhooks', { url: receiver.url('/fine'), events });
+  receiver.route('/broken', failing.body.secret, () => 503);
+  receiver.route('/fine', healthy.body.secret, () => 200);
+  await dashboard.evaluate("location.hash = '#/'");
+  const reference = newReference('hook');
+  expect((await merchant.createPayment({ reference })).status).toBe(201);
+  const ATTEMPTS = '{ webhooks { id failureRate { attempts } } }';
+  for (let attempts = 0; attempts === 0; await new Promise((r) => setTimeout(r, 25))) {
+    const hooks = (await merchant.graphql(ATTEMPTS)).body.data.webhooks as { id: string; failureRate: { attempts: number } }[];
+    attempts = hooks.find((w) => w.id === failing.body.id)!.failureRate.attempts;
+  }
+  // The live page reads its figures again at the next event.
+  expect((await merchant.createPayment()).status).toBe(201);
+  await dashboard
+    .getByTestId('failing-webhook')
+    .filter({ hasText: receiver.url('/broken') })
+    .waitFor();
+  expect(
+    await dashboard
+      .getByTestId('failing-webhook')
+      .filter({ hasText: receiver.url('/fine') })
+      .count(),
+  ).toBe(0);
+
+  await dashboard.getByRole('link', { name: 'Webhooks' }).click();
+  const broken = dashboard.locator('[data-testid="webhook"][data-failing="true"]').filter({ hasText: receiver.url('/broken') });
+  await broken.waitFor();
+  const delivery = broken.locator('[data-testid="delivery"][data-status="PENDING"]').filter({ hasText: reference });
+  await delivery.getByTestId('next-attempt').waitFor();
+  await delivery.locator('[data-testid="attempt"][data-outcome="FAILED"]').getByText('503').waitFor();
+  expect(
+    await dashboard
+      .locator('[data-testid="webhook"][data-failing="false"]')
+      .filter({ hasText: receiver.url('/fine') })
+      .count(),
+  ).toBe(1);
+  expect(await seriousAxeViolations(dashboard)).toEqual([]);
+  await screenshot(dashboard, 'dashboard-webhook-health');
+  for (const id of [failing.body.id, healthy.body.id]) await merchant.request('DELETE', `/webhooks/v1/webhooks/${id}`);
+});
+
+test('every kind of event can be listed, a QR check-in beside the payments', async () => {
+  await merchant.request('PUT', '/qr/v1/merchant-callback/door', { locationDescription: 'Door' });
+  const { qrContent } = (await merchant.request('GET', '/qr/v1/merchant-callback/door', undefined, { Accept: 'image/svg+xml' })).body;
+  const scan = await fetch(qrContent, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: t.baseUrl },
+    body: 'phoneNumber=4791234567',
+  });
+  expect(scan.status).toBe(200);
+  await dashboard.getByRole('link', { name: 'All events' }).click();
+  await dashboard.locator('[data-testid="log-row"][data-stream="qr"]').first().waitFor();
+  await dashboard.locator('[data-testid="log-row"][data-stream="payment"]').first().waitFor();
+  await dashboard.getByTestId('event-stream').selectOption('qr');
+  await dashboard.locator('[data-testid="log-row"][data-stream="payment"]').first().waitFor({ state: 'detached' });
+  expect(await seriousAxeViolations(dashboard)).toEqual([]);
+});
+
+test('after the test clock moved three days, the totals and chart go on by the service’s clock, with a new token', async () => {
+  await dashboard.evaluate("location.hash = '#/'");
+  await dashboard.getByTestId('total-PENDING').filter({ hasText: /^\d+$/ }).waitFor();
+  const moved = await merchant.graphql(
+    'mutation { advanceTestClock(input: { seconds: 259200 }) { testClock { now } userErrors { code } } }',
+  );
+  expect(moved.body.data.advanceTestClock.userErrors).toEqual([]);
+  const now = moved.body.data.advanceTestClock.testClock.now as string;
+
+  const later = new MerchantClient(t.baseUrl);
+  const reference = await later.authorizedPayment(5_000, { reference: newReference('later') });
+  expect((await later.modify(reference, 'cancel')).status).toBe(200);
+  await feedRow(dashboard, reference, 'CANCELLED').waitFor();
+  // A new day by the service's clock: the one payment of it is cancelled, not reserved.
+  await dashboard.getByTestId('total-CANCELLED').filter({ hasText: /^1$/ }).waitFor();
+  expect(await dashboard.getByTestId('total-RESERVED').textContent()).toBe('0');
+  expect(await dashboard.getByTestId('totals-as-of').getAttribute('datetime')).toMatch(now.slice(0, 10));
+  expect(await dashboard.getByRole('alert').count()).toBe(0);
+  await dashboard.getByTestId('rate-chart').and(dashboard.locator('[aria-label^="3 events"]')).waitFor();
+  await screenshot(dashboard, 'dashboard-clock-moved');
+  // The token the page held ran out with the jump: the graph said 401 once, and the page signed in again.
+  const refused = errors.splice(0);
+  expect(refused.every((line) => /^response: 401 POST .*\/graphql/.test(line))).toBe(true);
+});
