@@ -858,7 +858,7 @@ describe('credentials before anything else, on every route', () => {
         '/order-management',
         '/partner-api',
         '/psp/v3',
-        '/qr',
+        '/qr/v1',
         '/report/v1',
         '/settlement/v1',
         '/vipps-userinfo-api',
