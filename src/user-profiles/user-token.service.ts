@@ -15,8 +15,8 @@ import { verifyUserToken } from './user-token.js';
  * a token that leaks to another merchant reads nothing with that merchant's key.
  */
 export async function readUserInfoWithUserToken(services: Services, lookup: HeaderLookup): Promise<UserInfo> {
-  const now = services.clock.now();
-  const claims = verifyUserToken(services.config, lookup('Authorization'), now);
+  // A token lives in real time; the consent it names, in its sales unit's (the unit's test clock).
+  const claims = verifyUserToken(services.config, lookup('Authorization'), services.clock.now());
   const em = forkEm(services.orm);
   const key = lookup('Ocp-Apim-Subscription-Key');
   const principal = key === undefined ? undefined : await principalOfSubscriptionKey(em, key);
@@ -37,5 +37,5 @@ export async function readUserInfoWithUserToken(services: Services, lookup: Head
     ]);
   }
   await scopeFor(services, em, principal, claims.msn);
-  return readConsentedUserInfo(em, claims.cid, now);
+  return readConsentedUserInfo(em, claims.cid, services.testClocks.of(claims.msn).now());
 }

@@ -103,7 +103,8 @@ export async function approveOnLanding(
     authorizePayment(em, payment, approved.user, now);
     const { consent } = approved;
     await em.flush();
-    const userToken = consent ? issueUserToken(services.config, consent, now) : undefined;
+    // Tokens live in real time, whatever the unit's test clock says (it is checked against real time).
+    const userToken = consent ? issueUserToken(services.config, consent, services.clock.now()) : undefined;
     return { ok: true, payment: await describe(services, em, payment), userToken };
   });
 }

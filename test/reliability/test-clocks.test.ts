@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { CheckoutClient, newSessionReference } from '../checkout/support/checkout-client.js';
 import { MerchantEndpoints } from '../checkout/support/merchant-endpoints.js';
 import { MERCHANT_B, MerchantClient } from '../support/merchant-client.js';
+import { approveWithConsent } from '../support/user-consent.js';
 import { eventually } from '../support/subscriber.js';
 import { createTestDatabase, onPostgres } from '../support/test-database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -85,6 +86,18 @@ describe('one unit advances', () => {
     expect((await b.getPayment(bOpen)).body.state).toBe('CREATED');
     expect(await ledgerPayouts(b)).toBe(bPayoutsBefore);
     expect((await unitNow(a)) - (await unitNow(b))).toBe(2 * 86_400_000);
+  });
+
+  test("a wallet user's token issued after the unit's advance is valid: tokens live in real time, the consent in the unit's", async () => {
+    const a = new MerchantClient(t.baseUrl);
+    const approval = await approveWithConsent(a, 'name');
+    expect(approval.userToken).toBeDefined();
+    const res = await a.raw('GET', '/vipps-userinfo-api/userinfo/', undefined, {
+      Authorization: `Bearer ${approval.userToken}`,
+      'Ocp-Apim-Subscription-Key': 'test-key-123456',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.sub).toBe(approval.sub);
   });
 
   test("a unit whose clock never moved is on the service's clock", async () => {
