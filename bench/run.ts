@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { format, resolveConfig } from 'prettier';
 import { renderFanOut, runFanOut } from './fan-out.js';
+import { renderFragmentFanOut, runFragmentFanOut } from './fragment-fan-out.js';
 import { renderLedgerRead, runLedgerRead } from './ledger-read.js';
 import { renderWebhookLatency, runWebhookLatency } from './webhook-latency.js';
 import { graphqlSucceeded, runLoad, type LoadRequest, type LoadResult } from './load.js';
@@ -84,6 +85,14 @@ async function main(): Promise<void> {
       'Merchant-Serial-Number': '123456',
       'Content-Type': 'application/json',
     };
+
+    // issue 20: the hostile document, alone on a quiet instance (`BENCH_ONLY=fragment-fan-out` runs this row only).
+    const fragmentFanOut = await runFragmentFanOut(paygraph.baseUrl, headers, { durationMs: DURATION_MS });
+    process.stderr.write(`${renderFragmentFanOut(fragmentFanOut)}\n`);
+    if (process.env.BENCH_ONLY === 'fragment-fan-out') {
+      process.stdout.write(`${renderFragmentFanOut(fragmentFanOut)}\n`);
+      return;
+    }
 
     // Payments to capture from, round robin so row locks spread, and 60 with events for the page query.
     const capturable: string[] = [];
@@ -241,6 +250,7 @@ async function main(): Promise<void> {
       `### QR images and orders (issue 9)\n\n${renderQrImages(qrImages)}\n\n${ordersPageRow}`,
       renderWebhookLatency(webhookLatency),
       renderFanOut(fanOut),
+      renderFragmentFanOut(fragmentFanOut),
       renderLedgerRead(ledgerRead),
     ].join('\n\n');
     process.stdout.write(`${report}\n`);

@@ -11,7 +11,7 @@ let merchant: MerchantClient;
 const MAX_SUBSCRIPTIONS = 2;
 
 beforeAll(async () => {
-  const socketLimits = { ...loadConfig({}).socketLimits, connectionInitWaitMs: 300, maxSubscriptions: MAX_SUBSCRIPTIONS };
+  const socketLimits = { ...loadConfig({}).socketLimits, connectionInitWaitMs: 3_000, maxSubscriptions: MAX_SUBSCRIPTIONS };
   t = await startTestApp({ socketLimits });
   merchant = new MerchantClient(t.baseUrl);
 });

@@ -774,8 +774,8 @@ describe('hostile clients (issue 20)', () => {
       seen.push(...lines);
     });
     const requests = seen.filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line) as { status: number });
-    expect(requests.length).toBeGreaterThanOrEqual(7);
-    expect(requests.every((r) => r.status === 499)).toBe(true);
+    expect(requests.filter((r) => r.status === 499).length).toBeGreaterThanOrEqual(7);
+    expect(requests.filter((r) => r.status >= 500)).toEqual([]);
     expect(seen.filter((line) => /"level":"error"/.test(line))).toEqual([]);
     expect(counted()).toEqual(before);
     // Nothing was written, and the service goes on serving the same client.
