@@ -2,7 +2,7 @@ import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import type { LedgerTransactionType, Resolvers, TestClockErrorCode } from '../src/generated/graphql.js';
 import { scoped } from '../src/platform/auth/tenancy.js';
 import type { RequestContext } from '../src/platform/context.js';
-import type { LedgerCaller } from '../src/ledgers/ledger-access.js';
+import { ledgerCallerOf, type LedgerCaller } from '../src/ledgers/ledger-access.js';
 import { AppError } from '../src/platform/errors/app-error.js';
 import { cursorsOf, idKeyset, keysetPage, toGlobalId } from '../src/platform/graph/relay.js';
 import { toGraphQLError, userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
@@ -37,7 +37,7 @@ const LedgerDateScalar = new GraphQLScalarType({
 
 /** The graph acts for one sales unit: its ledger, when the caller's keys cover it. */
 function callerOf(request: RequestContext): LedgerCaller {
-  return { principal: request.principal, msn: scoped(request).msn };
+  return ledgerCallerOf(request, scoped(request).msn);
 }
 
 /** A graph failure of a read in the graph's shape: a bad filter is a BAD_USER_INPUT error. */

@@ -1,40 +1,37 @@
-import type { Principal } from '../platform/auth/principal.js';
+import type { SqlCondition } from '../platform/auth/coverage.js';
+import type { RequestContext } from '../platform/context.js';
 
-/** Who reads ledgers: the caller's principal and, when it names one, the sales unit it acts for. */
+/** Who reads ledgers: the sales units the caller covers and, when it names one, the sales unit it acts for. */
 export interface LedgerCaller {
-  principal: Principal;
+  /** The caller's coverage (coverage.ts) as a condition on an SQL expression naming a sales unit's MSN. */
+  covered(msnColumn: string): SqlCondition;
   /** The graph always acts for one sales unit; the report API only when `Merchant-Serial-Number` is sent. */
-  msn?: string;
+  msn?: string | undefined;
 }
 
 /**
- * Which ledgers a caller's keys cover (FACTS §11: "all ledgers for the keys used"), as a SQL condition on
- * `ledger l`: a merchant's (or checkout client's) own; a PSP's signed-up merchants'; a partner's connected merchants
- * that consented to share their data with it. A caller acting for a sales unit sees only the ledger settling for
- * it. Another merchant's ledger is then exactly like one that does not exist.
+ * The ledger reader of a request: its keys cover the ledgers of the units whose merchant's own data it may read
+ * (FACTS §11: "all ledgers for the keys used"): a merchant's own, a PSP's signed-up merchants', a partner's
+ * connected merchants that consented to share their data with it.
+ */
+export function ledgerCallerOf(ctx: RequestContext, msn: string | undefined): LedgerCaller {
+  return { covered: (msnColumn) => ctx.covered(msnColumn, { readsMerchantData: true, wholePrincipal: true }), msn };
+}
+
+/**
+ * Which ledgers a caller's keys cover, as a SQL condition on `ledger l`: one that settles for a unit the caller
+ * covers. A caller acting for a sales unit sees only the ledger settling for it. Another merchant's ledger is then
+ * exactly like one that does not exist.
  */
 export function ledgerAccess(caller: LedgerCaller): { sql: string; params: unknown[] } {
-  const access = principalAccess(caller.principal);
+  const covered = caller.covered('lc.msn');
+  const access = {
+    sql: `exists (select 1 from ledger_sales_unit lc where lc.ledger_id = l.id and ${covered.sql})`,
+    params: covered.params,
+  };
   if (caller.msn === undefined) return access;
   return {
     sql: `${access.sql} and exists (select 1 from ledger_sales_unit m where m.ledger_id = l.id and m.msn = ?)`,
     params: [...access.params, caller.msn],
   };
-}
-
-function principalAccess(principal: Principal): { sql: string; params: unknown[] } {
-  switch (principal.kind) {
-    case 'merchant':
-    case 'checkoutClient':
-      return { sql: 'l.merchant_id = ?', params: [principal.merchantId] };
-    case 'psp':
-      return { sql: 'l.merchant_id in (select pm.merchant_id from psp_merchant pm where pm.psp_id = ?)', params: [principal.pspId] };
-    case 'partner':
-      return {
-        sql: `l.id in (select lsu.ledger_id from ledger_sales_unit lsu
-                join partner_sales_unit psu on psu.msn = lsu.msn
-                where psu.partner_id = ? and psu.merchant_consent)`,
-        params: [principal.partnerId],
-      };
-  }
 }

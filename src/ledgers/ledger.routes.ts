@@ -3,6 +3,7 @@ import type { AuthRule } from '../platform/auth/request-context.js';
 import type { RequestContext, Services } from '../platform/context.js';
 import { ledgerError } from '../platform/rest/error-formats/ledger-error.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
+import { ledgerCallerOf } from './ledger-access.js';
 import type { LedgerView } from './ledger.queries.js';
 import { listLedgerTransactions, listLedgers, type LedgerReader } from './ledger.service.js';
 
@@ -28,7 +29,7 @@ const LEDGER_AUTH: AuthRule = {
 export function ledgerRoutes(services: Services): RestInterface[] {
   const reader = (ctx: RequestContext): LedgerReader => ({
     em: ctx.em,
-    caller: { principal: ctx.principal, msn: ctx.scope.actingFor },
+    caller: ledgerCallerOf(ctx, ctx.scope.actingFor),
     cursorSecret: services.config.tokenSecret,
   });
   const settlement = defineRestInterface(

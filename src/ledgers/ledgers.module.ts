@@ -5,6 +5,7 @@ import { closeLedgerDates } from './ledger-payout.job.js';
 import { Ledger, LedgerSalesUnit, LedgerTransaction } from './ledger.entity.js';
 import { ledgerProjector } from './ledger.projector.js';
 import { readLedgerTransaction, readLedgers } from './ledger.queries.js';
+import { ledgerCallerOf } from './ledger-access.js';
 import { ledgerRoutes } from './ledger.routes.js';
 import { seedLedgers } from './ledger.seed.js';
 import './ledger.errors.js';
@@ -22,10 +23,10 @@ export const ledgersModule: DomainModule = {
   nodes: {
     Ledger: async (ctx, key) =>
       /^[0-9]{1,15}$/.test(key)
-        ? (await readLedgers(ctx.em, { principal: ctx.principal, msn: ctx.scope.msn }, { ledgerIds: [Number(key)], limit: 1 }))[0]
+        ? (await readLedgers(ctx.em, ledgerCallerOf(ctx, ctx.scope.msn), { ledgerIds: [Number(key)], limit: 1 }))[0]
         : undefined,
     LedgerTransaction: async (ctx, key) =>
-      /^[0-9]{1,15}$/.test(key) ? readLedgerTransaction(ctx.em, { principal: ctx.principal, msn: ctx.scope.msn }, Number(key)) : undefined,
+      /^[0-9]{1,15}$/.test(key) ? readLedgerTransaction(ctx.em, ledgerCallerOf(ctx, ctx.scope.msn), Number(key)) : undefined,
   },
   projectors: [ledgerProjector],
   jobs: (services) => [{ name: 'close-ledger-dates', run: () => closeLedgerDates(services) }],
