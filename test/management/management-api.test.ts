@@ -77,15 +77,34 @@ describe('a merchant sees only itself', () => {
     expect((await mgmt(t.merchant, 'GET', '/sales-units/12')).status).toBe(400);
   });
 
-  test('contracts: a link to a PDF the service serves', async () => {
+  test('contracts: a link a browser opens, no headers needed: short-lived, signed, bound to the caller and the merchant', async () => {
     const res = await mgmt(t.merchant, 'GET', '/merchants/920000002/contracts');
     expect(res.status).toBe(200);
     expect(res.body.urls).toHaveLength(1);
-    const path = new URL(res.body.urls[0]).pathname;
-    const pdf = await t.merchant.request('GET', path, undefined, SYSTEM_HEADERS);
+    const link = new URL(res.body.urls[0]);
+    expect(link.pathname).toBe('/merchant-portal/contracts/agreement.pdf');
+    // As a browser opens it: no token, no key, no system headers.
+    const pdf = await fetch(link);
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
-    expect(pdf.text.startsWith('%PDF-1.4')).toBe(true);
+    expect(pdf.headers.get('cache-control')).toBe('no-store');
+    expect(pdf.headers.get('referrer-policy')).toBe('no-referrer');
+    const text = Buffer.from(await pdf.arrayBuffer()).toString('latin1');
+    expect(text.startsWith('%PDF-1.4')).toBe(true);
+    expect(text).toContain('Testbutikk AS \\(920000002\\)');
+    // A changed token (another merchant's number written into it) is no link.
+    const token = link.searchParams.get('token')!;
+    const [header, payload, signature] = token.split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8'));
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, org: '920000010' })).toString('base64url')}.${signature}`;
+    expect((await fetch(`${link.origin}${link.pathname}?token=${encodeURIComponent(forged)}`)).status).toBe(404);
+    expect((await fetch(`${link.origin}${link.pathname}`)).status).toBe(404);
+    // Short-lived: five minutes.
+    t.app.clock.advance(301_000);
+    expect((await fetch(link)).status).toBe(404);
+    // The authenticated PDF route still answers a client that sends its headers.
+    const direct = await t.merchant.request('GET', '/management/v1/merchants/920000002/contracts/agreement.pdf', undefined, SYSTEM_HEADERS);
+    expect(direct.status).toBe(200);
   });
 
   test('partner operations are the partner’s: a merchant gets 403', async () => {

@@ -215,6 +215,10 @@ const restMatrix: Record<string, Entry> = {
   'POST /checkout/v3/session/{reference}/expire': {
     none: 'checkout client credentials only: probed with merchant B’s checkout credentials in the issue 11 block below (issue 19)',
   },
+  'GET /qr/v1/openapi.json': { none: 'the QR interface’s OpenAPI document, the same for everyone' },
+  'GET /merchant-portal/contracts/agreement.pdf': {
+    none: 'public: a short-lived link signed for one caller and one merchant; the caller’s access is checked again when opened (test/management)',
+  },
   'GET /checkout/page': { none: 'public: identified by an unguessable session token, not by merchant' },
   'POST /checkout/page/shipping': { none: 'public: identified by an unguessable session token, not by merchant' },
   'POST /checkout/page/pay': { none: 'public: identified by an unguessable session token, not by merchant' },
