@@ -107,6 +107,48 @@ describe('a merchant sees only itself', () => {
     expect(direct.status).toBe(200);
   });
 
+  // issue 19: management 1.1.x names a merchant by `{scheme}/{id}` beside `{orgno}`, on the same services.
+  test('1.1.x business identifier paths: merchant, contracts and sales units; the {orgno} paths keep their 1.0.0 answers', async () => {
+    const merchant = await mgmt(t.merchant, 'GET', '/merchants/business:NO:ORG/920000002');
+    expect(merchant.status).toBe(200);
+    expect(merchant.body).toEqual({
+      businessIdentifier: { scheme: 'business:NO:ORG', id: '920000002' },
+      name: 'Testbutikk AS',
+      status: 'ACTIVE',
+      createdAt: expect.any(String),
+      countryCode: 'NO',
+    });
+    // The colons percent-encoded, as some clients send them.
+    expect((await mgmt(t.merchant, 'GET', '/merchants/business%3ANO%3AORG/920000002')).body).toEqual(merchant.body);
+    const units = await mgmt(t.merchant, 'GET', '/merchants/business:NO:ORG/920000002/sales-units');
+    expect(units.status).toBe(200);
+    expect(units.body).toEqual([{ msn: '123456', name: expect.any(String) }]);
+    const contracts = await mgmt(t.merchant, 'GET', '/merchants/business:NO:ORG/920000002/contracts');
+    expect(contracts.status).toBe(200);
+    expect((await fetch(contracts.body.urls[0])).status).toBe(200);
+    // The 1.0.0 paths are not read as a scheme and an id.
+    expect((await mgmt(t.merchant, 'GET', '/merchants/920000002/sales-units')).body).toEqual(['123456']);
+    expect((await mgmt(t.merchant, 'GET', '/merchants/920000002/contracts')).body.urls).toHaveLength(1);
+    expect((await mgmt(t.merchant, 'GET', '/merchants/920000002')).body).toEqual({
+      data: { orgno: '920000002', name: 'Testbutikk AS', status: 'ACTIVE' },
+    });
+    // Another scheme names no merchant here; a malformed identifier is a 400 naming it.
+    const danish = await mgmt(t.merchant, 'GET', '/merchants/business:DK:CVR/12345678');
+    expect(danish.status).toBe(404);
+    expect(danish.body).toMatchObject(problemShape);
+    expect((await mgmt(t.merchant, 'GET', '/merchants/business:NO:ORG/92000')).status).toBe(400);
+    expect((await mgmt(t.merchant, 'GET', '/merchants/orgnr:NO/920000002')).status).toBe(400);
+    // Another merchant's organisation number is as missing as one that does not exist.
+    expect((await mgmt(t.merchant, 'GET', '/merchants/business:NO:ORG/920000010')).status).toBe(404);
+    // A partner without the merchant's consent: its units, not its data.
+    const partnerForB = t.partner.forSalesUnit('654321');
+    expect((await mgmt(partnerForB, 'GET', '/merchants/business:NO:ORG/920000010')).status).toBe(403);
+    expect((await mgmt(partnerForB, 'GET', '/merchants/business:NO:ORG/920000010/contracts')).status).toBe(403);
+    expect((await mgmt(partnerForB, 'GET', '/merchants/business:NO:ORG/920000010/sales-units')).body).toEqual([
+      { msn: '654321', name: expect.any(String) },
+    ]);
+  });
+
   test('partner operations are the partner’s: a merchant gets 403', async () => {
     for (const path of ['/partners/whoami', '/partners/price-packages']) {
       const res = await mgmt(t.merchant, 'GET', path);

@@ -239,6 +239,13 @@ const restMatrix: Record<string, Entry> = {
     c.request('GET', `/management/v1/merchants/${ids.orgno}/contracts/agreement.pdf`, undefined, SYSTEM),
   'GET /management/v1/merchants/{orgno}/sales-units': (c, ids) =>
     c.request('GET', `/management/v1/merchants/${ids.orgno}/sales-units`, undefined, SYSTEM),
+  // issue 19: management 1.1.x's business identifier paths.
+  'GET /management/v1/merchants/{scheme}/{id}': (c, ids) =>
+    c.request('GET', `/management/v1/merchants/business:NO:ORG/${ids.orgno}`, undefined, SYSTEM),
+  'GET /management/v1/merchants/{scheme}/{id}/contracts': (c, ids) =>
+    c.request('GET', `/management/v1/merchants/business:NO:ORG/${ids.orgno}/contracts`, undefined, SYSTEM),
+  'GET /management/v1/merchants/{scheme}/{id}/sales-units': (c, ids) =>
+    c.request('GET', `/management/v1/merchants/business:NO:ORG/${ids.orgno}/sales-units`, undefined, SYSTEM),
   'GET /management/v1/sales-units': { none: 'lists only the caller’s sales units (test/management/management-api.test.ts)' },
   'GET /management/v1/sales-units/{msn}': (c, ids) => c.request('GET', `/management/v1/sales-units/${ids.msn}`, undefined, SYSTEM),
   'PATCH /management/v1/sales-units/{msn}': (c, ids) =>
