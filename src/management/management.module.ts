@@ -6,6 +6,7 @@ import { apiQualityCounter, flushApiQuality } from './api-quality.counter.js';
 import { Migration20261123161201Management } from './migrations/Migration20261123161201Management.js';
 import { partnerApiRoutes } from './partner-api.routes.js';
 import { prefillPages } from './prefill.page.js';
+import { contractPages } from './contract.page.js';
 import { PricePackage } from './price-package.entity.js';
 import { ProductOrder } from './product-order.entity.js';
 import { productOrderEventTypes } from './product-order.events.js';
@@ -23,7 +24,7 @@ export const managementModule: DomainModule = {
   entities: [PricePackage, ProductOrder],
   migrations: [{ name: 'Migration20261123161201Management', class: Migration20261123161201Management }],
   routes: managementRoutes,
-  pages: prefillPages,
+  pages: (services) => [...prefillPages(services), ...contractPages(services)],
   resolvers: [managementResolvers],
   nodes: { SalesUnit: findVisibleSalesUnit, ProductOrder: findPartnerProductOrder },
   stateMachines: [productOrderMachine],

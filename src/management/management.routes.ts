@@ -25,6 +25,7 @@ import { createProductOrder, deleteProductOrder, readProductOrder } from './prod
 import { logoProblem } from './product-order.rules.js';
 import { managementProductOrderBody } from './product-order.schemas.js';
 import { contractPdf } from './contract-pdf.js';
+import { merchantByIdentifier, orgnoOf, salesUnitsByIdentifier } from './business-identifier.js';
 
 /** Spec 3: `Merchant-Serial-Number` optional (a partner acting for a merchant sends it); the four system headers required. */
 export const MANAGEMENT_HEADERS: HeaderRules = { msn: 'optional', systemHeaders: { presence: 'required', maxLength: 30 } };
@@ -38,6 +39,17 @@ export const msnParam: ParamRule = {
   accepts: (v) => /^[0-9]{4,6}$/.test(v),
   reason: 'Must be 4 to 6 digits',
   jsonSchema: { type: 'string', pattern: '^[0-9]{4,6}$' },
+};
+/** Management 1.1.x: `business:<country>:<type>`, e.g. `business:NO:ORG`. */
+const schemeParam: ParamRule = {
+  accepts: (v) => /^business:[A-Z]{2}:[A-Za-z0-9-]{1,20}$/.test(v),
+  reason: 'Must be a business identifier scheme such as business:NO:ORG',
+  jsonSchema: { type: 'string', pattern: '^business:[A-Z]{2}:[A-Za-z0-9-]{1,20}$', example: 'business:NO:ORG' },
+};
+const businessIdParam: ParamRule = {
+  accepts: (v) => /^[A-Za-z0-9-]{1,34}$/.test(v),
+  reason: 'Must be the merchant’s identifier in the scheme (for business:NO:ORG the organisation number)',
+  jsonSchema: { type: 'string', pattern: '^[A-Za-z0-9-]{1,34}$' },
 };
 const orderIdParam: ParamRule = {
   accepts: (v) => v.length <= 64,
@@ -133,6 +145,47 @@ export function managementRoutes(services: Services): RestInterface {
         success: { status: 200, description: '[MSN]' },
         handler: async (ctx, { params }) => {
           return json(200, await merchantSalesUnits(ctx, params.orgno));
+        },
+      }),
+      // Management 1.1.x: the merchant by business identifier, `{scheme}/{id}`, beside 1.0.0's `{orgno}` (declared
+      // after those, so `/merchants/{orgno}/contracts` is never read as a scheme and an id).
+      route({
+        method: 'GET',
+        path: '/merchants/{scheme}/{id}',
+        summary: 'A merchant by business identifier, e.g. business:NO:ORG/920000002 (1.1.x; a partner needs the merchant’s consent)',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        params: { scheme: schemeParam, id: businessIdParam },
+        success: { status: 200, description: 'Merchant (1.1.x)' },
+        handler: async (front, { headers, params }) => {
+          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+          return json(200, await merchantByIdentifier(ctx, params));
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/merchants/{scheme}/{id}/contracts',
+        summary: 'Links to the merchant’s contracts, by business identifier (1.1.x)',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        params: { scheme: schemeParam, id: businessIdParam },
+        success: { status: 200, description: '{urls: [string]}' },
+        handler: async (front, { headers, params }) => {
+          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+          return json(200, await merchantContracts(ctx, orgnoOf(params)));
+        },
+      }),
+      route({
+        method: 'GET',
+        path: '/merchants/{scheme}/{id}/sales-units',
+        summary: 'The merchant’s sales units the caller sees, by business identifier (1.1.x: [{msn, name}])',
+        idempotent: false,
+        documentedAuth: 'bearer',
+        params: { scheme: schemeParam, id: businessIdParam },
+        success: { status: 200, description: '[MsnInfo]' },
+        handler: async (front, { headers, params }) => {
+          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+          return json(200, await salesUnitsByIdentifier(ctx, params));
         },
       }),
       route({

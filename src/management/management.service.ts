@@ -7,6 +7,7 @@ import { Partner } from '../merchants/partner.entity.js';
 import { SalesUnit, type SalesUnitStatus } from '../merchants/sales-unit.entity.js';
 import { requireMerchant, requirePartner, requireVisibleUnit, visibleUnits } from './management-access.js';
 import { PricePackage } from './price-package.entity.js';
+import { contractLink } from './contract-link.js';
 
 export interface MerchantView {
   orgno: string;
@@ -45,10 +46,10 @@ export async function getMerchant(ctx: RequestContext, orgno: string): Promise<M
   return merchantView((await requireMerchant(ctx, orgno, 'merchantData')).merchant);
 }
 
-/** The merchant's contract, a PDF the service serves (one per merchant). */
+/** The merchant's contract, a PDF the service serves (one per merchant), as a link a browser opens (contract-link.ts). */
 export async function merchantContracts(ctx: RequestContext, orgno: string): Promise<{ urls: string[] }> {
   const { merchant } = await requireMerchant(ctx, orgno, 'merchantData');
-  return { urls: [`${ctx.config.publicUrl}/management/v1/merchants/${merchant.orgNumber}/contracts/agreement.pdf`] };
+  return { urls: [contractLink(ctx, merchant.orgNumber)] };
 }
 
 export async function merchantSalesUnits(ctx: RequestContext, orgno: string): Promise<string[]> {

@@ -3,7 +3,7 @@ import type { DomainModule } from '../platform/module.js';
 import { Migration20261123160901Qr } from './migrations/Migration20261123160901Qr.js';
 import { qrEventTypes } from './qr-event.types.js';
 import { qrScanPages } from './qr-scan.page.js';
-import { qrPublicPages, qrRoutes } from './qr.routes.js';
+import { qrOpenApiPage, qrPublicPages, qrRoutes } from './qr.routes.js';
 import './qr.errors.js';
 
 /** QR codes: redirect, one-time and callback QRs with real images, and the check-in a callback QR's scan records. */
@@ -11,7 +11,7 @@ export const qrModule: DomainModule = {
   name: 'qr',
   migrations: [{ name: 'Migration20261123160901Qr', class: Migration20261123160901Qr }],
   routes: qrRoutes,
-  pages: (services) => [...qrPublicPages(services), ...qrScanPages(services)],
+  pages: (services) => [...qrPublicPages(services), ...qrScanPages(services), qrOpenApiPage(services)],
   resolvers: [qrResolvers],
   eventTypes: [qrEventTypes],
 };

@@ -5,6 +5,7 @@ import type { RequestContext, Services } from '../platform/context.js';
 import { forkEm } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { invalidParamsProblem } from '../platform/rest/error-formats/invalid-params-problem.js';
+import { openApiDocument } from '../platform/rest/openapi.js';
 import type { PageRoute } from '../platform/rest/page-route.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { renderQr } from './qr-image.cache.js';
@@ -60,11 +61,11 @@ const merchantQrId = { merchantQrId: qrIdParam };
 export function qrRoutes(services: Services): RestInterface {
   return defineRestInterface(
     services,
-    { name: 'QR API', prefix: '/qr/v1', errorFormat: invalidParamsProblem, auth: MERCHANT_API_AUTH, headers: QR_HEADERS },
+    { name: 'QR API', prefix: '/qr', errorFormat: invalidParamsProblem, auth: MERCHANT_API_AUTH, headers: QR_HEADERS },
     (route) => [
       route({
         method: 'POST',
-        path: '/merchant-redirect',
+        path: '/v1/merchant-redirect',
         summary: 'Create merchant redirect QR',
         idempotent: false,
         body: createRedirectQrRequest,
@@ -82,7 +83,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'GET',
-        path: '/merchant-redirect',
+        path: '/v1/merchant-redirect',
         summary: 'Get all merchant redirect QRs',
         idempotent: false,
         success: { status: 200, description: 'The QRs' },
@@ -93,7 +94,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'GET',
-        path: '/merchant-redirect/{id}',
+        path: '/v1/merchant-redirect/{id}',
         summary: 'Get merchant redirect QR by id',
         idempotent: false,
         params: id,
@@ -105,7 +106,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'PUT',
-        path: '/merchant-redirect/{id}',
+        path: '/v1/merchant-redirect/{id}',
         summary: 'Update redirectUrl of a redirect QR',
         idempotent: false,
         params: id,
@@ -118,7 +119,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'DELETE',
-        path: '/merchant-redirect/{id}',
+        path: '/v1/merchant-redirect/{id}',
         summary: 'Delete merchant redirect QR',
         idempotent: false,
         params: id,
@@ -130,7 +131,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'POST',
-        path: '',
+        path: '/v1',
         summary: 'Create one-time payment QR',
         idempotent: false,
         body: oneTimeQrRequest,
@@ -143,7 +144,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'GET',
-        path: '/merchant-callback',
+        path: '/v1/merchant-callback',
         summary: 'Get all callback QRs for the MSN',
         idempotent: false,
         success: { status: 200, description: 'The callback QRs' },
@@ -151,7 +152,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'GET',
-        path: '/merchant-callback/{merchantQrId}',
+        path: '/v1/merchant-callback/{merchantQrId}',
         summary: 'Get callback QR by id',
         idempotent: false,
         params: merchantQrId,
@@ -163,7 +164,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'PUT',
-        path: '/merchant-callback/{merchantQrId}',
+        path: '/v1/merchant-callback/{merchantQrId}',
         summary: 'Create or update callback QR',
         idempotent: false,
         params: merchantQrId,
@@ -176,7 +177,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'DELETE',
-        path: '/merchant-callback/{merchantQrId}',
+        path: '/v1/merchant-callback/{merchantQrId}',
         summary: 'Delete callback QR',
         idempotent: false,
         params: merchantQrId,
@@ -188,7 +189,7 @@ export function qrRoutes(services: Services): RestInterface {
       }),
       route({
         method: 'PUT',
-        path: '/merchant-callback/mobilepay/{beaconId}',
+        path: '/v1/merchant-callback/mobilepay/{beaconId}',
         summary: 'Create callback QR (deprecated): map a printed MobilePay beacon id',
         idempotent: false,
         params: { beaconId: qrIdParam },
@@ -204,6 +205,16 @@ export function qrRoutes(services: Services): RestInterface {
 }
 
 const IMAGE_KEY = /^([0-9a-f-]{36})\.(svg|png)$/i;
+
+/**
+ * The QR interface's OpenAPI document where the README says each interface has it, `<prefix>/openapi.json` with the
+ * prefix of its paths (`/qr/v1`); the interface's own prefix is `/qr`, so that the public image and redirect URLs
+ * under it answer in the QR error body too.
+ */
+export function qrOpenApiPage(services: Services): PageRoute {
+  const document = openApiDocument(qrRoutes(services));
+  return { method: 'GET', pattern: '/qr/v1/openapi.json', run: async () => ({ status: 200, body: document }) };
+}
 
 /** QR images and the redirect behind a redirect QR: no credentials, stable URLs; errors in the QR body. */
 export function qrPublicPages(services: Services): PageRoute[] {

@@ -77,15 +77,76 @@ describe('a merchant sees only itself', () => {
     expect((await mgmt(t.merchant, 'GET', '/sales-units/12')).status).toBe(400);
   });
 
-  test('contracts: a link to a PDF the service serves', async () => {
+  test('contracts: a link a browser opens, no headers needed: short-lived, signed, bound to the caller and the merchant', async () => {
     const res = await mgmt(t.merchant, 'GET', '/merchants/920000002/contracts');
     expect(res.status).toBe(200);
     expect(res.body.urls).toHaveLength(1);
-    const path = new URL(res.body.urls[0]).pathname;
-    const pdf = await t.merchant.request('GET', path, undefined, SYSTEM_HEADERS);
+    const link = new URL(res.body.urls[0]);
+    expect(link.pathname).toBe('/merchant-portal/contracts/agreement.pdf');
+    // As a browser opens it: no token, no key, no system headers.
+    const pdf = await fetch(link);
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
-    expect(pdf.text.startsWith('%PDF-1.4')).toBe(true);
+    expect(pdf.headers.get('cache-control')).toBe('no-store');
+    expect(pdf.headers.get('referrer-policy')).toBe('no-referrer');
+    const text = Buffer.from(await pdf.arrayBuffer()).toString('latin1');
+    expect(text.startsWith('%PDF-1.4')).toBe(true);
+    expect(text).toContain('Testbutikk AS \\(920000002\\)');
+    // A changed token (another merchant's number written into it) is no link.
+    const token = link.searchParams.get('token')!;
+    const [header, payload, signature] = token.split('.');
+    const claims = JSON.parse(Buffer.from(payload!, 'base64url').toString('utf8'));
+    const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, org: '920000010' })).toString('base64url')}.${signature}`;
+    expect((await fetch(`${link.origin}${link.pathname}?token=${encodeURIComponent(forged)}`)).status).toBe(404);
+    expect((await fetch(`${link.origin}${link.pathname}`)).status).toBe(404);
+    // Short-lived: five minutes.
+    t.app.clock.advance(301_000);
+    expect((await fetch(link)).status).toBe(404);
+    // The authenticated PDF route still answers a client that sends its headers.
+    const direct = await t.merchant.request('GET', '/management/v1/merchants/920000002/contracts/agreement.pdf', undefined, SYSTEM_HEADERS);
+    expect(direct.status).toBe(200);
+  });
+
+  // issue 19: management 1.1.x names a merchant by `{scheme}/{id}` beside `{orgno}`, on the same services.
+  test('1.1.x business identifier paths: merchant, contracts and sales units; the {orgno} paths keep their 1.0.0 answers', async () => {
+    const merchant = await mgmt(t.merchant, 'GET', '/merchants/business:NO:ORG/920000002');
+    expect(merchant.status).toBe(200);
+    expect(merchant.body).toEqual({
+      businessIdentifier: { scheme: 'business:NO:ORG', id: '920000002' },
+      name: 'Testbutikk AS',
+      status: 'ACTIVE',
+      createdAt: expect.any(String),
+      countryCode: 'NO',
+    });
+    // The colons percent-encoded, as some clients send them.
+    expect((await mgmt(t.merchant, 'GET', '/merchants/business%3ANO%3AORG/920000002')).body).toEqual(merchant.body);
+    const units = await mgmt(t.merchant, 'GET', '/merchants/business:NO:ORG/920000002/sales-units');
+    expect(units.status).toBe(200);
+    expect(units.body).toEqual([{ msn: '123456', name: expect.any(String) }]);
+    const contracts = await mgmt(t.merchant, 'GET', '/merchants/business:NO:ORG/920000002/contracts');
+    expect(contracts.status).toBe(200);
+    expect((await fetch(contracts.body.urls[0])).status).toBe(200);
+    // The 1.0.0 paths are not read as a scheme and an id.
+    expect((await mgmt(t.merchant, 'GET', '/merchants/920000002/sales-units')).body).toEqual(['123456']);
+    expect((await mgmt(t.merchant, 'GET', '/merchants/920000002/contracts')).body.urls).toHaveLength(1);
+    expect((await mgmt(t.merchant, 'GET', '/merchants/920000002')).body).toEqual({
+      data: { orgno: '920000002', name: 'Testbutikk AS', status: 'ACTIVE' },
+    });
+    // Another scheme names no merchant here; a malformed identifier is a 400 naming it.
+    const danish = await mgmt(t.merchant, 'GET', '/merchants/business:DK:CVR/12345678');
+    expect(danish.status).toBe(404);
+    expect(danish.body).toMatchObject(problemShape);
+    expect((await mgmt(t.merchant, 'GET', '/merchants/business:NO:ORG/92000')).status).toBe(400);
+    expect((await mgmt(t.merchant, 'GET', '/merchants/orgnr:NO/920000002')).status).toBe(400);
+    // Another merchant's organisation number is as missing as one that does not exist.
+    expect((await mgmt(t.merchant, 'GET', '/merchants/business:NO:ORG/920000010')).status).toBe(404);
+    // A partner without the merchant's consent: its units, not its data.
+    const partnerForB = t.partner.forSalesUnit('654321');
+    expect((await mgmt(partnerForB, 'GET', '/merchants/business:NO:ORG/920000010')).status).toBe(403);
+    expect((await mgmt(partnerForB, 'GET', '/merchants/business:NO:ORG/920000010/contracts')).status).toBe(403);
+    expect((await mgmt(partnerForB, 'GET', '/merchants/business:NO:ORG/920000010/sales-units')).body).toEqual([
+      { msn: '654321', name: expect.any(String) },
+    ]);
   });
 
   test('partner operations are the partner’s: a merchant gets 403', async () => {

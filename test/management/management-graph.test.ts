@@ -174,9 +174,16 @@ describe('the merchant’s consent, given and withdrawn in the graph', () => {
       salesUnit: { msn: '654321' },
     });
 
+    // issue 19: a contract link made while the consent holds is checked again when it is opened.
+    const contracts = await mgmt(partnerForB, 'GET', '/merchants/920000010/contracts');
+    expect(contracts.status).toBe(200);
+    const link: string = contracts.body.urls[0];
+    expect((await fetch(link)).status).toBe(200);
+
     const withdrawn = await t.otherMerchant.graphql(withdraw, { p: '100200' });
     expect(withdrawn.body.data.withdrawMerchantConsent).toEqual({ partnerConsent: { merchantConsent: false }, userErrors: [] });
     expect((await mgmt(partnerForB, 'GET', '/merchants/920000010')).status).toBe(403);
+    expect((await fetch(link)).status).toBe(403);
     // Acting for the unit never needed the consent.
     expect((await mgmt(partnerForB, 'GET', '/sales-units/654321')).status).toBe(200);
   });

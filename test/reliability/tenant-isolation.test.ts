@@ -220,6 +220,10 @@ const restMatrix: Record<string, Entry> = {
   'POST /checkout/v3/session/{reference}/expire': {
     none: 'checkout client credentials only: probed with merchant B’s checkout credentials in the issue 11 block below (issue 19)',
   },
+  'GET /qr/v1/openapi.json': { none: 'the QR interface’s OpenAPI document, the same for everyone' },
+  'GET /merchant-portal/contracts/agreement.pdf': {
+    none: 'public: a short-lived link signed for one caller and one merchant; the caller’s access is checked again when opened (test/management)',
+  },
   'GET /checkout/page': { none: 'public: identified by an unguessable session token, not by merchant' },
   'POST /checkout/page/shipping': { none: 'public: identified by an unguessable session token, not by merchant' },
   'POST /checkout/page/pay': { none: 'public: identified by an unguessable session token, not by merchant' },
@@ -242,6 +246,13 @@ const restMatrix: Record<string, Entry> = {
     c.request('GET', `/management/v1/merchants/${ids.orgno}/contracts/agreement.pdf`, undefined, SYSTEM),
   'GET /management/v1/merchants/{orgno}/sales-units': (c, ids) =>
     c.request('GET', `/management/v1/merchants/${ids.orgno}/sales-units`, undefined, SYSTEM),
+  // issue 19: management 1.1.x's business identifier paths.
+  'GET /management/v1/merchants/{scheme}/{id}': (c, ids) =>
+    c.request('GET', `/management/v1/merchants/business:NO:ORG/${ids.orgno}`, undefined, SYSTEM),
+  'GET /management/v1/merchants/{scheme}/{id}/contracts': (c, ids) =>
+    c.request('GET', `/management/v1/merchants/business:NO:ORG/${ids.orgno}/contracts`, undefined, SYSTEM),
+  'GET /management/v1/merchants/{scheme}/{id}/sales-units': (c, ids) =>
+    c.request('GET', `/management/v1/merchants/business:NO:ORG/${ids.orgno}/sales-units`, undefined, SYSTEM),
   'GET /management/v1/sales-units': { none: 'lists only the caller’s sales units (test/management/management-api.test.ts)' },
   'GET /management/v1/sales-units/{msn}': (c, ids) => c.request('GET', `/management/v1/sales-units/${ids.msn}`, undefined, SYSTEM),
   'PATCH /management/v1/sales-units/{msn}': (c, ids) =>
