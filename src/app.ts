@@ -40,6 +40,7 @@ import { callbackKinds } from './platform/delivery/callback-kinds.js';
 import { WebhookDeliverer } from './platform/delivery/webhook-deliverer.job.js';
 import { wantsGraphQLIde } from './pages/pages.routes.js';
 import { refuseControlCharacters } from './platform/rest/request-text.js';
+import { frontPageRoute } from './pages/front.page.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -113,6 +114,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     router.add(...(Array.isArray(declared) ? (declared as readonly RestInterface[]) : [declared as RestInterface]));
     if (module.pages) router.addPages(...module.pages(services));
   }
+  router.addPages(frontPageRoute(config, () => router.declaredInterfaces));
   const schema = buildSchema(modules.flatMap((m) => m.resolvers ?? []));
   const apollo = await createGraphQLServer(services, schema);
   const scheduler = new Scheduler(

@@ -7,7 +7,7 @@ const app = await createApp(config);
 const port = await app.listen(config.port);
 const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
 process.stdout.write(
-  `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'listening', port, env: config.env, database, publicUrl: config.publicUrl })}\n`,
+  `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'listening', port, env: config.env, database, publicUrl: config.publicUrl, dashboard: `${config.publicUrl}/dashboard` })}\n`,
 );
 if (config.env === 'test') {
   process.stdout.write(
@@ -20,6 +20,7 @@ if (config.env === 'test') {
       `  PSP (Psp-Id ${testPsp.id}): client_id ${testPsp.clientId}, client_secret ${testPsp.clientSecret}, subscription key ${testPsp.subscriptionKey}`,
       `Test users: ${testUsers.map((u) => `${u.phoneNumber}${u.approvedPaymentsCount > 0 ? ' (force approve ready)' : ' (approve once on the landing page first)'}`).join(', ')}`,
       `GraphQL: ${config.publicUrl}/graphql`,
+      `Dashboard: ${config.publicUrl}/dashboard (front page with every link: ${config.publicUrl}/)`,
       '',
     ].join('\n'),
   );

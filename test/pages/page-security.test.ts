@@ -34,6 +34,7 @@ function cspOf(res: Response): Record<string, string> {
 
 describe('every page', () => {
   test.each([
+    ['the front page', '/', { accept: 'text/html' }],
     ['the dashboard', '/dashboard', { accept: 'text/html' }],
     ['the GraphQL IDE', '/graphql', { accept: 'text/html' }],
   ])('%s: a CSP without inline scripts, no framing, assets of our own only', async (_name, path, headers) => {

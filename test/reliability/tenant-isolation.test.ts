@@ -193,6 +193,7 @@ const restMatrix: Record<string, Entry> = {
   'POST /wallet/landing/reject': { none: 'public: identified by an unguessable token, not by merchant' },
   'GET /wallet/qr': { none: 'public: identified by an unguessable token, not by merchant' },
   'POST /wallet/landing/state': { none: 'public: identified by an unguessable token, not by merchant' },
+  'GET /': { none: 'the front page: links only, no data' },
   'GET /dashboard': { none: 'a page without data: what it shows it reads from the graph with the signed-in credentials' },
   'GET /graphql': { none: 'the IDE page (HTML, test environment only); its operations go through POST /graphql' },
   'GET /assets/{file}': { none: 'the pages’ bundles, the same for everyone' },

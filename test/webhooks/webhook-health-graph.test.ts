@@ -10,7 +10,7 @@ let merchant: MerchantClient;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  t = await startTestApp({ webhooks: { ...loadConfig({}).webhooks, timeoutMs: 2_000, retryWindowMs: RETRY_WINDOW_MS } });
+  t = await startTestApp({ webhooks: { ...loadConfig({}).webhooks, timeoutMs: 10_000, retryWindowMs: RETRY_WINDOW_MS } });
   merchant = new MerchantClient(t.baseUrl);
   receiver = await new WebhookReceiver().start();
 });
@@ -31,7 +31,7 @@ async function health(status?: string[]): Promise<any[]> {
 }
 
 async function until<T>(read: () => Promise<T>, holds: (value: T) => boolean): Promise<T> {
-  for (const deadline = Date.now() + 8_000; ; await new Promise((r) => setTimeout(r, 25))) {
+  for (const deadline = Date.now() + 15_000; ; await new Promise((r) => setTimeout(r, 25))) {
     const value = await read();
     if (holds(value)) return value;
     if (Date.now() > deadline) throw new Error(`never held: ${JSON.stringify(value)}`);
