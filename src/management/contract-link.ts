@@ -3,6 +3,7 @@ import { signJwt, verifyJwt, type SignedClaims } from '../platform/auth/jwt.js';
 import type { MerchantPrincipal, PartnerPrincipal } from '../platform/auth/principal.js';
 import { contextFor } from '../platform/auth/request-context.js';
 import { scopeFor } from '../platform/auth/tenancy.js';
+import { principalScope } from '../platform/auth/tenancy-scope.js';
 import type { RequestContext, Services } from '../platform/context.js';
 import { forkEm } from '../platform/db/orm.js';
 import { requireMerchant } from './management-access.js';
@@ -42,7 +43,7 @@ export function contractLink(ctx: RequestContext, orgno: string): string {
     knd: principal.kind,
     pid: principal.kind === 'merchant' ? principal.merchantId : principal.partnerId,
     cid: principal.clientId,
-    msn: ctx.scope.msn,
+    msn: ctx.scope.actingFor ?? '',
     jti: randomUUID(),
     nbf: now,
     exp: now + CONTRACT_LINK_LIFETIME_S,
@@ -66,7 +67,7 @@ export async function openContractLink(services: Services, token: string, traceI
       : { kind: 'partner', partnerId: claims.pid, clientId: claims.cid };
   const em = forkEm(services.orm);
   try {
-    const scope = claims.msn ? await scopeFor(services, em, principal, claims.msn) : { msn: '', readsMerchantData: false };
+    const scope = claims.msn ? await scopeFor(services, em, principal, claims.msn) : principalScope();
     const { merchant } = await requireMerchant(contextFor(services, em, principal, scope, traceId), claims.org, 'merchantData');
     return { ok: true, merchant: { orgno: merchant.orgNumber, name: merchant.name } };
   } catch {

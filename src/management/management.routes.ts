@@ -153,12 +153,11 @@ export function managementRoutes(services: Services): RestInterface {
         method: 'GET',
         path: '/merchants/{scheme}/{id}',
         summary: 'A merchant by business identifier, e.g. business:NO:ORG/920000002 (1.1.x; a partner needs the merchant’s consent)',
+        scope: 'merchant',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { scheme: schemeParam, id: businessIdParam },
         success: { status: 200, description: 'Merchant (1.1.x)' },
-        handler: async (front, { headers, params }) => {
-          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+        handler: async (ctx, { params }) => {
           return json(200, await merchantByIdentifier(ctx, params));
         },
       }),
@@ -166,12 +165,11 @@ export function managementRoutes(services: Services): RestInterface {
         method: 'GET',
         path: '/merchants/{scheme}/{id}/contracts',
         summary: 'Links to the merchant’s contracts, by business identifier (1.1.x)',
+        scope: 'merchant',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { scheme: schemeParam, id: businessIdParam },
         success: { status: 200, description: '{urls: [string]}' },
-        handler: async (front, { headers, params }) => {
-          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+        handler: async (ctx, { params }) => {
           return json(200, await merchantContracts(ctx, orgnoOf(params)));
         },
       }),
@@ -179,12 +177,11 @@ export function managementRoutes(services: Services): RestInterface {
         method: 'GET',
         path: '/merchants/{scheme}/{id}/sales-units',
         summary: 'The merchant’s sales units the caller sees, by business identifier (1.1.x: [{msn, name}])',
+        scope: 'merchant',
         idempotent: false,
-        documentedAuth: 'bearer',
         params: { scheme: schemeParam, id: businessIdParam },
         success: { status: 200, description: '[MsnInfo]' },
-        handler: async (front, { headers, params }) => {
-          const ctx = await managementContext(services, front, headers, { partnerActsForMerchant: true });
+        handler: async (ctx, { params }) => {
           return json(200, await salesUnitsByIdentifier(ctx, params));
         },
       }),
