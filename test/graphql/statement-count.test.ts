@@ -249,10 +249,9 @@ describe('SQL statements of the management graph and API quality', () => {
         `insert into sales_unit (msn, merchant_id, name, long_living_payments_allowed, created_at) values (?, ?, ?, false, now())`,
         [msn, id, `Unit ${i}`],
       );
-      await em.execute(
-        `insert into partner_sales_unit (partner_id, msn, merchant_consent, created_at) values ('100200', ?, true, now())`,
-        [msn],
-      );
+      await em.execute(`insert into partner_sales_unit (partner_id, msn, merchant_consent, created_at) values ('100200', ?, true, now())`, [
+        msn,
+      ]);
     }
     const partner = new PartnerClient(t.baseUrl).forSalesUnit('500001');
     for (const msn of ['500001', '500002', '500003']) {
