@@ -1,10 +1,17 @@
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
+import { exitOnStartupFailure } from './startup-failure.js';
 import { testMerchantClients, testPartner, testPsp, testUsers } from './test-environment/test-environment.seed.js';
 
-const config = loadConfig();
-const app = await createApp(config);
-const port = await app.listen(config.port);
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    return exitOnStartupFailure(error);
+  }
+})();
+const app = await createApp(config).catch(exitOnStartupFailure);
+const port = await app.listen(config.port).catch(exitOnStartupFailure);
 const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
 process.stdout.write(
   `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'listening', port, env: config.env, database, publicUrl: config.publicUrl })}\n`,
