@@ -41,6 +41,8 @@ export interface Config {
   webhooks: WebhookSettings;
   /** Port of the Prometheus metrics endpoint (`/metrics`), apart from the service's own; 0: any free port. */
   metricsPort: number;
+  /** On SIGTERM, how long requests in flight may take to finish before their connections are cut. */
+  shutdownTimeoutMs: number;
   /** How long a rotated client secret keeps working beside the new one, unless retired sooner by a command. */
   secretOverlapMs: number;
 }
@@ -90,6 +92,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     logRequests: env.PAYGRAPH_LOG_REQUESTS !== 'false',
     graphqlLimits: defaultQueryLimits,
     subscriptionKeepAliveMs: parseInterval('PAYGRAPH_SUBSCRIPTION_KEEPALIVE_MS', env.PAYGRAPH_SUBSCRIPTION_KEEPALIVE_MS ?? '15000'),
+    shutdownTimeoutMs: parseInterval('PAYGRAPH_SHUTDOWN_TIMEOUT_MS', env.PAYGRAPH_SHUTDOWN_TIMEOUT_MS ?? '25000'),
     metricsPort: parsePort(env.METRICS_PORT ?? '9464', 'METRICS_PORT'),
     secretOverlapMs: parseInterval('PAYGRAPH_SECRET_OVERLAP_MS', env.PAYGRAPH_SECRET_OVERLAP_MS ?? String(24 * 60 * 60 * 1000)),
     webhooks: {

@@ -37,6 +37,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    void app.close().finally(() => process.exit(0));
+    void app.shutdown(config.shutdownTimeoutMs).finally(() => process.exit(0));
   });
 }
