@@ -1,5 +1,6 @@
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
+import { shutdownTelemetry } from './platform/observability/telemetry-shutdown.js';
 import { exitOnStartupFailure } from './startup-failure.js';
 import { testMerchantClients, testPartner, testPsp, testUsers } from './test-environment/test-environment.seed.js';
 
@@ -37,6 +38,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    void app.shutdown(config.shutdownTimeoutMs).finally(() => process.exit(0));
+    void app
+      .shutdown(config.shutdownTimeoutMs)
+      .then(shutdownTelemetry)
+      .finally(() => process.exit(0));
   });
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { ApolloServer } from '@apollo/server';
+import { trace } from '@opentelemetry/api';
 import type { Services } from '../context.js';
 import { AppError } from '../errors/app-error.js';
 import type { GraphQLContext } from '../graph/graphql-context.js';
@@ -106,7 +107,8 @@ async function handle(
     headers: req.headers,
     params: {},
     rawBody: Buffer.alloc(0),
-    traceId: randomUUID(),
+    // With tracing on, the request's trace: the id an error body shows is the one to look up in the tracing backend.
+    traceId: trace.getActiveSpan()?.spanContext().traceId ?? randomUUID(),
     signal: gone.signal,
   };
   let response: HttpResponse;
