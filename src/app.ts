@@ -16,6 +16,7 @@ import { modules as allModules } from './modules.js';
 import type { DomainModule } from './platform/module.js';
 import { logError } from './log.js';
 import { createHttpServer } from './platform/http/http-server.js';
+import { Metrics } from './platform/observability/metrics.js';
 import type { RestInterface } from './platform/rest/rest-interface.js';
 import { Router } from './platform/rest/router.js';
 import { Scheduler } from './platform/jobs/scheduler.js';
@@ -40,6 +41,8 @@ export interface App {
   server: Server;
   services: Services;
   router: Router;
+  /** Prometheus metrics; main.ts serves them on METRICS_PORT. */
+  metrics: Metrics;
   /** Listens on `port` (0: any free port) and resolves with the port. */
   listen(port: number): Promise<number>;
   /** Closes at once: connections cut, jobs stopped, database closed. */
@@ -76,7 +79,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   await events.start();
   const nodes = new NodeRegistry<RequestContext>();
   for (const module of modules) if (module.nodes) nodes.register(module.nodes);
-  const services: Services = { config, orm, clock, salesUnits: new SalesUnitDirectory(), events, paymentEvents: events, nodes };
+  const metrics = new Metrics(orm, clock);
+  const services: Services = { config, orm, clock, salesUnits: new SalesUnitDirectory(), events, paymentEvents: events, nodes, metrics };
+  const jobRun = metrics.jobRun.bind(metrics);
   if (config.env === 'test') {
     await seedTestEnvironment(forkEm(orm), clock.now());
     for (const module of modules) {
@@ -97,11 +102,13 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const scheduler = new Scheduler(
     modules.flatMap((m) => m.jobs?.(services) ?? []),
     config.jobIntervalMs,
+    jobRun,
   );
   services.runJobsNow = () => scheduler.runOnce();
   const instanceJobs = new Scheduler(
     modules.flatMap((m) => m.instanceJobs?.(services) ?? []),
     config.flushIntervalMs,
+    jobRun,
   );
   // Webhooks run apart from expiry, never waiting behind it. A committed event (heard through LISTEN) and a
   // settled POST wake them, so an event, and the next event of that payment, go out at once, not at the next tick.
@@ -115,6 +122,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       { name: 'deliver-callbacks', run: () => callbacks.run() },
     ],
     config.jobIntervalMs,
+    jobRun,
   );
   events.onCommitted(() => webhookJobs.wake());
 
@@ -122,6 +130,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const http = createHttpServer(services, router, apollo, observers);
   const server = http.server;
   const subscriptions = attachSubscriptionServer(server, services, schema);
+  metrics.openSubscriptions = () => subscriptions.openSockets();
   if (config.runJobs) {
     scheduler.start();
     webhookJobs.start();
@@ -153,6 +162,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     server,
     services,
     router,
+    metrics,
     listen: (port) => http.listen(port),
     close: async () => {
       await subscriptions.close();

@@ -13,6 +13,11 @@ const config = (() => {
 })();
 const app = await createApp(config).catch(exitOnStartupFailure);
 const port = await app.listen(config.port).catch(exitOnStartupFailure);
+await app.metrics.serve(config.metricsPort).catch((error: unknown) => {
+  const code = (error as { code?: unknown }).code;
+  process.stderr.write(`paygraph: METRICS_PORT: cannot listen (${String(code)}: ${(error as Error).message})\n`);
+  process.exit(1);
+});
 const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
 process.stdout.write(
   `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'listening', port, env: config.env, database, publicUrl: config.publicUrl })}\n`,

@@ -69,7 +69,7 @@ export class ServiceProcess {
   constructor(built: BuiltService, env: Record<string, string>) {
     this.child = spawn(process.execPath, ['--experimental-async-context-frame', built.main], {
       cwd: built.dir,
-      env: { ...process.env, PORT: '0', ...env },
+      env: { ...process.env, PORT: '0', METRICS_PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.exited = new Promise((resolve) => {

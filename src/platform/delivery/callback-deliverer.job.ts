@@ -136,6 +136,7 @@ export class CallbackDeliverer {
     const next = delivered
       ? { status: 'delivered', nextAttemptAt: now }
       : afterFailedCallbackAttempt(attemptCount, now, callback.kind.retry);
+    this.services.metrics?.delivery('callback', delivered ? 'delivered' : next.status === 'failed' ? 'failed' : 'retry', durationMs / 1000);
     const error = 'error' in outcome ? outcome.error : null;
     await forkEm(this.services.orm).transactional(async (em) => {
       await em.execute('update outbound_callback_attempt set status_code = ?, duration_ms = ?, error = ? where id = ?', [

@@ -169,6 +169,7 @@ export class WebhookDeliverer {
       ? { status: 'delivered', nextAttemptAt: now }
       : afterFailedAttempt(attemptCount, delivery.createdAt, now, this.services.config.webhooks);
     // A response, even a 5xx, is described by its status code; `error` says why there was none.
+    this.services.metrics?.delivery('webhook', delivered ? 'delivered' : next.status === 'failed' ? 'failed' : 'retry', durationMs / 1000);
     const error = 'error' in outcome ? outcome.error : null;
     await forkEm(this.services.orm).transactional(async (em) => {
       // The registration may have been deleted meanwhile (its deliveries with it): then there is nothing to record.

@@ -22,6 +22,8 @@ export interface SubscriptionServer {
    * says 1012 Service Restart, on which graphql-ws clients reconnect (through the balancer, to another instance).
    */
   close(closing?: { code: number; reason: string }): Promise<void>;
+  /** Sockets open now (the open-subscriptions metric). */
+  openSockets(): number;
 }
 
 /**
@@ -66,6 +68,7 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
   );
 
   return {
+    openSockets: () => wss.clients.size,
     close: async (closing) => {
       server.off('upgrade', onUpgrade);
       if (closing) for (const socket of wss.clients) socket.close(closing.code, closing.reason);

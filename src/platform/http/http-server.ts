@@ -123,6 +123,7 @@ async function handle(
   }
   if (failure && !(failure instanceof AppError)) logError('request failed', failure, { traceId: request.traceId, path: request.path });
   send(res, response, request.traceId);
+  countRequest(services, router, request, response.status, started);
   if (observers.length > 0) observe(observers, request, response.status, services.clock.now());
   if (services.config.logRequests) {
     logRequest({
@@ -202,4 +203,29 @@ function send(res: ServerResponse, response: HttpResponse, traceId: string): voi
   if (body !== undefined) headers['content-length'] = String(body.length);
   res.writeHead(response.status, headers);
   res.end(body);
+}
+
+/** The request in the metrics: by its interface and route pattern, and a graph operation by its name. */
+function countRequest(services: Services, router: Router, request: HttpRequest, status: number, started: number): void {
+  const metrics = services.metrics;
+  if (!metrics) return;
+  const graph = request.routePattern === '/graphql';
+  const restInterface = graph ? 'graphql' : (router.interfaceFor(request.path)?.name ?? (request.routePattern ? 'pages' : 'none'));
+  // Unrouted paths share one series: a scanner's random paths must not each become one.
+  const route = request.routePattern ?? (request.path === '/healthz' || request.path === '/readyz' ? request.path : 'unmatched');
+  metrics.request({ interface: restInterface, route, method: request.method, status, seconds: (performance.now() - started) / 1000 });
+  if (graph && request.method === 'POST') metrics.graphqlOperation(operationName(request.rawBody), status);
+}
+
+/** The operation's name as the client sent it (`operationName`, else the document's first named operation). */
+function operationName(body: Buffer): string {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { operationName?: unknown; query?: unknown };
+    if (typeof parsed.operationName === 'string' && parsed.operationName !== '') return parsed.operationName.slice(0, 100);
+    const named =
+      typeof parsed.query === 'string' ? /\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/.exec(parsed.query) : null;
+    return named?.[1]?.slice(0, 100) ?? 'anonymous';
+  } catch {
+    return 'unparsed';
+  }
 }
