@@ -66,8 +66,10 @@ export class ServiceProcess {
   private readonly exited: Promise<void>;
   private log = '';
 
-  constructor(built: BuiltService, env: Record<string, string>) {
-    this.child = spawn(process.execPath, ['--experimental-async-context-frame', built.main], {
+  /** `preload`: modules of the build to load first with `--import` (the tracing hooks). */
+  constructor(built: BuiltService, env: Record<string, string>, preload: readonly string[] = []) {
+    const imports = preload.flatMap((module) => ['--import', join(built.dir, module)]);
+    this.child = spawn(process.execPath, ['--experimental-async-context-frame', ...imports, built.main], {
       cwd: built.dir,
       env: { ...process.env, PORT: '0', METRICS_PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
