@@ -10,6 +10,7 @@ import { Migration20261123000005DomainEventStream } from './db/migrations/Migrat
 import { Migration20261123000006OutboundCallbacks } from './db/migrations/Migration20261123000006OutboundCallbacks.js';
 import { OutboundCallback, OutboundCallbackAttempt } from './delivery/outbound-callback.entity.js';
 import { DomainEvent } from './events/domain-event.entity.js';
+import { Migration20261126100200TraceParent } from './db/migrations/Migration20261126100200TraceParent.js';
 import { Migration20261123000007Principals } from './db/migrations/Migration20261123000007Principals.js';
 import { IdempotencyRecord } from './idempotency/idempotency-record.entity.js';
 import type { DomainModule } from './module.js';
@@ -31,6 +32,7 @@ export const platformModule: DomainModule = {
     { name: 'Migration20261123000005DomainEventStream', class: Migration20261123000005DomainEventStream },
     { name: 'Migration20261123000006OutboundCallbacks', class: Migration20261123000006OutboundCallbacks },
     { name: 'Migration20261123000007Principals', class: Migration20261123000007Principals },
+    { name: 'Migration20261126100200TraceParent', class: Migration20261126100200TraceParent },
   ],
   routes: (services) => accessTokenRoutes(services),
   resolvers: [{ DateTime, MinorUnits }, nodeResolvers],

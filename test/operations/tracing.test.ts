@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { MerchantClient } from '../support/merchant-client.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { buildService, ServiceProcess, type BuiltService } from '../support/service-process.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
 
@@ -8,7 +9,7 @@ import { createTestDatabase, onPostgres, type TestDatabase } from '../support/te
  * loader cannot be instrumented), exporting to a small OTLP/HTTP receiver in this test. A REST request's server span
  * has the PostgreSQL driver's spans as children, and its trace id is the `traceId` of the error body. On PGlite there
  * is no driver to instrument (the ORM's queries make no spans), so there the test checks the request span and the
- * trace id only.
+ * trace id only. The webhook a traced request caused goes out with a `traceparent` in that request's trace.
  */
 interface ExportedSpan {
   traceId: string;
@@ -56,6 +57,7 @@ let built: BuiltService;
 let database: TestDatabase;
 let service: ServiceProcess | undefined;
 const receiver = new OtlpReceiver();
+const webhooks = new WebhookReceiver();
 
 beforeAll(async () => {
   built = await buildService();
@@ -64,6 +66,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.kill();
   await receiver.close();
+  await webhooks.close();
   await database?.drop();
   await built?.remove();
 });
@@ -98,4 +101,21 @@ test('a REST request is a server span with the database driver spans beneath it,
     const queries = receiver.spans.filter((s) => s.parentSpanId === server.spanId && s.name.startsWith('pg.query'));
     expect(queries.every((q) => q.traceId === traceId)).toBe(true);
   }
+
+  // The webhook a request causes is delivered in that request's trace.
+  await webhooks.start();
+  const registered = await merchant.request('POST', '/webhooks/v1/webhooks', {
+    url: webhooks.url('/traced'),
+    events: ['epayments.payment.created.v1'],
+  });
+  expect(registered.status).toBe(201);
+  webhooks.route('/traced', (registered.body as { secret: string }).secret);
+  const created = await merchant.createPayment({ reference: 'traced-payment' });
+  expect(created.status).toBe(201);
+  const createdTrace = created.headers.get('x-trace-id');
+  expect(createdTrace).toMatch(/^[0-9a-f]{32}$/);
+  await webhooks.waitFor((received) => received.some((r) => r.path === '/traced'), 'the created webhook', 20_000);
+  const delivered = webhooks.received.find((r) => r.path === '/traced')!;
+  expect(delivered.verified).toBe(true);
+  expect(String(delivered.headers.traceparent)).toMatch(new RegExp(`^00-${createdTrace}-[0-9a-f]{16}-0[01]$`));
 }, 90_000);

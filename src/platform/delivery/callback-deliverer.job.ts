@@ -2,6 +2,7 @@ import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
 import { logError } from '../../log.js';
 import { afterFailedCallbackAttempt, callbackKinds, type CallbackKind } from './callback-kinds.js';
+import { inTrace } from '../observability/trace-context.js';
 import { postOutbound, type OutboundOutcome } from './outbound-post.js';
 
 /** POSTs in flight per instance; a slow recipient takes one slot, not the whole deliverer. */
@@ -25,6 +26,7 @@ interface ClaimedCallback {
   body: string;
   streamType: string;
   streamId: string;
+  traceParent: string | null;
 }
 
 /**
@@ -88,7 +90,7 @@ export class CallbackDeliverer {
        ), claimed as (
          update outbound_callback c set lease_until = ?
          from due where c.id = due.id
-         returning c.id, c.kind, c.url, c.authorization_value, c.body, c.attempt_count, c.stream_type, c.stream_id
+         returning c.id, c.kind, c.url, c.authorization_value, c.body, c.attempt_count, c.stream_type, c.stream_id, c.trace_parent
        ), interrupted as (
          -- An earlier claim's attempt still without outcome: its lease ran out, so its instance stopped mid-POST.
          update outbound_callback_attempt a set error = ?
@@ -113,18 +115,23 @@ export class CallbackDeliverer {
       body: row.body as string,
       streamType: row.stream_type as string,
       streamId: row.stream_id as string,
+      traceParent: (row.trace_parent as string | null) ?? null,
     }));
   }
 
   private async attempt(callback: ClaimedCallback): Promise<void> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (callback.authorization !== null) headers.authorization = callback.authorization;
+    // The trace of the request that recorded the callback (W3C Trace Context), when it was traced.
+    if (callback.traceParent) headers.traceparent = callback.traceParent;
     const started = performance.now();
-    const outcome = await postOutbound(new URL(callback.url), callback.body, headers, {
-      timeoutMs: callback.kind.timeoutMs,
-      env: this.services.config.env,
-      readResponseBody: callback.kind.readResponseBody,
-    });
+    const outcome = await inTrace(callback.traceParent, () =>
+      postOutbound(new URL(callback.url), callback.body, headers, {
+        timeoutMs: callback.kind.timeoutMs,
+        env: this.services.config.env,
+        readResponseBody: callback.kind.readResponseBody,
+      }),
+    );
     await this.record(callback, Math.round(performance.now() - started), outcome);
   }
 
