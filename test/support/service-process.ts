@@ -101,6 +101,13 @@ export class ServiceProcess {
     return this.child.exitCode === null && this.child.signalCode === null;
   }
 
+  /** Sends SIGTERM (the graceful stop) and resolves with the exit code once the process has ended. */
+  async terminate(): Promise<number | null> {
+    if (this.running) this.child.kill('SIGTERM');
+    await this.exited;
+    return this.child.exitCode;
+  }
+
   async kill(): Promise<void> {
     if (this.running) this.child.kill('SIGKILL');
     await this.exited;
