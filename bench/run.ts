@@ -35,7 +35,8 @@ async function admin(sql: string): Promise<void> {
 function start(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; baseUrl: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--experimental-async-context-frame', join(root, script)], {
-      env: { ...process.env, ...env, PORT: '0', PAYGRAPH_LOG_REQUESTS: 'false' },
+      // Several instances run at once: each takes any free metrics port.
+      env: { ...process.env, ...env, PORT: '0', METRICS_PORT: '0', PAYGRAPH_LOG_REQUESTS: 'false' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let buffered = '';

@@ -59,6 +59,12 @@ export interface Config {
   socketLimits: SocketLimits;
   /** Outbound webhook deliveries: how long to wait for a receiver, and how to retry one that fails. */
   webhooks: WebhookSettings;
+  /** Port of the Prometheus metrics endpoint (`/metrics`), apart from the service's own; 0: any free port. */
+  metricsPort: number;
+  /** On SIGTERM, how long requests in flight may take to finish before their connections are cut. */
+  shutdownTimeoutMs: number;
+  /** How long a rotated client secret keeps working beside the new one, unless retired sooner by a command. */
+  secretOverlapMs: number;
 }
 
 /** A number of points a key may spend per window. */
@@ -117,13 +123,14 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     throw new ConfigError(`PAYGRAPH_ENV must be "test" or "production", got "${paygraphEnv}"`);
   }
   const tokenSecret = env.PAYGRAPH_TOKEN_SECRET ?? (paygraphEnv === 'test' ? DEVELOPMENT_TOKEN_SECRET : '');
-  if (tokenSecret.length < 32) {
-    throw new ConfigError('PAYGRAPH_TOKEN_SECRET must be set to at least 32 characters in production');
+  if (Buffer.byteLength(tokenSecret, 'utf8') < 32) {
+    throw new ConfigError('PAYGRAPH_TOKEN_SECRET must be set to at least 32 bytes in production');
   }
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+/.test(publicUrl)) {
     throw new ConfigError(`PUBLIC_URL must be an absolute http(s) URL, got "${publicUrl}"`);
   }
+  if (paygraphEnv === 'production') refuseUnsafeProduction(env, publicUrl);
   return {
     port,
     databaseUrl: env.DATABASE_URL || undefined,
@@ -145,6 +152,9 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
       connectionInitWaitMs: parseInterval('PAYGRAPH_WS_INIT_TIMEOUT_MS', env.PAYGRAPH_WS_INIT_TIMEOUT_MS ?? '5000'),
       maxSubscriptions: parseInterval('PAYGRAPH_WS_MAX_SUBSCRIPTIONS', env.PAYGRAPH_WS_MAX_SUBSCRIPTIONS ?? '100'),
     },
+    shutdownTimeoutMs: parseInterval('PAYGRAPH_SHUTDOWN_TIMEOUT_MS', env.PAYGRAPH_SHUTDOWN_TIMEOUT_MS ?? '25000'),
+    metricsPort: parsePort(env.METRICS_PORT ?? '9464', 'METRICS_PORT'),
+    secretOverlapMs: parseInterval('PAYGRAPH_SECRET_OVERLAP_MS', env.PAYGRAPH_SECRET_OVERLAP_MS ?? String(24 * 60 * 60 * 1000)),
     webhooks: {
       timeoutMs: parseInterval('PAYGRAPH_WEBHOOK_TIMEOUT_MS', env.PAYGRAPH_WEBHOOK_TIMEOUT_MS ?? '10000'),
       firstRetryDelayMs: parseInterval('PAYGRAPH_WEBHOOK_FIRST_RETRY_MS', env.PAYGRAPH_WEBHOOK_FIRST_RETRY_MS ?? '2000'),
@@ -155,6 +165,21 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
       ),
     },
   };
+}
+
+/**
+ * Production is refused on settings meant only for trying the service out: the embedded database (one process, on
+ * the container's disk) and a public URL that is not https (the links it hands out carry tokens).
+ */
+function refuseUnsafeProduction(env: NodeJS.ProcessEnv, publicUrl: string): void {
+  if (!env.DATABASE_URL) {
+    throw new ConfigError('DATABASE_URL must be set in production (the embedded database is for trying the service out)');
+  }
+  if (!/^postgres(ql)?:\/\//.test(env.DATABASE_URL)) {
+    throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  }
+  if (!env.PUBLIC_URL) throw new ConfigError('PUBLIC_URL must be set in production to the https URL clients reach the service at');
+  if (!publicUrl.startsWith('https://')) throw new ConfigError(`PUBLIC_URL must be an https URL in production, got "${publicUrl}"`);
 }
 
 /**
@@ -210,10 +235,10 @@ function withoutEmptyValues(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''));
 }
 
-function parsePort(value: string): number {
+function parsePort(value: string, name = 'PORT'): number {
   const port = Number(value);
   if (!/^\d+$/.test(value) || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new ConfigError(`PORT must be an integer from 0 to 65535, got "${value}"`);
+    throw new ConfigError(`${name} must be an integer from 0 to 65535, got "${value}"`);
   }
   return port;
 }

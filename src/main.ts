@@ -1,10 +1,23 @@
 import { createApp } from './app.js';
 import { loadConfig } from './config.js';
+import { shutdownTelemetry } from './platform/observability/telemetry-shutdown.js';
+import { exitOnStartupFailure } from './startup-failure.js';
 import { testMerchantClients, testPartner, testPsp, testUsers } from './test-environment/test-environment.seed.js';
 
-const config = loadConfig();
-const app = await createApp(config);
-const port = await app.listen(config.port);
+const config = (() => {
+  try {
+    return loadConfig();
+  } catch (error) {
+    return exitOnStartupFailure(error);
+  }
+})();
+const app = await createApp(config).catch(exitOnStartupFailure);
+const port = await app.listen(config.port).catch(exitOnStartupFailure);
+await app.metrics.serve(config.metricsPort).catch((error: unknown) => {
+  const code = (error as { code?: unknown }).code;
+  process.stderr.write(`paygraph: METRICS_PORT: cannot listen (${String(code)}: ${(error as Error).message})\n`);
+  process.exit(1);
+});
 const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
 process.stdout.write(
   `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'listening', port, env: config.env, database, publicUrl: config.publicUrl, dashboard: `${config.publicUrl}/dashboard` })}\n`,
@@ -31,6 +44,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    void app.close().finally(() => process.exit(0));
+    void app
+      .shutdown(config.shutdownTimeoutMs)
+      .then(shutdownTelemetry)
+      .finally(() => process.exit(0));
   });
 }

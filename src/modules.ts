@@ -3,6 +3,7 @@ import { checkoutModule } from './checkout/checkout.module.js';
 import { ledgersModule } from './ledgers/ledgers.module.js';
 import { managementModule, partnerApiModule } from './management/management.module.js';
 import { merchantsModule } from './merchants/merchants.module.js';
+import { operatorModule } from './operator/operator.module.js';
 import { ordersModule } from './orders/orders.module.js';
 import { pagesModule } from './pages/pages.module.js';
 import { paymentsModule } from './payments/payments.module.js';
@@ -33,4 +34,5 @@ export const modules: readonly DomainModule[] = [
   pspSignupModule,
   ordersModule,
   qrModule,
+  operatorModule,
 ];

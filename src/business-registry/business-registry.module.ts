@@ -1,6 +1,7 @@
 import type { DomainModule } from '../platform/module.js';
 import { seedBusinessRegistry } from './business-registry.seed.js';
 import { Migration20261123100000BusinessRegistry } from './migrations/Migration20261123100000BusinessRegistry.js';
+import { Migration20261126100100RegistryImport } from './migrations/Migration20261126100100RegistryImport.js';
 import { RegistryEntry } from './registry-entry.entity.js';
 import './business-registry.errors.js';
 
@@ -8,6 +9,9 @@ import './business-registry.errors.js';
 export const businessRegistryModule: DomainModule = {
   name: 'business-registry',
   entities: [RegistryEntry],
-  migrations: [{ name: 'Migration20261123100000BusinessRegistry', class: Migration20261123100000BusinessRegistry }],
+  migrations: [
+    { name: 'Migration20261123100000BusinessRegistry', class: Migration20261123100000BusinessRegistry },
+    { name: 'Migration20261126100100RegistryImport', class: Migration20261126100100RegistryImport },
+  ],
   seedTestEnvironment: (em) => seedBusinessRegistry(em),
 };

@@ -2,7 +2,7 @@ import type { Em } from '../platform/db/orm.js';
 import { RegistryEntry } from './registry-entry.entity.js';
 
 /** The test environment's registry (TEST-ENVIRONMENT.md): fixed numbers that exercise every answer. */
-export const testRegistry: readonly Omit<RegistryEntry, never>[] = [
+export const testRegistry: readonly Omit<RegistryEntry, 'source' | 'lastImportId'>[] = [
   { orgNumber: '920000002', name: 'Testbutikk AS', kind: 'main', status: 'active', parentOrgNumber: null },
   { orgNumber: '920000010', name: 'Prøvehandel AS', kind: 'main', status: 'active', parentOrgNumber: null },
   { orgNumber: '920000088', name: 'PSP-kunde AS', kind: 'main', status: 'active', parentOrgNumber: null },
@@ -13,5 +13,5 @@ export const testRegistry: readonly Omit<RegistryEntry, never>[] = [
 ];
 
 export async function seedBusinessRegistry(em: Em): Promise<void> {
-  for (const entry of testRegistry) await em.upsert(RegistryEntry, { ...entry });
+  for (const entry of testRegistry) await em.upsert(RegistryEntry, { ...entry, source: 'fixed', lastImportId: null });
 }

@@ -25,7 +25,8 @@ export async function requireActiveMainEntity(em: Em, orgNumber: string, field: 
     ]);
   }
   if (entry.status !== 'active') {
-    throw new AppError('ORG_NUMBER_NOT_ACTIVE', `${orgNumber} is deleted from the business registry`, [
+    const why = entry.status === 'deleted' ? 'is deleted from' : 'is bankrupt or being wound up according to';
+    throw new AppError('ORG_NUMBER_NOT_ACTIVE', `${orgNumber} ${why} the business registry`, [
       { name: field, reason: 'Not active in the business registry' },
     ]);
   }

@@ -1,3 +1,4 @@
+import type { Metrics } from './observability/metrics.js';
 import type { Clock } from './clock.js';
 import type { Config } from '../config.js';
 import type { Principal } from './auth/principal.js';
@@ -32,6 +33,8 @@ export interface Services {
   rateLimiter: RequestLimiter;
   /** Runs every module's background job once, now, and resolves when they are done (the test clock's advance). */
   runJobsNow?: () => Promise<void>;
+  /** Prometheus metrics of this app (platform/observability); absent where a test builds services by hand. */
+  metrics?: Metrics;
 }
 
 /**

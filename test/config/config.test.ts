@@ -57,7 +57,8 @@ describe('loadConfig', () => {
   });
 
   test('production with a secret: 24-hour tokens and the secret as given', () => {
-    expect(loadConfig({ PAYGRAPH_ENV: 'production', PAYGRAPH_TOKEN_SECRET: SECRET })).toMatchObject({
+    const production = { PAYGRAPH_ENV: 'production', DATABASE_URL: 'postgres://db/paygraph', PUBLIC_URL: 'https://pay.example' };
+    expect(loadConfig({ ...production, PAYGRAPH_TOKEN_SECRET: SECRET })).toMatchObject({
       env: 'production',
       tokenSecret: SECRET,
       tokenLifetimeSeconds: 86400,

@@ -66,10 +66,12 @@ export class ServiceProcess {
   private readonly exited: Promise<void>;
   private log = '';
 
-  constructor(built: BuiltService, env: Record<string, string>) {
-    this.child = spawn(process.execPath, ['--experimental-async-context-frame', built.main], {
+  /** `preload`: modules of the build to load first with `--import` (the tracing hooks). */
+  constructor(built: BuiltService, env: Record<string, string>, preload: readonly string[] = []) {
+    const imports = preload.flatMap((module) => ['--import', join(built.dir, module)]);
+    this.child = spawn(process.execPath, ['--experimental-async-context-frame', ...imports, built.main], {
       cwd: built.dir,
-      env: { ...process.env, PORT: '0', ...env },
+      env: { ...process.env, PORT: '0', METRICS_PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.exited = new Promise((resolve) => {
@@ -97,6 +99,13 @@ export class ServiceProcess {
 
   get running(): boolean {
     return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  /** Sends SIGTERM (the graceful stop) and resolves with the exit code once the process has ended. */
+  async terminate(): Promise<number | null> {
+    if (this.running) this.child.kill('SIGTERM');
+    await this.exited;
+    return this.child.exitCode;
   }
 
   async kill(): Promise<void> {

@@ -25,7 +25,14 @@ export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.
   const clock = new ManualClock(new Date());
   const queries: string[] = [];
   const config: Config = {
-    ...loadConfig({ PAYGRAPH_LOG_REQUESTS: 'false', ...env }),
+    // The database and public URL are the test app's own (set below), so production's refusal of the embedded
+    // database and of http links is satisfied with stand-ins here.
+    ...loadConfig({
+      PAYGRAPH_LOG_REQUESTS: 'false',
+      DATABASE_URL: 'postgres://set-by-the-test-app',
+      PUBLIC_URL: 'https://set-by-the-test-app',
+      ...env,
+    }),
     databaseUrl: database.databaseUrl,
     dataDir: database.dataDir,
     jobIntervalMs: 25,

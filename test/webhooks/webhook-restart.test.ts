@@ -35,6 +35,8 @@ describeOnPostgres('a killed instance', () => {
         ...process.env,
         DATABASE_URL: database.databaseUrl,
         PORT: String(port),
+        // Any free metrics port: another test's service may hold the default one.
+        METRICS_PORT: '0',
         PUBLIC_URL: baseUrl,
         PAYGRAPH_ENV: 'test',
         PAYGRAPH_LOG_REQUESTS: 'false',

@@ -26,7 +26,7 @@ export interface AccessTokenResponse {
 }
 
 export async function issueAccessToken(services: Services, em: Em, request: AccessTokenRequest): Promise<AccessTokenResponse> {
-  const client = await findApiClient(em, request.clientId, request.clientSecret, request.subscriptionKey);
+  const client = await findApiClient(em, request.clientId, request.clientSecret, request.subscriptionKey, new Date());
   if (!client) {
     throw new AppError('INVALID_CLIENT_CREDENTIALS', 'The client_id, client_secret or Ocp-Apim-Subscription-Key is missing or wrong');
   }

@@ -18,6 +18,12 @@ export const ApiClient = defineEntity({
     merchantId: p.uuid().nullable(),
     partnerId: p.string().nullable(),
     pspId: p.uuid().nullable(),
+    /**
+     * The secret before the latest rotation, still accepted until `previousSecretRetiresAt` (or until an operator
+     * retires it), so the client's owner can roll the new one out without an outage.
+     */
+    previousClientSecretDigest: p.string().nullable(),
+    previousSecretRetiresAt: p.datetime().nullable(),
     createdAt: p.datetime(),
   },
 });

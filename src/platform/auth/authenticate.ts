@@ -59,23 +59,26 @@ function principalOf(claims: AccessTokenClaims): TokenPrincipal {
   }
 }
 
-/** The API client behind a `client_id`, `client_secret` and subscription key, or undefined when any is wrong. */
+/**
+ * The API client behind a `client_id`, `client_secret` and subscription key, or undefined when any is wrong. `now`
+ * is the wall clock: a secret's overlap is operations time, which no test clock moves.
+ */
 export async function findApiClient(
   em: Em,
   clientId: string | undefined,
   clientSecret: string | undefined,
   subscriptionKey: string | undefined,
+  now: Date,
 ): Promise<ApiClient | undefined> {
   if (!clientId || !clientSecret || !subscriptionKey) return undefined;
   const client = await em.findOne(ApiClient, { clientId });
-  if (
-    !client ||
-    !digestsEqual(digest(clientSecret), client.clientSecretDigest) ||
-    !digestsEqual(digest(subscriptionKey), client.subscriptionKeyDigest)
-  ) {
-    return undefined;
-  }
-  return client;
+  if (!client || !digestsEqual(digest(subscriptionKey), client.subscriptionKeyDigest)) return undefined;
+  const secret = digest(clientSecret);
+  if (digestsEqual(secret, client.clientSecretDigest)) return client;
+  // A rotated secret works beside the new one until its overlap ends.
+  const previous = client.previousClientSecretDigest;
+  const retiresAt = client.previousSecretRetiresAt;
+  return previous && retiresAt && now < retiresAt && digestsEqual(secret, previous) ? client : undefined;
 }
 
 /**
@@ -83,7 +86,7 @@ export async function findApiClient(
  * no token (FACTS §8). Only a merchant's client may use them; the MSN is then checked like any other.
  */
 export async function authenticateCheckoutClient(em: Em, lookup: HeaderLookup): Promise<CheckoutClientPrincipal> {
-  const client = await findApiClient(em, lookup('client_id'), lookup('client_secret'), lookup('Ocp-Apim-Subscription-Key'));
+  const client = await findApiClient(em, lookup('client_id'), lookup('client_secret'), lookup('Ocp-Apim-Subscription-Key'), new Date());
   if (!client || client.kind !== 'merchant' || !client.merchantId) {
     throw new AppError('INVALID_CLIENT_CREDENTIALS', 'The client_id, client_secret or Ocp-Apim-Subscription-Key is missing or wrong', [
       { name: 'client_id', reason: 'Unknown, or the client_secret or subscription key does not match' },

@@ -2,6 +2,7 @@ import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
 import { logError } from '../../log.js';
 import { afterFailedCallbackAttempt, callbackKinds, type CallbackKind } from './callback-kinds.js';
+import { inTrace } from '../observability/trace-context.js';
 import { postOutbound, type OutboundOutcome } from './outbound-post.js';
 
 /** POSTs in flight per instance; a slow recipient takes one slot, not the whole deliverer. */
@@ -27,6 +28,8 @@ interface ClaimedCallback {
   streamId: string;
   /** The sales unit the callback is about, whose time (its test clock) says when it is due. */
   msn: string | null;
+  /** The W3C `traceparent` of the request that recorded the callback, so its delivery goes out in that trace. */
+  traceParent: string | null;
 }
 
 /**
@@ -94,7 +97,7 @@ export class CallbackDeliverer {
        ), claimed as (
          update outbound_callback c set lease_until = ?
          from due where c.id = due.id
-         returning c.id, c.kind, c.url, c.authorization_value, c.body, c.attempt_count, c.stream_type, c.stream_id, c.msn
+         returning c.id, c.kind, c.url, c.authorization_value, c.body, c.attempt_count, c.stream_type, c.stream_id, c.msn, c.trace_parent
        ), interrupted as (
          -- An earlier claim's attempt still without outcome: its lease ran out, so its instance stopped mid-POST.
          update outbound_callback_attempt a set error = ?
@@ -120,18 +123,23 @@ export class CallbackDeliverer {
       streamType: row.stream_type as string,
       streamId: row.stream_id as string,
       msn: (row.msn as string | null) ?? null,
+      traceParent: (row.trace_parent as string | null) ?? null,
     }));
   }
 
   private async attempt(callback: ClaimedCallback): Promise<void> {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (callback.authorization !== null) headers.authorization = callback.authorization;
+    // The trace of the request that recorded the callback (W3C Trace Context), when it was traced.
+    if (callback.traceParent) headers.traceparent = callback.traceParent;
     const started = performance.now();
-    const outcome = await postOutbound(new URL(callback.url), callback.body, headers, {
-      timeoutMs: callback.kind.timeoutMs,
-      env: this.services.config.env,
-      readResponseBody: callback.kind.readResponseBody,
-    });
+    const outcome = await inTrace(callback.traceParent, () =>
+      postOutbound(new URL(callback.url), callback.body, headers, {
+        timeoutMs: callback.kind.timeoutMs,
+        env: this.services.config.env,
+        readResponseBody: callback.kind.readResponseBody,
+      }),
+    );
     await this.record(callback, Math.round(performance.now() - started), outcome);
   }
 
@@ -144,6 +152,7 @@ export class CallbackDeliverer {
     const next = delivered
       ? { status: 'delivered', nextAttemptAt: now }
       : afterFailedCallbackAttempt(attemptCount, now, callback.kind.retry);
+    this.services.metrics?.delivery('callback', delivered ? 'delivered' : next.status === 'failed' ? 'failed' : 'retry', durationMs / 1000);
     const error = 'error' in outcome ? outcome.error : null;
     await forkEm(this.services.orm).transactional(async (em) => {
       await em.execute('update outbound_callback_attempt set status_code = ?, duration_ms = ?, error = ? where id = ?', [

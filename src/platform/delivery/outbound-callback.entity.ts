@@ -29,6 +29,8 @@ export const OutboundCallback = defineEntity({
     leaseUntil: p.datetime().nullable(),
     deliveredAt: p.datetime().nullable(),
     lastStatusCode: p.integer().nullable(),
+    /** The W3C traceparent of the request that recorded it (null without tracing): it goes out in that trace. */
+    traceParent: p.string().nullable(),
     createdAt: p.datetime(),
   },
 });

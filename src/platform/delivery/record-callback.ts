@@ -1,3 +1,4 @@
+import { currentTraceParent } from '../observability/trace-context.js';
 import type { Em } from '../db/orm.js';
 import { callbackKinds, type CallbackKind } from './callback-kinds.js';
 import { OutboundCallback } from './outbound-callback.entity.js';
@@ -36,5 +37,6 @@ export function recordCallback(em: Em, kind: CallbackKind, callback: NewCallback
     deliveredAt: null,
     lastStatusCode: null,
     createdAt: now,
+    traceParent: currentTraceParent(),
   });
 }

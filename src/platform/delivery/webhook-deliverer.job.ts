@@ -1,5 +1,6 @@
 import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
+import { inTrace } from '../observability/trace-context.js';
 import { postOutbound, type OutboundOutcome } from './outbound-post.js';
 import { logError } from '../../log.js';
 import { eventTypes } from '../events/event-types.js';
@@ -40,6 +41,7 @@ interface ClaimedDelivery {
   createdAt: Date;
   url: string;
   secret: string;
+  traceParent: string | null;
   event: OutboxEvent;
 }
 
@@ -115,7 +117,7 @@ export class WebhookDeliverer {
          update webhook_delivery d set lease_until = ?
          from due, webhook w, domain_event e
          where d.id = due.id and w.id = d.webhook_id and e.id = d.event_id
-         returning d.id, d.attempt_count, d.created_at, w.url, w.secret, ${OUTBOX_EVENT_COLUMNS}
+         returning d.id, d.attempt_count, d.created_at, w.url, w.secret, e.trace_parent, ${OUTBOX_EVENT_COLUMNS}
        ), interrupted as (
          -- An earlier claim's attempt still without outcome: its lease ran out, so its instance stopped mid-POST.
          update webhook_delivery_attempt a set error = ?
@@ -136,6 +138,7 @@ export class WebhookDeliverer {
       createdAt: timestamp(row.created_at),
       url: row.url as string,
       secret: row.secret as string,
+      traceParent: (row.trace_parent as string | null) ?? null,
       event: toOutboxEvent(row),
     }));
   }
@@ -149,9 +152,13 @@ export class WebhookDeliverer {
       'content-type': 'application/json',
       [EVENT_ID_HEADER]: String(delivery.event.id),
       ...signWebhookRequest(url, body, delivery.secret, signedAt),
+      // The trace of the request that caused the event (W3C Trace Context), when it was traced.
+      ...(delivery.traceParent ? { traceparent: delivery.traceParent } : {}),
     };
     const started = performance.now();
-    const outcome = await postOutbound(url, body, headers, { timeoutMs: config.webhooks.timeoutMs, env: config.env });
+    const outcome = await inTrace(delivery.traceParent, () =>
+      postOutbound(url, body, headers, { timeoutMs: config.webhooks.timeoutMs, env: config.env }),
+    );
     await this.record(delivery, Math.round(performance.now() - started), outcome);
   }
 
@@ -164,6 +171,7 @@ export class WebhookDeliverer {
       ? { status: 'delivered', nextAttemptAt: now }
       : afterFailedAttempt(attemptCount, delivery.createdAt, now, this.services.config.webhooks);
     // A response, even a 5xx, is described by its status code; `error` says why there was none.
+    this.services.metrics?.delivery('webhook', delivered ? 'delivered' : next.status === 'failed' ? 'failed' : 'retry', durationMs / 1000);
     const error = 'error' in outcome ? outcome.error : null;
     await forkEm(this.services.orm).transactional(async (em) => {
       // The registration may have been deleted meanwhile (its deliveries with it): then there is nothing to record.

@@ -22,6 +22,8 @@ export const DomainEvent = defineEntity({
     /** The event's body, stored once; each domain reads its own shape from it. */
     payload: p.json<Record<string, unknown>>(),
     occurredAt: p.datetime(),
+    /** The W3C traceparent of the request that recorded it (null without tracing): its webhooks go out in that trace. */
+    traceParent: p.string().nullable(),
   },
 });
 export type DomainEvent = InferEntity<typeof DomainEvent>;

@@ -1,6 +1,7 @@
 import type { Em } from '../db/orm.js';
 import { DomainEvent } from './domain-event.entity.js';
 import { queueProjection } from './event-projectors.js';
+import { currentTraceParent } from '../observability/trace-context.js';
 
 export interface NewEvent {
   streamType: string;
@@ -19,7 +20,7 @@ export interface NewEvent {
  * (`DomainModule.projectors`) run at that flush, in the same transaction.
  */
 export function recordEvent(em: Em, event: NewEvent): DomainEvent {
-  const row = em.create(DomainEvent, event);
+  const row = em.create(DomainEvent, { ...event, traceParent: currentTraceParent() });
   // Registered projectors (e.g. the settlement ledger) write their rows in the same flush.
   queueProjection(em, row);
   return row;

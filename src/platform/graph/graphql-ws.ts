@@ -18,8 +18,13 @@ import { operationContext, subscribeWithFreshContextPerEvent } from './subscript
 export { GRAPHQL_WS_PATH } from './socket-operation.js';
 
 export interface SubscriptionServer {
-  /** Closes every subscriber's socket (1001 Going away) and stops accepting new ones. */
-  close(): Promise<void>;
+  /**
+   * Closes every subscriber's socket and stops accepting new ones: 1001 Going away by default; a graceful shutdown
+   * says 1012 Service Restart, on which graphql-ws clients reconnect (through the balancer, to another instance).
+   */
+  close(closing?: { code: number; reason: string }): Promise<void>;
+  /** Sockets open now (the open-subscriptions metric). */
+  openSockets(): number;
 }
 
 /**
@@ -86,8 +91,10 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
   );
 
   return {
-    close: async () => {
+    openSockets: () => wss.clients.size,
+    close: async (closing) => {
       server.off('upgrade', onUpgrade);
+      if (closing) for (const socket of wss.clients) socket.close(closing.code, closing.reason);
       await disposable.dispose();
     },
   };

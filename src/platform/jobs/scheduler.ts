@@ -18,6 +18,8 @@ export class Scheduler {
   constructor(
     private readonly jobs: Job[],
     private readonly intervalMs: number,
+    /** Told of every run (the job-run metrics). */
+    private readonly onRun: (job: string, ok: boolean, seconds: number) => void = () => undefined,
   ) {}
 
   start(): void {
@@ -72,11 +74,15 @@ export class Scheduler {
 
   private async runAll(): Promise<void> {
     for (const job of this.jobs) {
+      const started = performance.now();
+      let ok = true;
       try {
         await job.run();
       } catch (error) {
+        ok = false;
         logError(`job ${job.name} failed`, error);
       }
+      this.onRun(job.name, ok, (performance.now() - started) / 1000);
     }
   }
 }

@@ -1,0 +1,88 @@
+import { connect, type Socket } from 'node:net';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { MerchantClient } from '../support/merchant-client.js';
+import { connectionParamsOf, graphqlWsUrl } from '../support/subscriber.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
+import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+
+/**
+ * Issue 21 point 5: `/readyz` beside `/healthz`, and SIGTERM's graceful stop (`App.shutdown`, which main.ts calls on
+ * the signal): no new connections, a request in flight answered (and told to close its connection), subscribers
+ * closed with 1012 Service Restart so their clients reconnect elsewhere, `/readyz` 503 while draining.
+ */
+let t: TestApp;
+let database: TestDatabase;
+let closed = false;
+
+beforeAll(async () => {
+  // The database is this file's own, so it can be dropped after the app shut itself down.
+  database = await createTestDatabase();
+  t = await startTestApp(database.databaseUrl ? { databaseUrl: database.databaseUrl } : {});
+});
+afterAll(async () => {
+  if (!closed) await t.close();
+  await database.drop();
+});
+
+test('ready: the database answers and every migration ran; alive is apart from it', async () => {
+  const ready = await fetch(`${t.baseUrl}/readyz`);
+  expect(ready.status).toBe(200);
+  expect(await ready.json()).toEqual({ status: 'ready' });
+  expect((await fetch(`${t.baseUrl}/healthz`)).status).toBe(200);
+});
+
+test('a graceful shutdown lets the request in flight finish, refuses new connections and sends subscribers elsewhere', async () => {
+  const merchant = new MerchantClient(t.baseUrl);
+  let connected: () => void = () => undefined;
+  const acknowledged = new Promise<void>((resolve) => (connected = resolve));
+  const closeCode = new Promise<number>((resolve) => {
+    void connectionParamsOf(merchant).then((connectionParams) => {
+      const client = createClient({
+        url: graphqlWsUrl(t.baseUrl),
+        webSocketImpl: WebSocket,
+        connectionParams,
+        lazy: false,
+        retryAttempts: 0,
+        onNonLazyError: () => undefined,
+        on: { connected: () => connected(), closed: (event) => resolve((event as { code: number }).code) },
+      });
+      client.subscribe(
+        { query: 'subscription { paymentEvents(reference: "shutdown-test") { event { name } } }' },
+        {
+          next: () => undefined,
+          error: () => undefined,
+          complete: () => undefined,
+        },
+      );
+    });
+  });
+  await acknowledged;
+
+  // A request in flight: its body is not all sent when the shutdown begins.
+  const port = Number(new URL(t.baseUrl).port);
+  const socket = await open(port);
+  let answer = '';
+  socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+  const answered = new Promise<void>((resolve) => socket.once('end', () => resolve()));
+  socket.write('GET /readyz HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345');
+
+  const shutdown = t.app.shutdown(10_000);
+  closed = true;
+  expect(await closeCode).toBe(1012);
+  await expect(open(port)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+
+  socket.write('67890');
+  await answered;
+  expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+  expect(answer.toLowerCase()).toContain('connection: close');
+  expect(answer).toContain('"reason":"draining"');
+  await shutdown;
+});
+
+function open(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => resolve(socket));
+    socket.once('error', reject);
+  });
+}

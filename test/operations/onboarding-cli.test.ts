@@ -1,0 +1,275 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { MerchantClient } from '../support/merchant-client.js';
+import { buildService, ServiceProcess, type BuiltService } from '../support/service-process.js';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
+
+/**
+ * Issue 21 point 1 and 2, through the operator's command line on a fresh PostgreSQL database in production mode:
+ * import the business registry, onboard a partner, a merchant and its sales unit and a merchant client, take a
+ * token with the printed credentials and create a payment, rotate the secret. PostgreSQL only: production refuses
+ * the embedded database, and PGlite cannot be shared by the command line and the service (two processes).
+ */
+const describeOnPostgres = onPostgres ? describe : describe.skip;
+const SAMPLES = join(process.cwd(), 'samples/enhetsregisteret');
+
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: Record<string, unknown>;
+}
+
+describeOnPostgres('the operator command line', () => {
+  let built: BuiltService;
+  let database: TestDatabase;
+  let service: ServiceProcess | undefined;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    built = await buildService();
+    database = await createTestDatabase();
+    env = {
+      PATH: process.env.PATH ?? '',
+      PAYGRAPH_ENV: 'production',
+      DATABASE_URL: database.databaseUrl!,
+      PUBLIC_URL: 'https://pay.example',
+      PAYGRAPH_TOKEN_SECRET: 'onboarding-test-token-secret-of-40-bytes!',
+      PAYGRAPH_LOG_REQUESTS: 'false',
+    };
+  }, 120_000);
+  afterAll(async () => {
+    await service?.kill();
+    await database?.drop();
+    await built?.remove();
+  });
+
+  function cli(...args: string[]): Promise<CliRun> {
+    return new Promise((resolve) => {
+      execFile(process.execPath, [join(built.dir, 'src/operator/cli.js'), ...args], { cwd: built.dir, env }, (error, stdout, stderr) => {
+        const code = error ? Number((error as { code?: unknown }).code ?? 1) : 0;
+        let json: Record<string, unknown> = {};
+        try {
+          json = JSON.parse(stdout) as Record<string, unknown>;
+        } catch {
+          // not --json
+        }
+        resolve({ code, stdout, stderr, json });
+      });
+    });
+  }
+
+  async function ok(...args: string[]): Promise<Record<string, unknown>> {
+    const run = await cli(...args, '--json', '--actor', 'ops@example.com');
+    if (run.code !== 0) throw new Error(`${args.join(' ')} exited ${run.code}: ${run.stderr}`);
+    return run.json;
+  }
+
+  async function sql<T>(text: string, values: unknown[] = []): Promise<T[]> {
+    const client = new pg.Client({ connectionString: database.databaseUrl });
+    await client.connect();
+    try {
+      return (await client.query(text, values)).rows as T[];
+    } finally {
+      await client.end();
+    }
+  }
+
+  test('help lists every command; an unknown command or a missing option is a usage error', async () => {
+    const help = await cli('help');
+    expect(help.code).toBe(0);
+    for (const command of [
+      'create-partner',
+      'deactivate-partner',
+      'create-merchant',
+      'deactivate-merchant',
+      'create-sales-unit',
+      'create-psp',
+      'connect-sales-unit',
+      'record-consent',
+      'withdraw-consent',
+      'create-client',
+      'rotate-secret',
+      'retire-secret',
+      'import-registry',
+    ]) {
+      expect(help.stdout).toContain(`  ${command} `);
+    }
+    expect((await cli('create-merchant', '--help')).stdout).toContain('--org-number');
+    const unknown = await cli('make-money');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^paygraph: unknown command "make-money"/);
+    expect((await cli('create-merchant')).stderr).toMatch(/^paygraph: create-merchant: --org-number is required\n$/);
+  });
+
+  test('from an empty database to the first payment, then a secret rotation with an overlap', async () => {
+    // The registry from Enhetsregisteret's bulk format: main entities (JSON), then sub entities (CSV).
+    expect(await ok('import-registry', '--file', join(SAMPLES, 'enheter_sample.json'))).toMatchObject({
+      kind: 'main',
+      imported: 6,
+      skipped: 0,
+    });
+    expect(await ok('import-registry', '--file', join(SAMPLES, 'underenheter_sample.csv'))).toMatchObject({ kind: 'sub', imported: 2 });
+    // Idempotent: the same file again changes nothing.
+    const before = await sql(`select org_number, name, kind, status, parent_org_number from business_registry_entry order by 1`);
+    await ok('import-registry', '--file', join(SAMPLES, 'enheter_sample.json'));
+    expect(await sql(`select org_number, name, kind, status, parent_org_number from business_registry_entry order by 1`)).toEqual(before);
+    expect(before).toEqual(
+      expect.arrayContaining([
+        { org_number: '931000004', name: 'EKSEMPELBUTIKKEN AS', kind: 'main', status: 'active', parent_org_number: null },
+        { org_number: '931000039', name: 'KONKURSRAMMET AS', kind: 'main', status: 'inactive', parent_org_number: null },
+        { org_number: '931000055', name: 'SLETTET AS', kind: 'main', status: 'deleted', parent_org_number: null },
+        { org_number: '931000063', name: 'EKSEMPELBUTIKKEN AS AVD. BERGEN', kind: 'sub', status: 'active', parent_org_number: '931000004' },
+        {
+          org_number: '931000071',
+          name: 'PRØVEKAFEEN AS, "GAMLE" AVDELING',
+          kind: 'sub',
+          status: 'deleted',
+          parent_org_number: '931000012',
+        },
+      ]),
+    );
+
+    const partner = await ok('create-partner', '--name', 'Integrasjon AS');
+    // Checked against the registry: a sub entity, a bankrupt organisation and a deleted one are refused in one line.
+    for (const [orgNumber, message] of [
+      ['931000063', /sub entity/],
+      ['931000039', /bankrupt or being wound up/],
+      ['931000055', /deleted from the business registry/],
+    ] as const) {
+      const refused = await cli('create-merchant', '--org-number', orgNumber);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(message);
+      expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);
+    }
+    const merchant = await ok('create-merchant', '--org-number', '931000004');
+    expect(merchant).toMatchObject({ name: 'EKSEMPELBUTIKKEN AS', orgNumber: '931000004' });
+    const unit = await ok(
+      'create-sales-unit',
+      '--merchant-id',
+      String(merchant.merchantId),
+      '--name',
+      'Eksempelbutikken nett',
+      '--capture-type',
+      'ReserveCapture',
+    );
+    expect(String(unit.msn)).toMatch(/^\d{6}$/);
+    await ok('connect-sales-unit', '--partner-id', String(partner.partnerId), '--msn', String(unit.msn));
+    expect(
+      await ok('record-consent', '--merchant-id', String(merchant.merchantId), '--partner-id', String(partner.partnerId)),
+    ).toMatchObject({
+      merchantConsent: true,
+      salesUnits: [unit.msn],
+    });
+    const client = await ok('create-client', '--merchant-id', String(merchant.merchantId));
+    expect(client).toMatchObject({ kind: 'merchant', ownerId: merchant.merchantId });
+
+    service = new ServiceProcess(built, { ...env, PORT: '0' });
+    const baseUrl = `http://127.0.0.1:${await service.listening}`;
+    const credentials = {
+      msn: String(unit.msn),
+      clientId: String(client.clientId),
+      clientSecret: String(client.clientSecret),
+      subscriptionKey: String(client.subscriptionKey),
+    };
+    const merchantApi = new MerchantClient(baseUrl, credentials);
+    const created = await merchantApi.createPayment({ reference: 'first-production-payment' });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ reference: 'first-production-payment' });
+
+    const tokenStatus = (secret: string) =>
+      new MerchantClient(baseUrl, { ...credentials, clientSecret: secret })
+        .raw('POST', '/accesstoken/get', undefined, {
+          client_id: credentials.clientId,
+          client_secret: secret,
+          'Ocp-Apim-Subscription-Key': credentials.subscriptionKey,
+        })
+        .then((r) => r.status);
+
+    // Rotation: both secrets work during the overlap; after the old one is retired only the new one does.
+    const rotated = await ok('rotate-secret', '--client-id', credentials.clientId);
+    const newSecret = String(rotated.clientSecret);
+    expect(newSecret).not.toBe(credentials.clientSecret);
+    expect(Date.parse(String(rotated.previousSecretRetiresAt))).toBeGreaterThan(Date.now());
+    expect(await tokenStatus(credentials.clientSecret)).toBe(200);
+    expect(await tokenStatus(newSecret)).toBe(200);
+    const paidWithNew = await new MerchantClient(baseUrl, { ...credentials, clientSecret: newSecret }).createPayment({
+      reference: 'after-rotation',
+    });
+    expect(paidWithNew.status).toBe(201);
+    await ok('retire-secret', '--client-id', credentials.clientId);
+    expect(await tokenStatus(credentials.clientSecret)).toBe(401);
+    expect(await tokenStatus(newSecret)).toBe(200);
+    // An overlap that has ended works as a retirement: a rotation with none leaves only the newest secret.
+    const again = await ok('rotate-secret', '--client-id', credentials.clientId, '--overlap-ms', '0');
+    expect(await tokenStatus(newSecret)).toBe(401);
+    expect(await tokenStatus(String(again.clientSecret))).toBe(200);
+
+    // Every action is an outbox event naming who did what, and none carries a secret or key.
+    const events = await sql<{ name: string; payload: Record<string, unknown>; msn: string }>(
+      `select name, payload, msn from domain_event where stream_type = 'operator-action' order by id`,
+    );
+    expect(events.map((e) => e.name)).toEqual([
+      'operator.business-registry.imported.v1',
+      'operator.business-registry.imported.v1',
+      'operator.business-registry.imported.v1',
+      'operator.partner.created.v1',
+      'operator.merchant.created.v1',
+      'operator.sales-unit.created.v1',
+      'operator.sales-unit.connected.v1',
+      'operator.merchant-consent.recorded.v1',
+      'operator.api-client.created.v1',
+      'operator.api-client.secret-rotated.v1',
+      'operator.api-client.secret-retired.v1',
+      'operator.api-client.secret-rotated.v1',
+    ]);
+    for (const event of events) expect(event.payload).toMatchObject({ actor: 'ops@example.com', at: expect.any(String) });
+    const everything = JSON.stringify(events);
+    for (const secret of [credentials.clientSecret, credentials.subscriptionKey, newSecret, String(again.clientSecret)]) {
+      expect(everything).not.toContain(secret);
+    }
+  }, 150_000);
+
+  test('a later full import marks what it no longer lists deleted, and that organisation can no longer become a merchant', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'registry-'));
+    try {
+      const all = JSON.parse(await readFile(join(SAMPLES, 'enheter_sample.json'), 'utf8')) as { organisasjonsnummer: string }[];
+      const later = join(dir, 'enheter_alle.json');
+      await writeFile(later, JSON.stringify(all.filter((e) => e.organisasjonsnummer !== '931000020')));
+      expect(await ok('import-registry', '--file', later, '--full')).toMatchObject({ imported: 5, markedDeleted: 1 });
+      expect(await sql(`select status from business_registry_entry where org_number = '931000020'`)).toEqual([{ status: 'deleted' }]);
+      // Sub entities are another file: a full import of main entities leaves them as they were.
+      expect(await sql(`select status from business_registry_entry where org_number = '931000063'`)).toEqual([{ status: 'active' }]);
+      expect((await cli('create-merchant', '--org-number', '931000020')).stderr).toMatch(/deleted from the business registry/);
+      const missing = await cli('import-registry', '--file', join(dir, 'nothing.json'));
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toMatch(/^paygraph: ENOENT/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  test('the test environment keeps its fixed registry entries through a full import', async () => {
+    const testDatabase = await createTestDatabase();
+    const testEnv = { ...env, PAYGRAPH_ENV: 'test', DATABASE_URL: testDatabase.databaseUrl!, PUBLIC_URL: 'http://127.0.0.1:1' };
+    const seeding = new ServiceProcess(built, testEnv);
+    try {
+      await seeding.listening;
+      await seeding.kill();
+      const saved = env;
+      env = testEnv;
+      try {
+        expect(await ok('import-registry', '--file', join(SAMPLES, 'enheter_sample.json'), '--full')).toMatchObject({ markedDeleted: 0 });
+        expect(await ok('create-merchant', '--org-number', '920000029')).toMatchObject({ name: 'Nytt Firma AS' });
+      } finally {
+        env = saved;
+      }
+    } finally {
+      await seeding.kill();
+      await testDatabase.drop();
+    }
+  }, 60_000);
+});
