@@ -38,7 +38,7 @@ describeOnPostgres('two instances behind HAProxy', () => {
     built = await buildService();
     database = await createTestDatabase();
     certDir = await mkdtemp(join(tmpdir(), 'lb-cert-'));
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     globalThis.fetch = realFetch;
     haproxy?.kill('SIGKILL');

@@ -40,7 +40,7 @@ describeOnPostgres('the operator command line', () => {
       PAYGRAPH_TOKEN_SECRET: 'onboarding-test-token-secret-of-40-bytes!',
       PAYGRAPH_LOG_REQUESTS: 'false',
     };
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await service?.kill();
     await database?.drop();

@@ -9,7 +9,7 @@ let built: BuiltService;
 
 beforeAll(async () => {
   built = await buildService();
-}, 120_000);
+}, 300_000);
 afterAll(() => built?.remove());
 
 const production = {

@@ -62,7 +62,7 @@ const webhooks = new WebhookReceiver();
 beforeAll(async () => {
   built = await buildService();
   database = await createTestDatabase();
-}, 120_000);
+}, 300_000);
 afterAll(async () => {
   await service?.kill();
   await receiver.close();

@@ -149,7 +149,7 @@ describeOnPostgres('crash: the service SIGKILLed at random points under load', (
 
   beforeAll(async () => {
     built = await buildService();
-  }, 60_000);
+  }, 300_000);
   afterAll(async () => {
     await service?.kill();
     await receiver.close();

@@ -1,6 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -14,15 +15,43 @@ export interface BuiltService {
 
 /**
  * Compiles the service (`src/` and `resolvers/`, with the build's compiler options) with the project's own `tsc` into
- * a fresh temporary directory, so a test can run it as a separate OS process from a fresh clone (no `dist/` needed,
- * and nothing shared with `npm run build`). The directory gets links to `node_modules/` and `schema/` and a
- * `package.json` marking it as ESM, as the repository root has. Type errors are `npm run check`'s business: the build
- * fails only when tsc emitted nothing.
+ * a temporary directory, so a test can run it as a separate OS process from a fresh clone (no `dist/` needed, and
+ * nothing shared with `npm run build`). The directory gets links to `node_modules/` and `schema/` and a `package.json`
+ * marking it as ESM, as the repository root has. Type errors are `npm run check`'s business: the build fails only when
+ * tsc emitted nothing.
+ *
+ * One build serves every test file of a run: the directory is named by a digest of the sources, and the first file
+ * to ask builds it under a lock directory while the others wait for it (five files need the service; compiling it
+ * took about a minute of CPU each time). Nothing is removed: the service processes run in the directory.
  */
 export async function buildService(root = process.cwd()): Promise<BuiltService> {
   if (!existsSync(join(root, 'tsconfig.build.json'))) throw new Error(`not the repository root: ${root}`);
-  const dir = await mkdtemp(join(tmpdir(), 'paygraph-build-'));
-  const main = join(dir, 'src/main.js');
+  const dir = join(tmpdir(), `paygraph-build-${await sourceDigest(root)}`);
+  const built: BuiltService = { dir, main: join(dir, 'src/main.js'), remove: async () => {} };
+  const complete = join(dir, '.complete');
+  const lock = `${dir}.lock`;
+  for (const deadline = Date.now() + 10 * 60_000; Date.now() < deadline;) {
+    if (existsSync(complete)) return built;
+    try {
+      await mkdir(lock);
+    } catch {
+      // Another test file is compiling it: wait for that build.
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      continue;
+    }
+    try {
+      if (!existsSync(complete)) await compileInto(root, dir);
+      return built;
+    } finally {
+      await rm(lock, { recursive: true, force: true });
+    }
+  }
+  throw new Error(`timed out waiting for another test file's build of the service in ${dir}`);
+}
+
+async function compileInto(root: string, dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir);
   try {
     // Linked first: tsc looks for the `node` types from the directory of the config it is given.
     await symlink(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
@@ -41,15 +70,28 @@ export async function buildService(root = process.cwd()): Promise<BuiltService> 
         maxBuffer: 16 * 1024 * 1024,
       });
     } catch (error) {
-      if (!existsSync(main)) throw new Error(`tsc emitted nothing: ${String(at(error, 'stdout') ?? error)}`);
+      if (!existsSync(join(dir, 'src/main.js'))) throw new Error(`tsc emitted nothing: ${String(at(error, 'stdout') ?? error)}`);
     }
     await symlink(join(root, 'schema'), join(dir, 'schema'), 'dir');
     await writeFile(join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+    await writeFile(join(dir, '.complete'), '');
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
   }
-  return { dir, main, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A digest of what the build compiles (and where from), so a changed source gets a build of its own. */
+async function sourceDigest(root: string): Promise<string> {
+  const hash = createHash('sha256').update(root);
+  const files = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+  for (const folder of ['src', 'resolvers']) {
+    for (const entry of await readdir(join(root, folder), { recursive: true, withFileTypes: true })) {
+      if (entry.isFile() && entry.name.endsWith('.ts')) files.push(join(entry.parentPath, entry.name).slice(root.length + 1));
+    }
+  }
+  for (const file of files.sort()) hash.update(file).update(await readFile(join(root, file)));
+  return hash.digest('hex').slice(0, 16);
 }
 
 function at(value: unknown, key: string): unknown {
