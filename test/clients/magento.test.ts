@@ -16,10 +16,10 @@ import { float, outcome, phpJsonEncode, sendAsPhp, type PhpValue, type WireAnswe
 const fixture = useTestApp();
 
 const STORE = 'https://magento.example.com';
-const MAGENTO = [
+const MAGENTO: [string, string][] = [
   ['Vipps-System-Name', 'Magento 2 Community'], // ModuleMetadata::getSystemName: sprintf('%s 2 %s', name, edition)
   ['Vipps-System-Version', '2.4.7'],
-] as const;
+];
 
 /** curl's request: Host and `Accept: *\/*` first, the module's headers without the empty ones, Content-Length. */
 function curl(method: string, path: string, headers: [string, string][], body?: string): Promise<WireAnswer> {

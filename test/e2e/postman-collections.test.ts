@@ -230,7 +230,7 @@ function runCollection(run: CollectionCase, baseUrl: string): Promise<Collection
           environment: environmentFor(run, baseUrl),
           reporters: [],
           delayRequest: 0,
-          timeoutRequest: 10_000,
+          timeoutRequest: 5_000,
           timeoutScript: 5_000,
           timeout: 120_000,
           ignoreRedirects: true,
