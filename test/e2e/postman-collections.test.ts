@@ -230,9 +230,9 @@ function runCollection(run: CollectionCase, baseUrl: string): Promise<Collection
           environment: environmentFor(run, baseUrl),
           reporters: [],
           delayRequest: 0,
-          timeoutRequest: 5_000,
+          timeoutRequest: 15_000,
           timeoutScript: 5_000,
-          timeout: 120_000,
+          timeout: 170_000,
           ignoreRedirects: true,
           suppressExitCode: true,
         },
@@ -284,7 +284,7 @@ describe.each(COLLECTIONS)('$name collection', (collection) => {
 
   beforeAll(async () => {
     runs.set(collection.name, await runCollection(collection, testApp.baseUrl));
-  }, 120_000);
+  }, 180_000);
 
   test.each(paths)('%s', (path) => {
     const key = `${collection.name} › ${path}`;
