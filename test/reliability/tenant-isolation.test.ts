@@ -870,7 +870,7 @@ describe('credentials before anything else, on every route', () => {
         '/order-management',
         '/partner-api',
         '/psp/v3',
-        '/qr/v1',
+        '/qr',
         '/report/v1',
         '/settlement/v1',
         '/vipps-userinfo-api',
