@@ -16,7 +16,7 @@ export function pageRoutes(services: Services, assets: PageAssets = pageAssets):
       headers: pageSecurityHeaders(request, { webSocket: true }),
       body: dashboardPage(assets, services.config),
     })),
-    // Reached only by a browser asking for HTML: app.ts sends every other /graphql request to the graph.
+    // Reached only by a browser asking for HTML (graphql-ide-request.ts): the HTTP server sends every other /graphql request to the graph.
     route('GET', '/graphql', async (request) => graphQLIdeResponse(services, assets, request)),
     route('GET', `${ASSET_PREFIX}{file}`, async (request) => {
       const response = await assets.serve(request.params.file ?? '', header(request, 'accept-encoding'));
@@ -24,11 +24,6 @@ export function pageRoutes(services: Services, assets: PageAssets = pageAssets):
       return response;
     }),
   ];
-}
-
-/** A browser navigating to /graphql asks for HTML; programs ask for JSON (or send no Accept at all). */
-export function wantsGraphQLIde(request: HttpRequest): boolean {
-  return request.method === 'GET' && /\btext\/html\b/.test(header(request, 'accept') ?? '');
 }
 
 /**

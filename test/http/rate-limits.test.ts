@@ -108,8 +108,8 @@ test('graphql-ws: a subscription is charged its cost on the same quota and refus
 test('per address without a token, from X-Forwarded-For of the trusted proxy only; a forged left-most entry does not help', async () => {
   const from = (forwardedFor: string) =>
     fetch(`${t.baseUrl}/epayment/v1/payments/some-reference-1`, { headers: { 'X-Forwarded-For': forwardedFor } });
-  // Refused for their headers and credentials (4xx), each charged to the client's address.
-  expect((await from('203.0.113.7')).status).toBe(400);
+  // Refused for their missing credentials (401), each charged to the client's address.
+  expect((await from('203.0.113.7')).status).toBe(401);
   const refused = await untilRefused(async () => {
     const res = await from('203.0.113.7');
     return { status: res.status, headers: res.headers, body: undefined, text: '' };
@@ -118,8 +118,8 @@ test('per address without a token, from X-Forwarded-For of the trusted proxy onl
   expectRefusalFields(refused.headers, 'address', 3);
   expect((await from('10.9.9.9, 203.0.113.7')).status).toBe(429);
   // Another client address behind the same balancer has its own quota.
-  expect((await from('203.0.113.8')).status).toBe(400);
-  expect(await afterReset(() => from('203.0.113.7'))).toBe(400);
+  expect((await from('203.0.113.8')).status).toBe(401);
+  expect(await afterReset(() => from('203.0.113.7'))).toBe(401);
 });
 
 test('refused client secrets at the token endpoint are throttled per client id, even with the right secret after them', async () => {

@@ -20,7 +20,9 @@ export interface NewEvent {
  * (`DomainModule.projectors`) run at that flush, in the same transaction.
  */
 export function recordEvent(em: Em, event: NewEvent): DomainEvent {
-  const row = em.create(DomainEvent, { ...event, traceParent: currentTraceParent() });
+  // Set only when there is a trace, so an event without one writes no column a database before its migration lacks.
+  const traceParent = currentTraceParent();
+  const row = em.create(DomainEvent, traceParent ? { ...event, traceParent } : event);
   // Registered projectors (e.g. the settlement ledger) write their rows in the same flush.
   queueProjection(em, row);
   return row;

@@ -17,7 +17,7 @@ import { epaymentProblem } from '../rest/error-formats/epayment-problem.js';
 import { asAppError } from '../rest/error-formats/error-format.js';
 import type { Router } from '../rest/router.js';
 import { logError, logRequest } from '../../log.js';
-import { wantsGraphQLIde } from '../../pages/pages.routes.js';
+import { wantsGraphQLIde } from '../graph/graphql-ide-request.js';
 import { Readiness } from './readiness.js';
 
 /**
