@@ -642,6 +642,7 @@ describe('tenant isolation', () => {
 
   test('the operator is refused on every probed field of the graph, before any resolver runs', async () => {
     const answers = await Promise.all([
+      // A graph probe uses only `graphql`, which every principal's client has.
       ...probes(graphMatrix).map(([, probe]) => probe(operator as unknown as MerchantClient, owned)),
       operator.graphql('{ __typename }'),
     ]);
