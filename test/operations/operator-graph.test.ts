@@ -3,6 +3,7 @@ import { useTestApp } from '../support/app-fixture.js';
 import { MerchantClient } from '../support/merchant-client.js';
 import { OperatorClient, operatorMutations } from '../support/operator-client.js';
 import type { ClientCredentials, HttpResult } from '../support/principal-client.js';
+import { eventually, Subscriber } from '../support/subscriber.js';
 
 /**
  * Issue 21 point 1, for tools: the operator's API client takes its token at /accesstoken/get and drives the back
@@ -239,6 +240,18 @@ describe('the operator credential covers no sales unit', () => {
     const payment = await operator.request('GET', '/epayment/v1/payments/any-reference', undefined, { 'Merchant-Serial-Number': '123456' });
     expect(payment.status).toBe(403);
     expect(payment.body.extraDetails[0].name).toBe('Authorization');
+  });
+
+  test('over graphql-ws its socket opens, but every subscription is refused before it starts', async () => {
+    const { 'Content-Type': _json, ...params } = await operator.headers();
+    const subscriber = new Subscriber(t.baseUrl, params).subscribe('subscription { paymentEvents { event { reference } } }');
+    try {
+      await eventually(() => subscriber.failure !== undefined, 'the refusal');
+      expect(subscriber.failure).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'FORBIDDEN' }) })]);
+      expect(subscriber.results).toEqual([]);
+    } finally {
+      await subscriber.close();
+    }
   });
 
   test.each(['merchant', 'partner', 'psp'] as const)('a %s is refused every operator mutation, and nothing changes', async (kind) => {
