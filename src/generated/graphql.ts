@@ -85,6 +85,12 @@ export type AirlineDataInput = {
   ticketNumber?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Whose API client it is. */
+export type ApiClientOwnerKind =
+  | 'MERCHANT'
+  | 'PARTNER'
+  | 'PSP';
+
 export type ApiQualityConnection = {
   __typename?: 'ApiQualityConnection';
   edges: Array<ApiQualityEdge>;
@@ -434,6 +440,20 @@ export type CheckoutUserInfo = {
   sub: Scalars['String']['output'];
 };
 
+export type ConnectSalesUnitInput = {
+  msn: Scalars['String']['input'];
+  partnerId: Scalars['String']['input'];
+};
+
+export type ConnectSalesUnitPayload = {
+  __typename?: 'ConnectSalesUnitPayload';
+  /** The merchant's consent to share its own data with the partner (separate: recordConsent). */
+  merchantConsent?: Maybe<Scalars['Boolean']['output']>;
+  msn?: Maybe<Scalars['String']['output']>;
+  partnerId?: Maybe<Scalars['String']['output']>;
+  userErrors: Array<OperatorUserError>;
+};
+
 export type ConnectedSalesUnit = {
   __typename?: 'ConnectedSalesUnit';
   /** Whether the merchant consented to share its own data (merchant details, contracts) with the partner. */
@@ -453,6 +473,32 @@ export type ConnectedSalesUnitEdge = {
   node: ConnectedSalesUnit;
 };
 
+export type ConsentInput = {
+  merchantId: Scalars['ID']['input'];
+  partnerId: Scalars['String']['input'];
+};
+
+export type ConsentPayload = {
+  __typename?: 'ConsentPayload';
+  /** The merchant's sales units connected to the partner, whose consent changed. */
+  msns?: Maybe<Array<Scalars['String']['output']>>;
+  userErrors: Array<OperatorUserError>;
+};
+
+export type CreateApiClientInput = {
+  /** Default: a new one. */
+  clientId?: InputMaybe<Scalars['String']['input']>;
+  /** The merchant id, partner id or PSP id. */
+  ownerId: Scalars['String']['input'];
+  ownerKind: ApiClientOwnerKind;
+};
+
+export type CreateApiClientPayload = {
+  __typename?: 'CreateApiClientPayload';
+  apiClient?: Maybe<IssuedApiClient>;
+  userErrors: Array<OperatorUserError>;
+};
+
 /** The REST create request's fields, with the same names and rules. */
 export type CreateCheckoutSessionInput = {
   configuration?: InputMaybe<CheckoutConfigurationInput>;
@@ -469,6 +515,31 @@ export type CreateCheckoutSessionPayload = {
   session?: Maybe<CheckoutSession>;
   token?: Maybe<Scalars['String']['output']>;
   userErrors: Array<CheckoutUserError>;
+};
+
+export type CreateMerchantInput = {
+  /** Default: the registry's name. */
+  name?: InputMaybe<Scalars['String']['input']>;
+  /** An active main entity of the business registry. */
+  orgNumber: Scalars['String']['input'];
+};
+
+export type CreateMerchantPayload = {
+  __typename?: 'CreateMerchantPayload';
+  merchant?: Maybe<OperatorMerchant>;
+  userErrors: Array<OperatorUserError>;
+};
+
+export type CreatePartnerInput = {
+  name: Scalars['String']['input'];
+  /** Its partner id (default: a new number). */
+  partnerId?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type CreatePartnerPayload = {
+  __typename?: 'CreatePartnerPayload';
+  partner?: Maybe<OperatorPartner>;
+  userErrors: Array<OperatorUserError>;
 };
 
 export type CreatePaymentInput = {
@@ -499,11 +570,39 @@ export type CreatePaymentPayload = {
   userErrors: Array<PaymentUserError>;
 };
 
+export type CreatePspInput = {
+  name: Scalars['String']['input'];
+};
+
+export type CreatePspPayload = {
+  __typename?: 'CreatePspPayload';
+  psp?: Maybe<OperatorPsp>;
+  userErrors: Array<OperatorUserError>;
+};
+
 export type CreateRedirectQrInput = {
   id: Scalars['String']['input'];
   redirectUrl: Scalars['String']['input'];
   /** Seconds, 300 to 2147483647; absent: never expires. */
   ttl?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type CreateSalesUnitInput = {
+  /** Default: ReserveCapture. */
+  captureType?: InputMaybe<CaptureType>;
+  longLivingPaymentsAllowed?: InputMaybe<Scalars['Boolean']['input']>;
+  merchantId: Scalars['ID']['input'];
+  /** Default: a new 6-digit number. */
+  msn?: InputMaybe<Scalars['String']['input']>;
+  name: Scalars['String']['input'];
+  recurringAllowed?: InputMaybe<Scalars['Boolean']['input']>;
+  skipLandingPageAllowed?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+export type CreateSalesUnitPayload = {
+  __typename?: 'CreateSalesUnitPayload';
+  salesUnit?: Maybe<OperatorSalesUnit>;
+  userErrors: Array<OperatorUserError>;
 };
 
 export type Currency =
@@ -520,6 +619,27 @@ export type CustomerInput = {
 export type CustomerInteraction =
   | 'CUSTOMER_NOT_PRESENT'
   | 'CUSTOMER_PRESENT';
+
+export type DeactivateMerchantInput = {
+  merchantId: Scalars['ID']['input'];
+};
+
+export type DeactivateMerchantPayload = {
+  __typename?: 'DeactivateMerchantPayload';
+  /** Its sales units are deactivated with it: they take no new payments. */
+  merchantId?: Maybe<Scalars['ID']['output']>;
+  userErrors: Array<OperatorUserError>;
+};
+
+export type DeactivatePartnerInput = {
+  partnerId: Scalars['String']['input'];
+};
+
+export type DeactivatePartnerPayload = {
+  __typename?: 'DeactivatePartnerPayload';
+  partnerId?: Maybe<Scalars['String']['output']>;
+  userErrors: Array<OperatorUserError>;
+};
 
 export type DeleteCallbackQrInput = {
   merchantQrId: Scalars['String']['input'];
@@ -597,6 +717,16 @@ export type InitiatePspPaymentPayload = {
 export type InstaboxIntegrationInput = {
   clientId: Scalars['String']['input'];
   clientSecret: Scalars['String']['input'];
+};
+
+/** A new client's credentials: the secret and subscription key are stored as digests, so this is the only time they are shown. */
+export type IssuedApiClient = {
+  __typename?: 'IssuedApiClient';
+  clientId: Scalars['String']['output'];
+  clientSecret: Scalars['String']['output'];
+  ownerId: Scalars['String']['output'];
+  ownerKind: ApiClientOwnerKind;
+  subscriptionKey: Scalars['String']['output'];
 };
 
 /** A merchant's settlement ledger: what its captures, refunds, fees and payouts add up to. */
@@ -837,10 +967,21 @@ export type Mutation = {
   approveTestPayment: PaymentModificationPayload;
   cancelPayment: PaymentModificationPayload;
   capturePayment: PaymentModificationPayload;
+  /** Connects a sales unit to a partner, which may then act for it. */
+  connectSalesUnit: ConnectSalesUnitPayload;
+  /** An API client for a merchant, partner or PSP; the payload shows its secret and subscription key, once. */
+  createApiClient: CreateApiClientPayload;
   /** Opens a checkout session for the caller's sales unit (REST: POST /checkout/v3/session). */
   createCheckoutSession: CreateCheckoutSessionPayload;
+  /** A merchant for an active main entity of the business registry. */
+  createMerchant: CreateMerchantPayload;
+  createPartner: CreatePartnerPayload;
   createPayment: CreatePaymentPayload;
+  createPsp: CreatePspPayload;
   createRedirectQr: RedirectQrPayload;
+  createSalesUnit: CreateSalesUnitPayload;
+  deactivateMerchant: DeactivateMerchantPayload;
+  deactivatePartner: DeactivatePartnerPayload;
   deleteCallbackQr: DeleteCallbackQrPayload;
   deleteRedirectQr: DeleteRedirectQrPayload;
   deleteWebhook: DeleteWebhookPayload;
@@ -850,12 +991,18 @@ export type Mutation = {
   giveMerchantConsent: MerchantConsentPayload;
   /** Initiate a PSP payment for the sales unit of the request. */
   initiatePspPayment: InitiatePspPaymentPayload;
+  /** Records a merchant's consent to share its own data with a partner its sales units are connected to. */
+  recordConsent: ConsentPayload;
   /** Makes every failed delivery of a registration due now, each with one more try. */
   redeliverFailedWebhookDeliveries: RedeliverFailedWebhookDeliveriesPayload;
   /** Makes a pending or failed delivery due now (a failed one gets one more try). */
   redeliverWebhookDelivery: RedeliverWebhookDeliveryPayload;
   refundPayment: PaymentModificationPayload;
   registerWebhook: RegisterWebhookPayload;
+  /** Ends a rotation's overlap now: only the newest secret works. */
+  retireClientSecret: RetireClientSecretPayload;
+  /** A new secret; the old one keeps working until the overlap ends (or retireClientSecret). */
+  rotateClientSecret: RotateClientSecretPayload;
   /** Creates or updates a callback QR: a later call changes the location, never the image. */
   setCallbackQr: CallbackQrPayload;
   /** Sets an order's category; a later call replaces it. */
@@ -870,6 +1017,7 @@ export type Mutation = {
   updateRedirectQr: RedirectQrPayload;
   /** Changes a sales unit's name, logo or status (the same rules as PATCH /management/v1/sales-units/{msn}). */
   updateSalesUnit: UpdateSalesUnitPayload;
+  withdrawConsent: ConsentPayload;
   /** The merchant withdraws that consent; the partner keeps acting for the units but no longer reads the merchant's data. */
   withdrawMerchantConsent: MerchantConsentPayload;
 };
@@ -905,8 +1053,28 @@ export type MutationCapturePaymentArgs = {
 };
 
 
+export type MutationConnectSalesUnitArgs = {
+  input: ConnectSalesUnitInput;
+};
+
+
+export type MutationCreateApiClientArgs = {
+  input: CreateApiClientInput;
+};
+
+
 export type MutationCreateCheckoutSessionArgs = {
   input: CreateCheckoutSessionInput;
+};
+
+
+export type MutationCreateMerchantArgs = {
+  input: CreateMerchantInput;
+};
+
+
+export type MutationCreatePartnerArgs = {
+  input: CreatePartnerInput;
 };
 
 
@@ -915,8 +1083,28 @@ export type MutationCreatePaymentArgs = {
 };
 
 
+export type MutationCreatePspArgs = {
+  input: CreatePspInput;
+};
+
+
 export type MutationCreateRedirectQrArgs = {
   input: CreateRedirectQrInput;
+};
+
+
+export type MutationCreateSalesUnitArgs = {
+  input: CreateSalesUnitInput;
+};
+
+
+export type MutationDeactivateMerchantArgs = {
+  input: DeactivateMerchantInput;
+};
+
+
+export type MutationDeactivatePartnerArgs = {
+  input: DeactivatePartnerInput;
 };
 
 
@@ -950,6 +1138,11 @@ export type MutationInitiatePspPaymentArgs = {
 };
 
 
+export type MutationRecordConsentArgs = {
+  input: ConsentInput;
+};
+
+
 export type MutationRedeliverFailedWebhookDeliveriesArgs = {
   input: RedeliverFailedWebhookDeliveriesInput;
 };
@@ -967,6 +1160,16 @@ export type MutationRefundPaymentArgs = {
 
 export type MutationRegisterWebhookArgs = {
   input: RegisterWebhookInput;
+};
+
+
+export type MutationRetireClientSecretArgs = {
+  input: RetireClientSecretInput;
+};
+
+
+export type MutationRotateClientSecretArgs = {
+  input: RotateClientSecretInput;
 };
 
 
@@ -1010,6 +1213,11 @@ export type MutationUpdateSalesUnitArgs = {
 };
 
 
+export type MutationWithdrawConsentArgs = {
+  input: ConsentInput;
+};
+
+
 export type MutationWithdrawMerchantConsentArgs = {
   input: MerchantConsentInput;
 };
@@ -1017,6 +1225,57 @@ export type MutationWithdrawMerchantConsentArgs = {
 /** An object with a globally unique, opaque id. */
 export type Node = {
   id: Scalars['ID']['output'];
+};
+
+export type OperatorErrorCode =
+  /** It exists already (a partner id, an MSN, a client id). */
+  | 'OPERATOR_CONFLICT'
+  | 'OPERATOR_INVALID'
+  /** No such partner, merchant, sales unit, PSP or client. */
+  | 'OPERATOR_NOT_FOUND'
+  | 'ORG_NUMBER_MALFORMED'
+  | 'ORG_NUMBER_NOT_ACTIVE'
+  | 'ORG_NUMBER_NOT_FOUND'
+  /** A sub entity (underenhet) cannot become a merchant: use its main entity. */
+  | 'ORG_NUMBER_SUB_ENTITY';
+
+export type OperatorMerchant = {
+  __typename?: 'OperatorMerchant';
+  merchantId: Scalars['ID']['output'];
+  name: Scalars['String']['output'];
+  orgNumber: Scalars['String']['output'];
+  status: MerchantStatus;
+};
+
+export type OperatorPartner = {
+  __typename?: 'OperatorPartner';
+  name: Scalars['String']['output'];
+  partnerId: Scalars['String']['output'];
+  status: PartnerStatus;
+};
+
+export type OperatorPsp = {
+  __typename?: 'OperatorPsp';
+  name: Scalars['String']['output'];
+  pspId: Scalars['ID']['output'];
+};
+
+export type OperatorSalesUnit = {
+  __typename?: 'OperatorSalesUnit';
+  captureType: CaptureType;
+  longLivingPaymentsAllowed: Scalars['Boolean']['output'];
+  merchantId: Scalars['ID']['output'];
+  msn: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  recurringAllowed: Scalars['Boolean']['output'];
+  skipLandingPageAllowed: Scalars['Boolean']['output'];
+};
+
+export type OperatorUserError = {
+  __typename?: 'OperatorUserError';
+  code: OperatorErrorCode;
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
 };
 
 /** An order of the caller's sales unit (order management): its category, images and receipt. */
@@ -1166,6 +1425,11 @@ export type PartnerConsentEdge = {
   cursor: Scalars['String']['output'];
   node: PartnerConsent;
 };
+
+export type PartnerStatus =
+  | 'ACTIVE'
+  | 'DEACTIVATED'
+  | 'PENDING';
 
 /** A payment of the caller's sales unit. */
 export type Payment = Node & {
@@ -1992,6 +2256,31 @@ export type RegisterWebhookPayload = {
   webhook?: Maybe<Webhook>;
 };
 
+export type RetireClientSecretInput = {
+  clientId: Scalars['String']['input'];
+};
+
+export type RetireClientSecretPayload = {
+  __typename?: 'RetireClientSecretPayload';
+  clientId?: Maybe<Scalars['String']['output']>;
+  userErrors: Array<OperatorUserError>;
+};
+
+export type RotateClientSecretInput = {
+  clientId: Scalars['String']['input'];
+  /** How long the old secret keeps working, in milliseconds (default: PAYGRAPH_SECRET_OVERLAP_MS). */
+  overlapMs?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type RotateClientSecretPayload = {
+  __typename?: 'RotateClientSecretPayload';
+  clientId?: Maybe<Scalars['String']['output']>;
+  /** The new secret, shown only now. */
+  clientSecret?: Maybe<Scalars['String']['output']>;
+  previousSecretRetiresAt?: Maybe<Scalars['DateTime']['output']>;
+  userErrors: Array<OperatorUserError>;
+};
+
 /** A sales unit the caller's credentials may act for: a Merchant-Serial-Number it may send. */
 export type SalesUnit = Node & {
   __typename?: 'SalesUnit';
@@ -2605,6 +2894,7 @@ export type ResolversTypes = ResolversObject<{
   AdvanceTestClockInput: AdvanceTestClockInput;
   AdvanceTestClockPayload: ResolverTypeWrapper<AdvanceTestClockPayload>;
   AirlineDataInput: AirlineDataInput;
+  ApiClientOwnerKind: ApiClientOwnerKind;
   ApiQualityConnection: ResolverTypeWrapper<Omit<ApiQualityConnection, 'edges'> & { edges: Array<ResolversTypes['ApiQualityEdge']> }>;
   ApiQualityEdge: ResolverTypeWrapper<Omit<ApiQualityEdge, 'node'> & { node: ResolversTypes['ApiQualityItem'] }>;
   ApiQualityItem: ResolverTypeWrapper<ApiQualityItemView>;
@@ -2647,19 +2937,37 @@ export type ResolversTypes = ResolversObject<{
   CheckoutUserError: ResolverTypeWrapper<CheckoutUserError>;
   CheckoutUserFlow: CheckoutUserFlow;
   CheckoutUserInfo: ResolverTypeWrapper<CheckoutUserInfo>;
+  ConnectSalesUnitInput: ConnectSalesUnitInput;
+  ConnectSalesUnitPayload: ResolverTypeWrapper<ConnectSalesUnitPayload>;
   ConnectedSalesUnit: ResolverTypeWrapper<ConnectedSalesUnitParent>;
   ConnectedSalesUnitConnection: ResolverTypeWrapper<Omit<ConnectedSalesUnitConnection, 'edges'> & { edges: Array<ResolversTypes['ConnectedSalesUnitEdge']> }>;
   ConnectedSalesUnitEdge: ResolverTypeWrapper<Omit<ConnectedSalesUnitEdge, 'node'> & { node: ResolversTypes['ConnectedSalesUnit'] }>;
+  ConsentInput: ConsentInput;
+  ConsentPayload: ResolverTypeWrapper<ConsentPayload>;
+  CreateApiClientInput: CreateApiClientInput;
+  CreateApiClientPayload: ResolverTypeWrapper<CreateApiClientPayload>;
   CreateCheckoutSessionInput: CreateCheckoutSessionInput;
   CreateCheckoutSessionPayload: ResolverTypeWrapper<Omit<CreateCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversTypes['CheckoutSession']> }>;
+  CreateMerchantInput: CreateMerchantInput;
+  CreateMerchantPayload: ResolverTypeWrapper<CreateMerchantPayload>;
+  CreatePartnerInput: CreatePartnerInput;
+  CreatePartnerPayload: ResolverTypeWrapper<CreatePartnerPayload>;
   CreatePaymentInput: CreatePaymentInput;
   CreatePaymentPayload: ResolverTypeWrapper<Omit<CreatePaymentPayload, 'payment'> & { payment?: Maybe<ResolversTypes['Payment']> }>;
+  CreatePspInput: CreatePspInput;
+  CreatePspPayload: ResolverTypeWrapper<CreatePspPayload>;
   CreateRedirectQrInput: CreateRedirectQrInput;
+  CreateSalesUnitInput: CreateSalesUnitInput;
+  CreateSalesUnitPayload: ResolverTypeWrapper<CreateSalesUnitPayload>;
   Currency: Currency;
   CustomerInput: CustomerInput;
   CustomerInteraction: CustomerInteraction;
   Date: ResolverTypeWrapper<Scalars['Date']['output']>;
   DateTime: ResolverTypeWrapper<Scalars['DateTime']['output']>;
+  DeactivateMerchantInput: DeactivateMerchantInput;
+  DeactivateMerchantPayload: ResolverTypeWrapper<DeactivateMerchantPayload>;
+  DeactivatePartnerInput: DeactivatePartnerInput;
+  DeactivatePartnerPayload: ResolverTypeWrapper<DeactivatePartnerPayload>;
   DeleteCallbackQrInput: DeleteCallbackQrInput;
   DeleteCallbackQrPayload: ResolverTypeWrapper<DeleteCallbackQrPayload>;
   DeleteRedirectQrInput: DeleteRedirectQrInput;
@@ -2676,6 +2984,7 @@ export type ResolversTypes = ResolversObject<{
   InitiatePspPaymentPayload: ResolverTypeWrapper<Omit<InitiatePspPaymentPayload, 'pspPayment'> & { pspPayment?: Maybe<ResolversTypes['PspPayment']> }>;
   InstaboxIntegrationInput: InstaboxIntegrationInput;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  IssuedApiClient: ResolverTypeWrapper<IssuedApiClient>;
   Ledger: ResolverTypeWrapper<LedgerView>;
   LedgerBankAccount: ResolverTypeWrapper<LedgerBankAccount>;
   LedgerConnection: ResolverTypeWrapper<Omit<LedgerConnection, 'edges'> & { edges: Array<ResolversTypes['LedgerEdge']> }>;
@@ -2704,6 +3013,12 @@ export type ResolversTypes = ResolversObject<{
   MoneyInput: MoneyInput;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
+  OperatorErrorCode: OperatorErrorCode;
+  OperatorMerchant: ResolverTypeWrapper<OperatorMerchant>;
+  OperatorPartner: ResolverTypeWrapper<OperatorPartner>;
+  OperatorPsp: ResolverTypeWrapper<OperatorPsp>;
+  OperatorSalesUnit: ResolverTypeWrapper<OperatorSalesUnit>;
+  OperatorUserError: ResolverTypeWrapper<OperatorUserError>;
   Order: ResolverTypeWrapper<OrderView>;
   OrderCategory: ResolverTypeWrapper<OrderCategory>;
   OrderCategoryName: OrderCategoryName;
@@ -2718,6 +3033,7 @@ export type ResolversTypes = ResolversObject<{
   PartnerConsent: ResolverTypeWrapper<PartnerConsent>;
   PartnerConsentConnection: ResolverTypeWrapper<PartnerConsentConnection>;
   PartnerConsentEdge: ResolverTypeWrapper<PartnerConsentEdge>;
+  PartnerStatus: PartnerStatus;
   Payment: ResolverTypeWrapper<PaymentView>;
   PaymentAggregate: ResolverTypeWrapper<PaymentAggregate>;
   PaymentConnection: ResolverTypeWrapper<Omit<PaymentConnection, 'edges'> & { edges: Array<ResolversTypes['PaymentEdge']> }>;
@@ -2791,6 +3107,10 @@ export type ResolversTypes = ResolversObject<{
   RefundPaymentInput: RefundPaymentInput;
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: ResolverTypeWrapper<Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
+  RetireClientSecretInput: RetireClientSecretInput;
+  RetireClientSecretPayload: ResolverTypeWrapper<RetireClientSecretPayload>;
+  RotateClientSecretInput: RotateClientSecretInput;
+  RotateClientSecretPayload: ResolverTypeWrapper<RotateClientSecretPayload>;
   SalesUnit: ResolverTypeWrapper<SalesUnitParent>;
   SalesUnitConfiguration: ResolverTypeWrapper<SalesUnitConfiguration>;
   SalesUnitConnection: ResolverTypeWrapper<Omit<SalesUnitConnection, 'edges'> & { edges: Array<ResolversTypes['SalesUnitEdge']> }>;
@@ -2888,17 +3208,35 @@ export type ResolversParentTypes = ResolversObject<{
   CheckoutUnitInfoInput: CheckoutUnitInfoInput;
   CheckoutUserError: CheckoutUserError;
   CheckoutUserInfo: CheckoutUserInfo;
+  ConnectSalesUnitInput: ConnectSalesUnitInput;
+  ConnectSalesUnitPayload: ConnectSalesUnitPayload;
   ConnectedSalesUnit: ConnectedSalesUnitParent;
   ConnectedSalesUnitConnection: Omit<ConnectedSalesUnitConnection, 'edges'> & { edges: Array<ResolversParentTypes['ConnectedSalesUnitEdge']> };
   ConnectedSalesUnitEdge: Omit<ConnectedSalesUnitEdge, 'node'> & { node: ResolversParentTypes['ConnectedSalesUnit'] };
+  ConsentInput: ConsentInput;
+  ConsentPayload: ConsentPayload;
+  CreateApiClientInput: CreateApiClientInput;
+  CreateApiClientPayload: CreateApiClientPayload;
   CreateCheckoutSessionInput: CreateCheckoutSessionInput;
   CreateCheckoutSessionPayload: Omit<CreateCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversParentTypes['CheckoutSession']> };
+  CreateMerchantInput: CreateMerchantInput;
+  CreateMerchantPayload: CreateMerchantPayload;
+  CreatePartnerInput: CreatePartnerInput;
+  CreatePartnerPayload: CreatePartnerPayload;
   CreatePaymentInput: CreatePaymentInput;
   CreatePaymentPayload: Omit<CreatePaymentPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
+  CreatePspInput: CreatePspInput;
+  CreatePspPayload: CreatePspPayload;
   CreateRedirectQrInput: CreateRedirectQrInput;
+  CreateSalesUnitInput: CreateSalesUnitInput;
+  CreateSalesUnitPayload: CreateSalesUnitPayload;
   CustomerInput: CustomerInput;
   Date: Scalars['Date']['output'];
   DateTime: Scalars['DateTime']['output'];
+  DeactivateMerchantInput: DeactivateMerchantInput;
+  DeactivateMerchantPayload: DeactivateMerchantPayload;
+  DeactivatePartnerInput: DeactivatePartnerInput;
+  DeactivatePartnerPayload: DeactivatePartnerPayload;
   DeleteCallbackQrInput: DeleteCallbackQrInput;
   DeleteCallbackQrPayload: DeleteCallbackQrPayload;
   DeleteRedirectQrInput: DeleteRedirectQrInput;
@@ -2915,6 +3253,7 @@ export type ResolversParentTypes = ResolversObject<{
   InitiatePspPaymentPayload: Omit<InitiatePspPaymentPayload, 'pspPayment'> & { pspPayment?: Maybe<ResolversParentTypes['PspPayment']> };
   InstaboxIntegrationInput: InstaboxIntegrationInput;
   Int: Scalars['Int']['output'];
+  IssuedApiClient: IssuedApiClient;
   Ledger: LedgerView;
   LedgerBankAccount: LedgerBankAccount;
   LedgerConnection: Omit<LedgerConnection, 'edges'> & { edges: Array<ResolversParentTypes['LedgerEdge']> };
@@ -2938,6 +3277,11 @@ export type ResolversParentTypes = ResolversObject<{
   MoneyInput: MoneyInput;
   Mutation: Record<PropertyKey, never>;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
+  OperatorMerchant: OperatorMerchant;
+  OperatorPartner: OperatorPartner;
+  OperatorPsp: OperatorPsp;
+  OperatorSalesUnit: OperatorSalesUnit;
+  OperatorUserError: OperatorUserError;
   Order: OrderView;
   OrderCategory: OrderCategory;
   OrderImage: OrderImage;
@@ -3010,6 +3354,10 @@ export type ResolversParentTypes = ResolversObject<{
   RefundPaymentInput: RefundPaymentInput;
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
+  RetireClientSecretInput: RetireClientSecretInput;
+  RetireClientSecretPayload: RetireClientSecretPayload;
+  RotateClientSecretInput: RotateClientSecretInput;
+  RotateClientSecretPayload: RotateClientSecretPayload;
   SalesUnit: SalesUnitParent;
   SalesUnitConfiguration: SalesUnitConfiguration;
   SalesUnitConnection: Omit<SalesUnitConnection, 'edges'> & { edges: Array<ResolversParentTypes['SalesUnitEdge']> };
@@ -3053,6 +3401,10 @@ export type ResolversParentTypes = ResolversObject<{
   WebhookFailureRate: WebhookFailureRate;
   WebhookUserError: WebhookUserError;
 }>;
+
+export type OperatorOnlyDirectiveArgs = { };
+
+export type OperatorOnlyDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = OperatorOnlyDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type AddOrderImagePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AddOrderImagePayload'] = ResolversParentTypes['AddOrderImagePayload']> = ResolversObject<{
   image?: Resolver<Maybe<ResolversTypes['OrderImage']>, ParentType, ContextType>;
@@ -3195,6 +3547,13 @@ export type CheckoutUserInfoResolvers<ContextType = GraphQLContext, ParentType e
   sub?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type ConnectSalesUnitPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConnectSalesUnitPayload'] = ResolversParentTypes['ConnectSalesUnitPayload']> = ResolversObject<{
+  merchantConsent?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  msn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  partnerId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
+}>;
+
 export type ConnectedSalesUnitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConnectedSalesUnit'] = ResolversParentTypes['ConnectedSalesUnit']> = ResolversObject<{
   merchantConsent?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   salesUnit?: Resolver<ResolversTypes['SalesUnit'], ParentType, ContextType>;
@@ -3210,6 +3569,16 @@ export type ConnectedSalesUnitEdgeResolvers<ContextType = GraphQLContext, Parent
   node?: Resolver<ResolversTypes['ConnectedSalesUnit'], ParentType, ContextType>;
 }>;
 
+export type ConsentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ConsentPayload'] = ResolversParentTypes['ConsentPayload']> = ResolversObject<{
+  msns?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
+}>;
+
+export type CreateApiClientPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateApiClientPayload'] = ResolversParentTypes['CreateApiClientPayload']> = ResolversObject<{
+  apiClient?: Resolver<Maybe<ResolversTypes['IssuedApiClient']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
+}>;
+
 export type CreateCheckoutSessionPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateCheckoutSessionPayload'] = ResolversParentTypes['CreateCheckoutSessionPayload']> = ResolversObject<{
   checkoutFrontendUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   pollingUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -3218,10 +3587,30 @@ export type CreateCheckoutSessionPayloadResolvers<ContextType = GraphQLContext, 
   userErrors?: Resolver<Array<ResolversTypes['CheckoutUserError']>, ParentType, ContextType>;
 }>;
 
+export type CreateMerchantPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateMerchantPayload'] = ResolversParentTypes['CreateMerchantPayload']> = ResolversObject<{
+  merchant?: Resolver<Maybe<ResolversTypes['OperatorMerchant']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
+}>;
+
+export type CreatePartnerPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatePartnerPayload'] = ResolversParentTypes['CreatePartnerPayload']> = ResolversObject<{
+  partner?: Resolver<Maybe<ResolversTypes['OperatorPartner']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
+}>;
+
 export type CreatePaymentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatePaymentPayload'] = ResolversParentTypes['CreatePaymentPayload']> = ResolversObject<{
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType>;
   redirectUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['PaymentUserError']>, ParentType, ContextType>;
+}>;
+
+export type CreatePspPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreatePspPayload'] = ResolversParentTypes['CreatePspPayload']> = ResolversObject<{
+  psp?: Resolver<Maybe<ResolversTypes['OperatorPsp']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
+}>;
+
+export type CreateSalesUnitPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateSalesUnitPayload'] = ResolversParentTypes['CreateSalesUnitPayload']> = ResolversObject<{
+  salesUnit?: Resolver<Maybe<ResolversTypes['OperatorSalesUnit']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
 }>;
 
 export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Date'], any> {
@@ -3231,6 +3620,16 @@ export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes
 export interface DateTimeScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['DateTime'], any> {
   name: 'DateTime';
 }
+
+export type DeactivateMerchantPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeactivateMerchantPayload'] = ResolversParentTypes['DeactivateMerchantPayload']> = ResolversObject<{
+  merchantId?: Resolver<Maybe<ResolversTypes['ID']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
+}>;
+
+export type DeactivatePartnerPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeactivatePartnerPayload'] = ResolversParentTypes['DeactivatePartnerPayload']> = ResolversObject<{
+  partnerId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
+}>;
 
 export type DeleteCallbackQrPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['DeleteCallbackQrPayload'] = ResolversParentTypes['DeleteCallbackQrPayload']> = ResolversObject<{
   deletedMerchantQrId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -3255,6 +3654,14 @@ export type ExpireCheckoutSessionPayloadResolvers<ContextType = GraphQLContext, 
 export type InitiatePspPaymentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['InitiatePspPaymentPayload'] = ResolversParentTypes['InitiatePspPaymentPayload']> = ResolversObject<{
   pspPayment?: Resolver<Maybe<ResolversTypes['PspPayment']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
+}>;
+
+export type IssuedApiClientResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['IssuedApiClient'] = ResolversParentTypes['IssuedApiClient']> = ResolversObject<{
+  clientId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  clientSecret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ownerId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ownerKind?: Resolver<ResolversTypes['ApiClientOwnerKind'], ParentType, ContextType>;
+  subscriptionKey?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type LedgerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Ledger'] = ResolversParentTypes['Ledger']> = ResolversObject<{
@@ -3373,19 +3780,30 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   approveTestPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationApproveTestPaymentArgs, 'input'>>;
   cancelPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCancelPaymentArgs, 'input'>>;
   capturePayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCapturePaymentArgs, 'input'>>;
+  connectSalesUnit?: Resolver<ResolversTypes['ConnectSalesUnitPayload'], ParentType, ContextType, RequireFields<MutationConnectSalesUnitArgs, 'input'>>;
+  createApiClient?: Resolver<ResolversTypes['CreateApiClientPayload'], ParentType, ContextType, RequireFields<MutationCreateApiClientArgs, 'input'>>;
   createCheckoutSession?: Resolver<ResolversTypes['CreateCheckoutSessionPayload'], ParentType, ContextType, RequireFields<MutationCreateCheckoutSessionArgs, 'input'>>;
+  createMerchant?: Resolver<ResolversTypes['CreateMerchantPayload'], ParentType, ContextType, RequireFields<MutationCreateMerchantArgs, 'input'>>;
+  createPartner?: Resolver<ResolversTypes['CreatePartnerPayload'], ParentType, ContextType, RequireFields<MutationCreatePartnerArgs, 'input'>>;
   createPayment?: Resolver<ResolversTypes['CreatePaymentPayload'], ParentType, ContextType, RequireFields<MutationCreatePaymentArgs, 'input'>>;
+  createPsp?: Resolver<ResolversTypes['CreatePspPayload'], ParentType, ContextType, RequireFields<MutationCreatePspArgs, 'input'>>;
   createRedirectQr?: Resolver<ResolversTypes['RedirectQrPayload'], ParentType, ContextType, RequireFields<MutationCreateRedirectQrArgs, 'input'>>;
+  createSalesUnit?: Resolver<ResolversTypes['CreateSalesUnitPayload'], ParentType, ContextType, RequireFields<MutationCreateSalesUnitArgs, 'input'>>;
+  deactivateMerchant?: Resolver<ResolversTypes['DeactivateMerchantPayload'], ParentType, ContextType, RequireFields<MutationDeactivateMerchantArgs, 'input'>>;
+  deactivatePartner?: Resolver<ResolversTypes['DeactivatePartnerPayload'], ParentType, ContextType, RequireFields<MutationDeactivatePartnerArgs, 'input'>>;
   deleteCallbackQr?: Resolver<ResolversTypes['DeleteCallbackQrPayload'], ParentType, ContextType, RequireFields<MutationDeleteCallbackQrArgs, 'input'>>;
   deleteRedirectQr?: Resolver<ResolversTypes['DeleteRedirectQrPayload'], ParentType, ContextType, RequireFields<MutationDeleteRedirectQrArgs, 'input'>>;
   deleteWebhook?: Resolver<ResolversTypes['DeleteWebhookPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'input'>>;
   expireCheckoutSession?: Resolver<ResolversTypes['ExpireCheckoutSessionPayload'], ParentType, ContextType, RequireFields<MutationExpireCheckoutSessionArgs, 'input'>>;
   giveMerchantConsent?: Resolver<ResolversTypes['MerchantConsentPayload'], ParentType, ContextType, RequireFields<MutationGiveMerchantConsentArgs, 'input'>>;
   initiatePspPayment?: Resolver<ResolversTypes['InitiatePspPaymentPayload'], ParentType, ContextType, RequireFields<MutationInitiatePspPaymentArgs, 'input'>>;
+  recordConsent?: Resolver<ResolversTypes['ConsentPayload'], ParentType, ContextType, RequireFields<MutationRecordConsentArgs, 'input'>>;
   redeliverFailedWebhookDeliveries?: Resolver<ResolversTypes['RedeliverFailedWebhookDeliveriesPayload'], ParentType, ContextType, RequireFields<MutationRedeliverFailedWebhookDeliveriesArgs, 'input'>>;
   redeliverWebhookDelivery?: Resolver<ResolversTypes['RedeliverWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'input'>>;
   refundPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationRefundPaymentArgs, 'input'>>;
   registerWebhook?: Resolver<ResolversTypes['RegisterWebhookPayload'], ParentType, ContextType, RequireFields<MutationRegisterWebhookArgs, 'input'>>;
+  retireClientSecret?: Resolver<ResolversTypes['RetireClientSecretPayload'], ParentType, ContextType, RequireFields<MutationRetireClientSecretArgs, 'input'>>;
+  rotateClientSecret?: Resolver<ResolversTypes['RotateClientSecretPayload'], ParentType, ContextType, RequireFields<MutationRotateClientSecretArgs, 'input'>>;
   setCallbackQr?: Resolver<ResolversTypes['CallbackQrPayload'], ParentType, ContextType, RequireFields<MutationSetCallbackQrArgs, 'input'>>;
   setOrderCategory?: Resolver<ResolversTypes['SetOrderCategoryPayload'], ParentType, ContextType, RequireFields<MutationSetOrderCategoryArgs, 'input'>>;
   signUpPspMerchant?: Resolver<ResolversTypes['SignUpPspMerchantPayload'], ParentType, ContextType, RequireFields<MutationSignUpPspMerchantArgs, 'input'>>;
@@ -3394,11 +3812,46 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   updatePspStatus?: Resolver<ResolversTypes['UpdatePspStatusPayload'], ParentType, ContextType, RequireFields<MutationUpdatePspStatusArgs, 'input'>>;
   updateRedirectQr?: Resolver<ResolversTypes['RedirectQrPayload'], ParentType, ContextType, RequireFields<MutationUpdateRedirectQrArgs, 'input'>>;
   updateSalesUnit?: Resolver<ResolversTypes['UpdateSalesUnitPayload'], ParentType, ContextType, RequireFields<MutationUpdateSalesUnitArgs, 'input'>>;
+  withdrawConsent?: Resolver<ResolversTypes['ConsentPayload'], ParentType, ContextType, RequireFields<MutationWithdrawConsentArgs, 'input'>>;
   withdrawMerchantConsent?: Resolver<ResolversTypes['MerchantConsentPayload'], ParentType, ContextType, RequireFields<MutationWithdrawMerchantConsentArgs, 'input'>>;
 }>;
 
 export type NodeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node']> = ResolversObject<{
   __resolveType: TypeResolveFn<'CheckoutSession' | 'Ledger' | 'LedgerTransaction' | 'Merchant' | 'Partner' | 'Payment' | 'PaymentEvent' | 'ProductOrder' | 'PspPayment' | 'SalesUnit' | 'WebhookDelivery', ParentType, ContextType>;
+}>;
+
+export type OperatorMerchantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OperatorMerchant'] = ResolversParentTypes['OperatorMerchant']> = ResolversObject<{
+  merchantId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  orgNumber?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['MerchantStatus'], ParentType, ContextType>;
+}>;
+
+export type OperatorPartnerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OperatorPartner'] = ResolversParentTypes['OperatorPartner']> = ResolversObject<{
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  partnerId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['PartnerStatus'], ParentType, ContextType>;
+}>;
+
+export type OperatorPspResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OperatorPsp'] = ResolversParentTypes['OperatorPsp']> = ResolversObject<{
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  pspId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+}>;
+
+export type OperatorSalesUnitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OperatorSalesUnit'] = ResolversParentTypes['OperatorSalesUnit']> = ResolversObject<{
+  captureType?: Resolver<ResolversTypes['CaptureType'], ParentType, ContextType>;
+  longLivingPaymentsAllowed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  merchantId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  msn?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  recurringAllowed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  skipLandingPageAllowed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+}>;
+
+export type OperatorUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['OperatorUserError'] = ResolversParentTypes['OperatorUserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['OperatorErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type OrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Order'] = ResolversParentTypes['Order']> = ResolversObject<{
@@ -3834,6 +4287,18 @@ export type RegisterWebhookPayloadResolvers<ContextType = GraphQLContext, Parent
   webhook?: Resolver<Maybe<ResolversTypes['Webhook']>, ParentType, ContextType>;
 }>;
 
+export type RetireClientSecretPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RetireClientSecretPayload'] = ResolversParentTypes['RetireClientSecretPayload']> = ResolversObject<{
+  clientId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
+}>;
+
+export type RotateClientSecretPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RotateClientSecretPayload'] = ResolversParentTypes['RotateClientSecretPayload']> = ResolversObject<{
+  clientId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  clientSecret?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  previousSecretRetiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
+}>;
+
 export type SalesUnitResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SalesUnit'] = ResolversParentTypes['SalesUnit']> = ResolversObject<{
   apiQuality?: Resolver<ResolversTypes['ApiQualityConnection'], ParentType, ContextType, RequireFields<SalesUnitApiQualityArgs, 'first'>>;
   clock?: Resolver<ResolversTypes['TestClock'], ParentType, ContextType>;
@@ -4070,18 +4535,28 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   CheckoutShippingDetails?: CheckoutShippingDetailsResolvers<ContextType>;
   CheckoutUserError?: CheckoutUserErrorResolvers<ContextType>;
   CheckoutUserInfo?: CheckoutUserInfoResolvers<ContextType>;
+  ConnectSalesUnitPayload?: ConnectSalesUnitPayloadResolvers<ContextType>;
   ConnectedSalesUnit?: ConnectedSalesUnitResolvers<ContextType>;
   ConnectedSalesUnitConnection?: ConnectedSalesUnitConnectionResolvers<ContextType>;
   ConnectedSalesUnitEdge?: ConnectedSalesUnitEdgeResolvers<ContextType>;
+  ConsentPayload?: ConsentPayloadResolvers<ContextType>;
+  CreateApiClientPayload?: CreateApiClientPayloadResolvers<ContextType>;
   CreateCheckoutSessionPayload?: CreateCheckoutSessionPayloadResolvers<ContextType>;
+  CreateMerchantPayload?: CreateMerchantPayloadResolvers<ContextType>;
+  CreatePartnerPayload?: CreatePartnerPayloadResolvers<ContextType>;
   CreatePaymentPayload?: CreatePaymentPayloadResolvers<ContextType>;
+  CreatePspPayload?: CreatePspPayloadResolvers<ContextType>;
+  CreateSalesUnitPayload?: CreateSalesUnitPayloadResolvers<ContextType>;
   Date?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
+  DeactivateMerchantPayload?: DeactivateMerchantPayloadResolvers<ContextType>;
+  DeactivatePartnerPayload?: DeactivatePartnerPayloadResolvers<ContextType>;
   DeleteCallbackQrPayload?: DeleteCallbackQrPayloadResolvers<ContextType>;
   DeleteRedirectQrPayload?: DeleteRedirectQrPayloadResolvers<ContextType>;
   DeleteWebhookPayload?: DeleteWebhookPayloadResolvers<ContextType>;
   ExpireCheckoutSessionPayload?: ExpireCheckoutSessionPayloadResolvers<ContextType>;
   InitiatePspPaymentPayload?: InitiatePspPaymentPayloadResolvers<ContextType>;
+  IssuedApiClient?: IssuedApiClientResolvers<ContextType>;
   Ledger?: LedgerResolvers<ContextType>;
   LedgerBankAccount?: LedgerBankAccountResolvers<ContextType>;
   LedgerConnection?: LedgerConnectionResolvers<ContextType>;
@@ -4100,6 +4575,11 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   Money?: MoneyResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   Node?: NodeResolvers<ContextType>;
+  OperatorMerchant?: OperatorMerchantResolvers<ContextType>;
+  OperatorPartner?: OperatorPartnerResolvers<ContextType>;
+  OperatorPsp?: OperatorPspResolvers<ContextType>;
+  OperatorSalesUnit?: OperatorSalesUnitResolvers<ContextType>;
+  OperatorUserError?: OperatorUserErrorResolvers<ContextType>;
   Order?: OrderResolvers<ContextType>;
   OrderCategory?: OrderCategoryResolvers<ContextType>;
   OrderImage?: OrderImageResolvers<ContextType>;
@@ -4159,6 +4639,8 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   RedirectQrEdge?: RedirectQrEdgeResolvers<ContextType>;
   RedirectQrPayload?: RedirectQrPayloadResolvers<ContextType>;
   RegisterWebhookPayload?: RegisterWebhookPayloadResolvers<ContextType>;
+  RetireClientSecretPayload?: RetireClientSecretPayloadResolvers<ContextType>;
+  RotateClientSecretPayload?: RotateClientSecretPayloadResolvers<ContextType>;
   SalesUnit?: SalesUnitResolvers<ContextType>;
   SalesUnitConfiguration?: SalesUnitConfigurationResolvers<ContextType>;
   SalesUnitConnection?: SalesUnitConnectionResolvers<ContextType>;
@@ -4191,3 +4673,6 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   WebhookUserError?: WebhookUserErrorResolvers<ContextType>;
 }>;
 
+export type DirectiveResolvers<ContextType = GraphQLContext> = ResolversObject<{
+  operatorOnly?: OperatorOnlyDirectiveResolver<any, any, ContextType>;
+}>;

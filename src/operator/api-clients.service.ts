@@ -9,18 +9,19 @@ import { notFound, requireMerchant, type OperatorCall } from './onboarding.servi
 import { newSecret } from './operator-credentials.js';
 import { recordOperatorAction } from './operator-action.js';
 
+/** Whose client it is: a merchant's, partner's or PSP's (by id), or the operator's own (owned by nobody). */
+export type ClientOwner = { kind: Exclude<ApiClientKind, 'operator'>; id: string } | { kind: 'operator' };
+
 /** A new client's credentials: the secret and subscription key exist only in this answer (stored as digests). */
-export interface IssuedCredentials {
+export type IssuedCredentials = {
   clientId: string;
   clientSecret: string;
   subscriptionKey: string;
-  kind: ApiClientKind;
-  ownerId: string;
-}
+} & ({ kind: Exclude<ApiClientKind, 'operator'>; ownerId: string } | { kind: 'operator'; ownerId: null });
 
 export async function createApiClient(
   call: OperatorCall,
-  owner: { kind: ApiClientKind; id: string },
+  owner: ClientOwner,
   clientId: string = `${owner.kind}-${randomUUID()}`,
 ): Promise<IssuedCredentials> {
   const clientSecret = newSecret();
@@ -45,11 +46,14 @@ export async function createApiClient(
     recordOperatorAction(em, {
       actor: call.actor,
       name: 'api-client.created',
-      subject: { clientId, kind: owner.kind, ownerId: owner.id },
+      subject: { clientId, kind: owner.kind, ownerId: owner.kind === 'operator' ? null : owner.id },
       at: call.now,
     });
   });
-  return { clientId, clientSecret, subscriptionKey, kind: owner.kind, ownerId: owner.id };
+  const credentials = { clientId, clientSecret, subscriptionKey };
+  return owner.kind === 'operator'
+    ? { ...credentials, kind: 'operator', ownerId: null }
+    : { ...credentials, kind: owner.kind, ownerId: owner.id };
 }
 
 export interface RotatedSecret {
@@ -103,7 +107,8 @@ async function requireClient(em: Em, clientId: string): Promise<ApiClient> {
   return client;
 }
 
-async function requireOwner(em: Em, owner: { kind: ApiClientKind; id: string }): Promise<void> {
+async function requireOwner(em: Em, owner: ClientOwner): Promise<void> {
+  if (owner.kind === 'operator') return;
   if (owner.kind === 'merchant') await requireMerchant(em, owner.id);
   else if (owner.kind === 'partner') {
     if (!(await em.findOne(Partner, { id: owner.id }))) throw notFound('partnerId', `Partner ${owner.id}`);

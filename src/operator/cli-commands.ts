@@ -1,8 +1,7 @@
 import type { Config } from '../config.js';
 import type { CaptureType } from '../merchants/sales-unit.entity.js';
-import type { ApiClientKind } from '../platform/auth/api-client.entity.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { createApiClient, retireSecret, rotateSecret } from './api-clients.service.js';
+import { createApiClient, retireSecret, rotateSecret, type ClientOwner } from './api-clients.service.js';
 import { importRegistryFile } from './registry-import.action.js';
 import {
   connectSalesUnit,
@@ -146,7 +145,7 @@ export const cliCommands: readonly CliCommand[] = [
       'client-id': { type: 'string', description: 'its client_id (default: a new one)' },
     },
     run: async (call, o) => {
-      const owners = (['merchant', 'partner', 'psp'] as const).flatMap((kind): { kind: ApiClientKind; id: string }[] => {
+      const owners = (['merchant', 'partner', 'psp'] as const).flatMap((kind): ClientOwner[] => {
         const id = opt(o, `${kind}-id`);
         return id ? [{ kind, id }] : [];
       });
@@ -157,6 +156,16 @@ export const cliCommands: readonly CliCommand[] = [
       }
       const issued = await createApiClient(call, owners[0]!, opt(o, 'client-id'));
       return { ...issued };
+    },
+  },
+  {
+    name: 'create-operator-client',
+    summary:
+      "Create an operator API client (the graph's operator mutations, nothing else); its secret and subscription key are shown only now",
+    options: { 'client-id': { type: 'string', description: 'its client_id (default: a new one)' } },
+    run: async (call, o) => {
+      const issued = await createApiClient(call, { kind: 'operator' }, opt(o, 'client-id'));
+      return { clientId: issued.clientId, clientSecret: issued.clientSecret, subscriptionKey: issued.subscriptionKey, kind: issued.kind };
     },
   },
   {

@@ -1,3 +1,4 @@
+import { testOperator } from '../../src/operator/operator.seed.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -34,4 +35,14 @@ test('the demo credentials of the test environment get no token', async () => {
     headers: { client_id: 'test-client-123456', client_secret: 'test-secret-123456', 'Ocp-Apim-Subscription-Key': 'test-key-123456' },
   });
   expect(res.status).toBe(401);
+  // Nor does the test environment's operator client (issue 21): production's operator clients come from the command line.
+  const operator = await fetch(`${t.baseUrl}/accesstoken/get`, {
+    method: 'POST',
+    headers: {
+      client_id: testOperator.clientId,
+      client_secret: testOperator.clientSecret,
+      'Ocp-Apim-Subscription-Key': testOperator.subscriptionKey,
+    },
+  });
+  expect(operator.status).toBe(401);
 });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { MerchantClient } from '../support/merchant-client.js';
+import { OperatorClient } from '../support/operator-client.js';
 import { buildService, ServiceProcess, type BuiltService } from '../support/service-process.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
 
@@ -92,6 +93,7 @@ describeOnPostgres('the operator command line', () => {
       'record-consent',
       'withdraw-consent',
       'create-client',
+      'create-operator-client',
       'rotate-secret',
       'retire-secret',
       'import-registry',
@@ -232,6 +234,30 @@ describeOnPostgres('the operator command line', () => {
       expect(everything).not.toContain(secret);
     }
   }, 150_000);
+
+  test('create-operator-client: a tool takes a token with it and onboards through the operator mutations, nothing else', async () => {
+    const issued = await ok('create-operator-client');
+    expect(issued).toMatchObject({ kind: 'operator', clientId: expect.stringMatching(/^operator-/) });
+    service ??= new ServiceProcess(built, { ...env, PORT: '0' });
+    const baseUrl = `http://127.0.0.1:${await service.listening}`;
+    const operator = new OperatorClient(baseUrl, {
+      clientId: String(issued.clientId),
+      clientSecret: String(issued.clientSecret),
+      subscriptionKey: String(issued.subscriptionKey),
+    });
+    const res = await operator.graphql(
+      'mutation { createPsp(input: { name: "Verktøy-PSP AS" }) { psp { pspId name } userErrors { code } } }',
+    );
+    expect(res.body).toEqual({ data: { createPsp: { psp: { pspId: expect.any(String), name: 'Verktøy-PSP AS' }, userErrors: [] } } });
+    const [event] = await sql<{ payload: Record<string, unknown> }>(
+      `select payload from domain_event where stream_type = 'operator-action' and name = 'operator.psp.created.v1'`,
+    );
+    expect(event!.payload).toMatchObject({ actor: issued.clientId });
+    expect((await operator.request('GET', '/epayment/v1/payments/any', undefined, { 'Merchant-Serial-Number': '123456' })).status).toBe(
+      403,
+    );
+    expect((await operator.graphql('{ viewer { kind } }')).status).toBe(403);
+  }, 60_000);
 
   test('a later full import marks what it no longer lists deleted, and that organisation can no longer become a merchant', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'registry-'));

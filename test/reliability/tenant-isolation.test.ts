@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isObjectType } from 'graphql';
+import { isObjectType, Kind, type OperationDefinitionNode } from 'graphql';
 import { MERCHANT_B, MerchantClient, newReference, type HttpResult, type TestMerchant } from '../support/merchant-client.js';
 import { connectionParamsOf, connectOnce, eventually, Subscriber } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -16,6 +16,11 @@ import { headerLookup } from '../../src/platform/auth/header-lookup.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { AppError } from '../../src/platform/errors/app-error.js';
 import type { HttpRequest } from '../../src/platform/rest/http-types.js';
+import { refusedRootFields } from '../../src/platform/graph/principal-fields.js';
+import type { Principal } from '../../src/platform/auth/principal.js';
+import { OperatorClient, operatorMutations } from '../support/operator-client.js';
+import type { PrincipalClient } from '../support/principal-client.js';
+import { testOperator } from '../../src/operator/operator.seed.js';
 
 /** The partner's client (TEST-ENVIRONMENT.md), naming a sales unit per request. */
 const partnerFor = (msn: string): TestMerchant => ({
@@ -38,6 +43,8 @@ let partnerOfA: MerchantClient;
 let partnerOfB: MerchantClient;
 let partnerUnconnected: MerchantClient;
 let psp: MerchantClient;
+/** The operator's client (issue 21): covers no sales unit; it names none. */
+let operator: OperatorClient;
 /** Identifiers of merchant A's objects, and the same kind of identifier that exists for nobody. */
 let owned: Identifiers;
 let missing: Identifiers;
@@ -70,6 +77,7 @@ beforeAll(async () => {
   partnerOfB = new MerchantClient(t.baseUrl, partnerFor('654321'));
   partnerUnconnected = new MerchantClient(t.baseUrl, partnerFor('112233'));
   psp = new MerchantClient(t.baseUrl, PSP);
+  operator = new OperatorClient(t.baseUrl);
   // Nothing listens on port 9: the webhook's deliveries exist (and fail), which is all the probes need.
   const webhook = await owner.request('POST', '/webhooks/v1/webhooks', {
     url: 'http://127.0.0.1:9/hook',
@@ -481,6 +489,14 @@ const graphMatrix: Record<string, Entry> = {
   'Query.pspMerchants': { none: 'lists the calling PSP’s merchants only (test/psp/psp-signup.test.ts)' },
   'Mutation.signUpPspMerchant': { none: 'signs up for the calling PSP' },
   'Mutation.updatePspMerchant': { none: 'probed PSP against PSP in the issue 10 block' },
+  // issue 21: the operator's mutations (@operatorOnly) hold no tenant's object: every merchant, partner and PSP is
+  // refused each of them, and the operator every other field (the operator block below).
+  ...Object.fromEntries(
+    Object.keys(operatorMutations).map((name) => [
+      `Mutation.${name}`,
+      { none: 'operator only: refused to every other principal (operator block)' },
+    ]),
+  ),
 };
 
 /** What a caller can tell from an answer: status and body, with the identifier asked about and per-request ids blanked. */
@@ -559,7 +575,7 @@ describe('tenant isolation', () => {
    * Every route of an authenticated interface, with the identifiers of A's objects, and with an Idempotency-Key
    * where the route requires one (a missing header would be a 400 before the credentials are looked at).
    */
-  function authenticatedRoutes(forPsp: boolean): { name: string; call: (client: MerchantClient) => Promise<HttpResult> }[] {
+  function authenticatedRoutes(forPsp: boolean): { name: string; call: (client: PrincipalClient) => Promise<HttpResult> }[] {
     // Routes that take a bearer token; checkout's client credentials are refused as 401 (issue 11 block). A PSP's
     // own interfaces serve it, so they are left out where the refused caller is a PSP.
     return t.app.router.declaredInterfaces
@@ -609,6 +625,74 @@ describe('tenant isolation', () => {
     expect(res.status).toBe(403);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(res.body.extraDetails[0].name).toBe(code === 'FORBIDDEN_SALES_UNIT' ? 'Merchant-Serial-Number' : 'Authorization');
+  });
+
+  // issue 21: the operator's credential covers no sales unit; its fields are its own.
+  test('the operator is refused (403, the credential named) on every route of every bearer interface, with or without an MSN', async () => {
+    const routes = authenticatedRoutes(false);
+    expect(routes.length).toBeGreaterThan(40);
+    const answers = await Promise.all(routes.map(async (r) => [r.name, (await r.call(operator)).status] as const));
+    expect(Object.fromEntries(answers)).toEqual(Object.fromEntries(routes.map((r) => [r.name, 403])));
+    const naming = new MerchantClient(t.baseUrl, { msn: '123456', ...testOperator });
+    const named = await Promise.all(routes.map(async (r) => [r.name, (await r.call(naming)).status] as const));
+    expect(Object.fromEntries(named)).toEqual(Object.fromEntries(routes.map((r) => [r.name, 403])));
+    const res = await operator.request('GET', `/epayment/v1/payments/${owned.reference}`);
+    expect(res.body.extraDetails[0]).toEqual(expect.objectContaining({ name: 'Authorization' }));
+  });
+
+  test('the operator is refused on every probed field of the graph, before any resolver runs', async () => {
+    const answers = await Promise.all([
+      // A graph probe uses only `graphql`, which every principal's client has.
+      ...probes(graphMatrix).map(([, probe]) => probe(operator as unknown as MerchantClient, owned)),
+      operator.graphql('{ __typename }'),
+    ]);
+    for (const answer of answers) {
+      expect(answer.status).toBe(403);
+      expect(answer.body.data).toBeUndefined();
+      expect(answer.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    }
+  });
+
+  test('the root-field rule: the operator is refused every other root field, every other principal every operator field', () => {
+    const schema = buildSchema(modules.flatMap((m) => m.resolvers ?? []));
+    const operationOf = (type: string, field: string): OperationDefinitionNode =>
+      ({
+        kind: Kind.OPERATION_DEFINITION,
+        operation: type === 'Query' ? 'query' : type === 'Mutation' ? 'mutation' : 'subscription',
+        selectionSet: { kind: Kind.SELECTION_SET, selections: [{ kind: Kind.FIELD, name: { kind: Kind.NAME, value: field } }] },
+      }) as OperationDefinitionNode;
+    const operatorFields = new Set(Object.keys(operatorMutations).map((name) => `Mutation.${name}`));
+    const principals: Principal[] = [
+      { kind: 'operator', clientId: 'test-client-operator' },
+      { kind: 'merchant', clientId: 'm', merchantId: 'x' },
+      { kind: 'partner', clientId: 'p', partnerId: '100200' },
+      { kind: 'psp', clientId: 's', pspId: 'y' },
+    ];
+    for (const rootField of rootFields()) {
+      const [type, field] = rootField.split('.') as [string, string];
+      for (const principal of principals) {
+        const refused = refusedRootFields(schema, principal, operationOf(type, field)).length > 0;
+        if (principal.kind === 'operator') expect({ rootField, refused }).toEqual({ rootField, refused: !operatorFields.has(rootField) });
+        else if (operatorFields.has(rootField))
+          expect({ rootField, kind: principal.kind, refused }).toEqual({ rootField, kind: principal.kind, refused: true });
+      }
+    }
+  });
+
+  test.each([
+    ['merchant A', () => owner],
+    ['a partner acting for a connected sales unit', () => partnerOfA],
+    ['a PSP', () => psp],
+  ])('%s is refused every operator mutation (403), over HTTP', async (_, client) => {
+    for (const [name, { query, variables }] of Object.entries(operatorMutations)) {
+      const res = await client().graphql(query, variables);
+      expect({ name, status: res.status, code: res.body.errors?.[0]?.extensions?.code, data: res.body.data }).toEqual({
+        name,
+        status: 403,
+        code: 'FORBIDDEN',
+        data: undefined,
+      });
+    }
   });
 
   test("the payments connection never lists another merchant's payments", async () => {
@@ -691,8 +775,8 @@ describe('tenant isolation', () => {
     expect((await new CheckoutClient(t.baseUrl).getSession(owned.checkoutReference)).body.sessionState).toBe('SessionCreated');
   });
 
-  test('checkout REST: a partner’s or PSP’s client credentials are refused (401): only a merchant’s client may use checkout', async () => {
-    for (const credentials of [partnerFor('123456'), PSP]) {
+  test('checkout REST: a partner’s, PSP’s or the operator’s client credentials are refused (401): only a merchant’s client may use checkout', async () => {
+    for (const credentials of [partnerFor('123456'), PSP, { msn: '123456', ...testOperator }]) {
       const res = await new CheckoutClient(t.baseUrl, credentials).getSession(owned.checkoutReference);
       expect(res.status).toBe(401);
       expect(res.body.errors).toBeDefined();

@@ -62,18 +62,23 @@ export async function issueAccessToken(services: Services, em: Em, request: Acce
 
 /** The principal a client's tokens act as; the database guarantees the owner its kind names is set. */
 export function principalOfClient(client: ApiClient): TokenPrincipal {
+  if (client.kind === 'operator') return { kind: 'operator', clientId: client.clientId };
   const owner = client.kind === 'merchant' ? client.merchantId : client.kind === 'partner' ? client.partnerId : client.pspId;
   if (!owner) throw new Error(`api_client ${client.clientId} of kind ${client.kind} has no owner`);
-  switch (client.kind) {
-    case 'merchant':
-      return { kind: 'merchant', clientId: client.clientId, merchantId: owner };
-    case 'partner':
-      return { kind: 'partner', clientId: client.clientId, partnerId: owner };
-    case 'psp':
-      return { kind: 'psp', clientId: client.clientId, pspId: owner };
-  }
+  if (client.kind === 'merchant') return { kind: 'merchant', clientId: client.clientId, merchantId: owner };
+  if (client.kind === 'partner') return { kind: 'partner', clientId: client.clientId, partnerId: owner };
+  return { kind: 'psp', clientId: client.clientId, pspId: owner };
 }
 
 function principalId(principal: TokenPrincipal): string {
-  return principal.kind === 'merchant' ? principal.merchantId : principal.kind === 'partner' ? principal.partnerId : principal.pspId;
+  switch (principal.kind) {
+    case 'merchant':
+      return principal.merchantId;
+    case 'partner':
+      return principal.partnerId;
+    case 'psp':
+      return principal.pspId;
+    case 'operator':
+      return principal.clientId;
+  }
 }

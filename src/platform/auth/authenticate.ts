@@ -6,9 +6,9 @@ import { digest, digestsEqual } from './digest.js';
 import type { HeaderLookup } from './header-lookup.js';
 import type { AccessTokenClaims } from './jwt.js';
 import { verifyJwt } from './jwt.js';
-import type { CheckoutClientPrincipal, MerchantPrincipal, PartnerPrincipal, PspPrincipal } from './principal.js';
+import type { CheckoutClientPrincipal, MerchantPrincipal, OperatorPrincipal, PartnerPrincipal, PspPrincipal } from './principal.js';
 
-export type TokenPrincipal = MerchantPrincipal | PartnerPrincipal | PspPrincipal;
+export type TokenPrincipal = MerchantPrincipal | PartnerPrincipal | PspPrincipal | OperatorPrincipal;
 
 /**
  * Verifies the bearer token and the subscription key it was issued with (an interface whose definition asks for the
@@ -51,6 +51,8 @@ function principalOf(claims: AccessTokenClaims): TokenPrincipal {
       return { kind: 'partner', partnerId: claims.pid, ...holder };
     case 'psp':
       return { kind: 'psp', pspId: claims.pid, ...holder };
+    case 'operator':
+      return { kind: 'operator', ...holder };
     default:
       // Signed by us, so only a token of an older format gets here; it names no principal we can trust.
       throw new AppError('UNAUTHORIZED', 'The access token names no principal', [

@@ -1,5 +1,5 @@
 /** Who can call the service (DESIGN "Tenancy and auth"); each kind acts for a different set of sales units. */
-export type Principal = MerchantPrincipal | PartnerPrincipal | PspPrincipal | CheckoutClientPrincipal;
+export type Principal = MerchantPrincipal | PartnerPrincipal | PspPrincipal | CheckoutClientPrincipal | OperatorPrincipal;
 export type PrincipalKind = Principal['kind'];
 
 interface TokenHolder {
@@ -36,4 +36,12 @@ export interface CheckoutClientPrincipal {
   clientId: string;
   merchantId: string;
   tokenExpiresAt?: undefined;
+}
+
+/**
+ * The platform operator's API client (tools driving the back office through the graph): covers no sales unit, so
+ * it is refused on every merchant, partner and PSP interface and may use only the operator's graph fields.
+ */
+export interface OperatorPrincipal extends TokenHolder {
+  kind: 'operator';
 }

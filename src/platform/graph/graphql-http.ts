@@ -66,11 +66,11 @@ const subscriptionsOnTheSocketOnly: ApolloServerPlugin<GraphQLContext> = {
   }),
 };
 
-/** A PSP may use only its own root fields (principal-fields.ts): refused before any resolver runs. */
+/** A PSP and the operator may use only their own root fields (principal-fields.ts): refused before any resolver runs. */
 const principalRootFields: ApolloServerPlugin<GraphQLContext> = {
-  requestDidStart: async ({ contextValue }) => ({
+  requestDidStart: async ({ contextValue, schema }) => ({
     didResolveOperation: async ({ operation }) => {
-      const refused = operation ? refusedRootFields(contextValue.request.principal, operation) : [];
+      const refused = operation ? refusedRootFields(schema, contextValue.request.principal, operation) : [];
       if (refused.length > 0) throw forbiddenFieldsError(refused);
     },
   }),

@@ -71,7 +71,7 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
         );
         if (!('document' in prepared)) return prepared;
         const operation = getOperationAST(prepared.document, prepared.operationName ?? undefined);
-        const refused = operation ? refusedRootFields(sessionOf(ctx).principal, operation) : [];
+        const refused = operation ? refusedRootFields(schema, sessionOf(ctx).principal, operation) : [];
         if (refused.length > 0) return [forbiddenFieldsError(refused)];
         const charged = await chargeOperation(
           services,

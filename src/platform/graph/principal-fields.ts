@@ -1,4 +1,4 @@
-import { GraphQLError, type OperationDefinitionNode } from 'graphql';
+import { GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import type { Principal } from '../auth/principal.js';
 
 /**
@@ -9,12 +9,27 @@ import type { Principal } from '../auth/principal.js';
  */
 const PSP_SHARED_ROOT_FIELDS = new Set(['viewer', 'testClock', 'advanceTestClock']);
 
-export function refusedRootFields(principal: Principal, operation: OperationDefinitionNode): string[] {
-  if (principal.kind !== 'psp') return [];
+/**
+ * The operator's root fields are the ones the schema marks `@operatorOnly` (schema/operator.graphql): the operator's
+ * client may use those and nothing else (it covers no sales unit), and no other principal may use them. A root
+ * fragment is refused to an operator like to a PSP; one that hides an operator field from a merchant meets the
+ * resolver's own check (`operatorCall`).
+ */
+export function refusedRootFields(schema: GraphQLSchema, principal: Principal, operation: OperationDefinitionNode): string[] {
+  const root = schema.getRootType(operation.operation);
+  const operatorOnly = (name: string): boolean =>
+    root?.getFields()[name]?.astNode?.directives?.some((d) => d.name.value === 'operatorOnly') ?? false;
   const refused: string[] = [];
   for (const selection of operation.selectionSet.selections) {
-    if (selection.kind !== 'Field') refused.push('(fragment)');
-    else if (!/psp/i.test(selection.name.value) && !PSP_SHARED_ROOT_FIELDS.has(selection.name.value)) refused.push(selection.name.value);
+    if (selection.kind !== 'Field') {
+      if (principal.kind === 'psp' || principal.kind === 'operator') refused.push('(fragment)');
+      continue;
+    }
+    const name = selection.name.value;
+    if (principal.kind === 'operator') {
+      if (!operatorOnly(name)) refused.push(name);
+    } else if (operatorOnly(name)) refused.push(name);
+    else if (principal.kind === 'psp' && !/psp/i.test(name) && !PSP_SHARED_ROOT_FIELDS.has(name)) refused.push(name);
   }
   return refused;
 }
