@@ -93,7 +93,8 @@ describe('merchant redirect QR', () => {
     expectRefusal(await merchant.request('GET', `/qr/v1/merchant-redirect/${id}`, undefined, SVG), 404, 'id');
     expect((await image(created.body.url)).status).toBe(404);
     expectRefusal(await merchant.request('DELETE', `/qr/v1/merchant-redirect/${id}`), 404);
-  });
+    // Renders a PNG and a JPEG of every size and reads each back: minutes of CPU on a busy 2-core machine, not seconds.
+  }, 120_000);
 
   test('a ttl counts down from the stored expiry; an expired QR and its image are gone', async () => {
     const created = await redirect({ id: 'short-lived', redirectUrl: 'https://shop.example/t', ttl: 300 });
