@@ -41,6 +41,7 @@ async function svgText(url: string): Promise<string> {
 }
 
 describe('merchant redirect QR', () => {
+  // Renders and decodes an image in every format: tens of seconds on a busy 2-core machine, hence its own time-out.
   test('create, read in every format, update the target (the image stays), delete', async () => {
     const created = await redirect({ id: 'Kasse 1 æøå+%_-', redirectUrl: 'https://shop.example/first' });
     expect(created.status).toBe(200);
@@ -93,7 +94,6 @@ describe('merchant redirect QR', () => {
     expectRefusal(await merchant.request('GET', `/qr/v1/merchant-redirect/${id}`, undefined, SVG), 404, 'id');
     expect((await image(created.body.url)).status).toBe(404);
     expectRefusal(await merchant.request('DELETE', `/qr/v1/merchant-redirect/${id}`), 404);
-    // Renders a PNG and a JPEG of every size and reads each back: minutes of CPU on a busy 2-core machine, not seconds.
   }, 120_000);
 
   test('a ttl counts down from the stored expiry; an expired QR and its image are gone', async () => {
