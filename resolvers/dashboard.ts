@@ -28,16 +28,7 @@ export const dashboardResolvers: Resolvers = {
       return rows.map((row) => ({ minute: row.minute.toISOString(), count: row.count }));
     },
     events: async (_, { first, after, filter }, { request }) => {
-      const list = `Query.events${
-        filter
-          ? JSON.stringify(
-              Object.entries(filter)
-                .filter(([, v]) => v != null)
-                .sort(),
-            )
-          : ''
-      }`;
-      const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf(list, request));
+      const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Query.events', request, { filter }));
       const rows = await readEventLog(request, filter, { limit: page.limit, beforeId: page.after });
       return page.connection(rows);
     },
@@ -55,7 +46,7 @@ export const dashboardResolvers: Resolvers = {
   },
   Payment: {
     webhookDeliveries: async (p, { first, after }, { request }) => {
-      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('Payment.webhookDeliveries', request));
+      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('Payment.webhookDeliveries', request, { parent: p.id }));
       return page.connection(await listPaymentWebhookDeliveries(request, p.id, { limit: page.limit, beforeId: page.after }));
     },
   },
