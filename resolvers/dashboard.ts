@@ -9,6 +9,8 @@ import {
 } from '../src/payments/payment-activity.queries.js';
 import { cursorsOf, idKeyset, keysetPage } from '../src/platform/graph/relay.js';
 import { readEventLog } from '../src/platform/events/event-log.queries.js';
+import { subscribeToStreamEvents } from '../src/platform/events/event-log.subscription.js';
+import type { OutboxEvent } from '../src/platform/events/outbox-event.js';
 import { listPaymentWebhookDeliveries, readWebhookFailureRate } from '../src/webhooks/webhook-activity.queries.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -36,6 +38,12 @@ export const dashboardResolvers: Resolvers = {
       const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Query.recentPaymentEvents', request));
       const connection = page.connection(await listRecentPaymentEvents(request, { limit: page.limit, beforeId: page.after }));
       return { ...connection, edges: connection.edges.map((edge) => ({ cursor: edge.cursor, node: { event: edge.node } })) };
+    },
+  },
+  Subscription: {
+    streamEvents: {
+      subscribe: (_, args, context) => subscribeToStreamEvents(context, args),
+      resolve: (event: OutboxEvent) => event,
     },
   },
   StreamEvent: {
