@@ -8,8 +8,7 @@
  */
 import pg from 'pg';
 import { loadConfig } from '../src/config.js';
-import { encodeLedgerCursor } from '../src/ledgers/ledger-cursor.js';
-import { cursorsOf, encodeScopedCursor } from '../src/platform/graph/relay.js';
+import { encodeCursor } from '../src/platform/paging/cursor.js';
 
 const ROWS = Number(process.env.BENCH_LEDGER_ROWS ?? 1_000_000);
 const DEPTH = Math.floor(ROWS * 0.9);
@@ -67,7 +66,11 @@ export async function runLedgerRead(
       ).rows[0]!.id,
     );
     const secret = loadConfig({ PAYGRAPH_ENV: 'test' }).tokenSecret;
-    const restCursor = encodeLedgerCursor(secret, { kind: 'transactions', ledgerId, filter: {}, afterId: deepAfter });
+    const restCursor = encodeCursor(
+      { list: 'GET /report/v1/ledgertransactions', secret },
+      { key: [deepAfter], filter: {}, parent: String(ledgerId) },
+    );
+    const graphCursor = encodeCursor({ list: 'Ledger.transactions', secret }, { key: [deepAfter], filter: {}, parent: String(ledgerId) });
 
     const merchantId = (await db.query<{ merchant_id: string }>('select merchant_id from ledger where id = $1', [ledgerId])).rows[0]!
       .merchant_id;
@@ -113,7 +116,7 @@ export async function runLedgerRead(
       {
         what: 'GraphQL `ledger.transactions(first: 100)`',
         firstMs: await median(graph(null)),
-        deepMs: await median(graph(encodeScopedCursor(cursorsOf('Ledger.transactions', { config: { tokenSecret: secret } }), [deepAfter]))),
+        deepMs: await median(graph(graphCursor)),
       },
     ];
     return { rows: ROWS, insertSeconds, figures };

@@ -1,6 +1,6 @@
 import type { CheckoutErrorCode, Resolvers } from '../src/generated/graphql.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
-import { cursorsOf, keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
+import { cursorsOf, keysetPage, newestFirst as newestFirstOf, toGlobalId } from '../src/platform/graph/relay.js';
 import { paymentFieldsByIdLoader } from '../src/payments/payment.loaders.js';
 import { toPaymentViewAt } from '../src/payments/payment.view.js';
 import type { CheckoutSession } from '../src/checkout/checkout-session.entity.js';
@@ -108,10 +108,4 @@ export const checkoutResolvers: Resolvers = {
 };
 
 /** Sessions newest first: the cursor carries (createdAt, id). */
-const newestFirst: Keyset<CheckoutSession, { createdAt: Date; id: string }> = {
-  keyOf: (s) => [s.createdAt.toISOString(), s.id],
-  read: ([createdAt, id]) => {
-    const date = new Date(String(createdAt));
-    return Number.isNaN(date.getTime()) || typeof id !== 'string' ? undefined : { createdAt: date, id };
-  },
-};
+const newestFirst = newestFirstOf<CheckoutSession>();

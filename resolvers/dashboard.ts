@@ -9,6 +9,8 @@ import {
 } from '../src/payments/payment-activity.queries.js';
 import { cursorsOf, idKeyset, keysetPage } from '../src/platform/graph/relay.js';
 import { readEventLog } from '../src/platform/events/event-log.queries.js';
+import { subscribeToStreamEvents } from '../src/platform/events/event-log.subscription.js';
+import type { OutboxEvent } from '../src/platform/events/outbox-event.js';
 import { listPaymentWebhookDeliveries, readWebhookFailureRate } from '../src/webhooks/webhook-activity.queries.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -28,16 +30,7 @@ export const dashboardResolvers: Resolvers = {
       return rows.map((row) => ({ minute: row.minute.toISOString(), count: row.count }));
     },
     events: async (_, { first, after, filter }, { request }) => {
-      const list = `Query.events${
-        filter
-          ? JSON.stringify(
-              Object.entries(filter)
-                .filter(([, v]) => v != null)
-                .sort(),
-            )
-          : ''
-      }`;
-      const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf(list, request));
+      const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Query.events', request, { filter }));
       const rows = await readEventLog(request, filter, { limit: page.limit, beforeId: page.after });
       return page.connection(rows);
     },
@@ -45,6 +38,12 @@ export const dashboardResolvers: Resolvers = {
       const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Query.recentPaymentEvents', request));
       const connection = page.connection(await listRecentPaymentEvents(request, { limit: page.limit, beforeId: page.after }));
       return { ...connection, edges: connection.edges.map((edge) => ({ cursor: edge.cursor, node: { event: edge.node } })) };
+    },
+  },
+  Subscription: {
+    streamEvents: {
+      subscribe: (_, args, context) => subscribeToStreamEvents(context, args),
+      resolve: (event: OutboxEvent) => event,
     },
   },
   StreamEvent: {
@@ -55,7 +54,7 @@ export const dashboardResolvers: Resolvers = {
   },
   Payment: {
     webhookDeliveries: async (p, { first, after }, { request }) => {
-      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('Payment.webhookDeliveries', request));
+      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('Payment.webhookDeliveries', request, { parent: p.id }));
       return page.connection(await listPaymentWebhookDeliveries(request, p.id, { limit: page.limit, beforeId: page.after }));
     },
   },

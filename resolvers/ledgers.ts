@@ -8,8 +8,7 @@ import { cursorsOf, idKeyset, keysetPage, toGlobalId } from '../src/platform/gra
 import { toGraphQLError, userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { toPaymentViewAt } from '../src/payments/payment.view.js';
 import { ledgerByIdLoader, ledgerTransactionsByPaymentIdLoader, paymentByIdLoader } from '../src/ledgers/ledger.loaders.js';
-import { readLedgerTransactions, readLedgers } from '../src/ledgers/ledger.queries.js';
-import { checkDate, checkTransactionFilter, findCoveredLedger } from '../src/ledgers/ledger.service.js';
+import { checkDate, findCoveredLedger, ledgerTransactionsPage, ledgersPage } from '../src/ledgers/ledger.service.js';
 import { advanceTestClock } from '../src/ledgers/test-clock.service.js';
 
 const TEST_CLOCK_ERROR_CODES = userErrorCodes<TestClockErrorCode>({ VALIDATION_FAILED: true, FORBIDDEN_IN_PRODUCTION: true });
@@ -57,12 +56,12 @@ export const ledgerResolvers: Resolvers = {
   Date: LedgerDateScalar,
   Query: {
     ledgers: async (_, { first, after, settlesForRecipientHandles }, { request }) => {
-      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('Query.ledgers', request));
-      const rows = await readLedgers(request.em, callerOf(request), {
-        recipientHandle: settlesForRecipientHandles ?? undefined,
-        afterId: page.after,
-        limit: page.limit,
-      });
+      const recipientHandle = settlesForRecipientHandles ?? undefined;
+      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('Query.ledgers', request, { filter: { recipientHandle } }));
+      const rows = await ledgersPage(
+        { em: request.em, caller: callerOf(request) },
+        { recipientHandle, afterId: page.after, limit: page.limit },
+      );
       return page.connection(rows);
     },
     ledger: async (_, { ledgerId }, { request }) => {
@@ -94,15 +93,15 @@ export const ledgerResolvers: Resolvers = {
       })),
     transactions: (l, { first, after, filter }, { request }) =>
       graphRead(async () => {
-        const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Ledger.transactions', request));
-        const checked = checkTransactionFilter({
+        const raw = {
           ledgerDate: filter?.ledgerDate ?? undefined,
           fromLedgerDate: filter?.fromLedgerDate ?? undefined,
           toLedgerDate: filter?.toLedgerDate ?? undefined,
           inPayout: filter?.inPayout ?? undefined,
           sincePayout: filter?.sincePayout ?? undefined,
-        });
-        return page.connection(await readLedgerTransactions(request.em, l.id, checked, { afterId: page.after, limit: page.limit }));
+        };
+        const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Ledger.transactions', request, { filter: raw, parent: l.id }));
+        return page.connection(await ledgerTransactionsPage(request, l, raw, { afterId: page.after, limit: page.limit }));
       }),
   },
   LedgerTransaction: {

@@ -1,6 +1,6 @@
 import type { ManagementErrorCode, Resolvers, ViewerKind } from '../src/generated/graphql.js';
 import { AppError } from '../src/platform/errors/app-error.js';
-import { cursorsOf, idKeyset, keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
+import { cursorsOf, idKeyset, keysetPage, newestFirst, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { Partner } from '../src/merchants/partner.entity.js';
 import {
@@ -46,13 +46,6 @@ const textKeyset = <T>(keyOf: (row: T) => string, pattern: RegExp): Keyset<T, st
   keyOf: (row) => [keyOf(row)],
   read: ([key, ...rest]) => (typeof key === 'string' && pattern.test(key) && rest.length === 0 ? key : undefined),
 });
-const newestFirst = <T extends { createdAt: Date | string; id: string }>(): Keyset<T, { createdAt: Date; id: string }> => ({
-  keyOf: (row) => [row.createdAt, row.id],
-  read: ([createdAt, id]) => {
-    const date = new Date(String(createdAt));
-    return Number.isNaN(date.getTime()) || typeof id !== 'string' ? undefined : { createdAt: date, id };
-  },
-});
 const byOrgno = textKeyset((m: { orgno: string }) => m.orgno, /^\d{9}$/);
 const byMsn = textKeyset((u: { msn: string }) => u.msn, /^\d{4,6}$/);
 const byConnectedMsn = textKeyset((c: { unit: { msn: string } }) => c.unit.msn, /^\d{4,6}$/);
@@ -92,12 +85,12 @@ export const managementResolvers: Resolvers = {
   Merchant: {
     id: (m) => toGlobalId('Merchant', m.orgno),
     salesUnits: async (m, args, { request }) => {
-      const page = keysetPage(args, byMsn, 20, cursorsOf('Merchant.salesUnits', request));
+      const page = keysetPage(args, byMsn, 20, cursorsOf('Merchant.salesUnits', request, { parent: m.orgno }));
       const rows = await salesUnitsByMerchantIdLoader(request).load({ merchantId: m.id, limit: page.limit, after: page.after });
       return page.connection(rows.map((row) => ({ msn: row.msn, name: row.name, row })));
     },
     partnerConsents: async (m, args, { request }) => {
-      const page = keysetPage(args, byPartnerId, 20, cursorsOf('Merchant.partnerConsents', request));
+      const page = keysetPage(args, byPartnerId, 20, cursorsOf('Merchant.partnerConsents', request, { parent: m.orgno }));
       return page.connection(await partnerConsentsOf(request, m.id, page.limit, page.after));
     },
   },
@@ -115,11 +108,11 @@ export const managementResolvers: Resolvers = {
       };
     },
     payments: async (u, args, { request }) => {
-      const page = keysetPage(args, newestFirst<PaymentView>(), 20, cursorsOf('SalesUnit.payments', request));
+      const page = keysetPage(args, newestFirst<PaymentView>(), 20, cursorsOf('SalesUnit.payments', request, { parent: u.msn }));
       return page.connection(await paymentsBySalesUnitLoader(request).load({ msn: u.msn, limit: page.limit, before: page.after }));
     },
     apiQuality: async (u, args, { request, services }) => {
-      const page = keysetPage(args, byEndpoint, 20, cursorsOf('SalesUnit.apiQuality', request));
+      const page = keysetPage(args, byEndpoint, 20, cursorsOf('SalesUnit.apiQuality', request, { parent: u.msn }));
       return page.connection(
         await apiQualityBySalesUnitLoader(request, services).load({ msn: u.msn, limit: page.limit, after: page.after }),
       );
@@ -132,11 +125,11 @@ export const managementResolvers: Resolvers = {
     id: (p) => toGlobalId('Partner', p.id),
     partnerId: (p) => p.id,
     connectedSalesUnits: async (p, args, { request }) => {
-      const page = keysetPage(args, byConnectedMsn, 20, cursorsOf('Partner.connectedSalesUnits', request));
+      const page = keysetPage(args, byConnectedMsn, 20, cursorsOf('Partner.connectedSalesUnits', request, { parent: p.id }));
       return page.connection(await connectedUnits(request, p.id, page.limit, page.after));
     },
     productOrders: async (p, args, { request }) => {
-      const page = keysetPage(args, newestFirst<ProductOrder>(), 20, cursorsOf('Partner.productOrders', request));
+      const page = keysetPage(args, newestFirst<ProductOrder>(), 20, cursorsOf('Partner.productOrders', request, { parent: p.id }));
       return page.connection(await listProductOrders(request, p.id, page.limit, page.after));
     },
     pricePackages: async (_, args, { request }) => {

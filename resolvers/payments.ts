@@ -1,5 +1,5 @@
 import type { Resolvers } from '../src/generated/graphql.js';
-import { cursorsOf, idKeyset, keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
+import { cursorsOf, idKeyset, keysetPage, newestFirst as newestFirstOf, toGlobalId } from '../src/platform/graph/relay.js';
 import { getPayment } from '../src/payments/payment.service.js';
 import { listPayments } from '../src/payments/payment.queries.js';
 import { paymentSearchCriteria, searchKey } from '../src/payments/payment-search.js';
@@ -21,7 +21,12 @@ export const paymentResolvers: Resolvers = {
     },
     payments: async (_, { first, after, filter }, { request }) => {
       const criteria = paymentSearchCriteria(filter);
-      const page = keysetPage({ first, after }, newestFirst, 20, cursorsOf(`Query.payments${searchKey(filter)}`, request));
+      const page = keysetPage(
+        { first, after },
+        newestFirst,
+        20,
+        cursorsOf('Query.payments', request, { filter: { search: searchKey(filter) } }),
+      );
       return page.connection(await listPayments(request, { ...criteria, limit: page.limit, before: page.after }));
     },
   },
@@ -38,7 +43,7 @@ export const paymentResolvers: Resolvers = {
     profile: (p) => ({ sub: p.profileSub, paymentId: p.id }),
     metadata: (p) => Object.entries(p.metadata ?? {}).map(([key, value]) => ({ key, value })),
     events: async (p, { first, after }, { request }) => {
-      const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Payment.events', request));
+      const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Payment.events', request, { parent: p.id }));
       return page.connection(await listPaymentEvents(request, p.id, { limit: page.limit, afterId: page.after }));
     },
   },
@@ -52,10 +57,4 @@ export const paymentResolvers: Resolvers = {
 };
 
 /** Payments newest first: the cursor carries (createdAt, id). */
-const newestFirst: Keyset<PaymentView, { createdAt: Date; id: string }> = {
-  keyOf: (p) => [p.createdAt, p.id],
-  read: ([createdAt, id]) => {
-    const date = new Date(String(createdAt));
-    return Number.isNaN(date.getTime()) || typeof id !== 'string' ? undefined : { createdAt: date, id };
-  },
-};
+const newestFirst = newestFirstOf<PaymentView>();

@@ -1,5 +1,5 @@
 import type { PspErrorCode, Resolvers } from '../src/generated/graphql.js';
-import { cursorsOf, keysetPage, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
+import { cursorsOf, keysetPage, newestFirst, toGlobalId } from '../src/platform/graph/relay.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { initiateBody, updateStatusBody } from '../src/psp/psp-payment.schemas.js';
 import {
@@ -36,13 +36,7 @@ function withoutNulls<T extends object>(input: T): Record<string, unknown> {
   return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined));
 }
 
-const createdKeyset: Keyset<{ createdAt: Date; id: string }, [string, string]> = {
-  keyOf: (row) => [row.createdAt.toISOString(), row.id],
-  read: (parts) =>
-    parts.length === 2 && typeof parts[0] === 'string' && !Number.isNaN(Date.parse(parts[0])) && typeof parts[1] === 'string'
-      ? [parts[0], parts[1]]
-      : undefined,
-};
+const createdKeyset = newestFirst<{ createdAt: Date; id: string }>();
 
 /** Thin: arguments -> PSP services -> payloads. Every read is the calling PSP's, of the request's sales unit. */
 export const pspResolvers: Resolvers = {

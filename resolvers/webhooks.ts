@@ -24,9 +24,8 @@ const ATTEMPT_STATE = { in_flight: 'IN_FLIGHT', completed: 'COMPLETED', interrup
 const STORED_STATUS = { PENDING: 'pending', DELIVERED: 'delivered', FAILED: 'failed' } as const;
 const storedStatuses = (status: readonly (keyof typeof STORED_STATUS)[] | null | undefined) =>
   status?.length ? status.map((s) => STORED_STATUS[s]) : undefined;
-/** The status filter is part of the list a cursor belongs to: a cursor of one filter is refused by another. */
-const listOf = (field: string, status: readonly string[] | null | undefined) =>
-  status?.length ? `${field}[${[...status].sort().join(',')}]` : field;
+/** The status filter a cursor is bound to: a cursor of one filter is refused by another. */
+const statusFilter = (status: readonly string[] | null | undefined) => ({ status: status?.length ? [...status].sort() : null });
 
 /** A delivery id from the graph; anything else is a delivery nobody has (the service reports it). */
 export function deliveryKey(id: string): number {
@@ -39,7 +38,12 @@ export const webhookResolvers: Resolvers = {
     webhooks: (_, __, { request }) => listWebhooks(request),
     webhookDeliveries: async (_, { webhookId, first, after, status }, { request }) => {
       // Deliveries and attempts are both ordered by id, so their cursors carry it.
-      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf(listOf('Query.webhookDeliveries', status), request));
+      const page = keysetPage(
+        { first, after },
+        idKeyset,
+        20,
+        cursorsOf('Query.webhookDeliveries', request, { filter: statusFilter(status), parent: webhookId }),
+      );
       const rows = await listWebhookDeliveries(request, webhookId, {
         limit: page.limit,
         beforeId: page.after,
@@ -52,7 +56,12 @@ export const webhookResolvers: Resolvers = {
     createdAt: (w) => w.createdAt.toISOString(),
     // The registration came from a read scoped to the caller's sales unit, so its deliveries are the caller's.
     deliveries: async (w, { first, after, status }, { request }) => {
-      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf(listOf('Webhook.deliveries', status), request));
+      const page = keysetPage(
+        { first, after },
+        idKeyset,
+        20,
+        cursorsOf('Webhook.deliveries', request, { filter: statusFilter(status), parent: w.id }),
+      );
       const rows = await request.loaders.get(webhookDeliveriesByWebhookIdLoader).load({
         webhookId: w.id,
         limit: page.limit,
@@ -76,7 +85,7 @@ export const webhookResolvers: Resolvers = {
     deliveredAt: (d) => d.deliveredAt?.toISOString() ?? null,
     createdAt: (d) => d.createdAt.toISOString(),
     attempts: async (d, { first, after }, { request }) => {
-      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('WebhookDelivery.attempts', request));
+      const page = keysetPage({ first, after }, idKeyset, 20, cursorsOf('WebhookDelivery.attempts', request, { parent: d.id }));
       const rows = await request.loaders.get(webhookAttemptsByDeliveryIdLoader).load({
         deliveryId: d.id,
         limit: page.limit,

@@ -2451,6 +2451,13 @@ export type Subscription = {
   pspPaymentChanges: PspPaymentChange;
   /** Check-ins at the caller's sales unit's callback QRs, from now on. */
   qrCheckIns: QrCheckIn;
+  /**
+   * The caller's sales unit's committed events of every stream (payments, QR check-ins, PSP, checkout, operator
+   * actions) as they commit, optionally of some names or one stream type. With `after:` an event id (StreamEvent.eventId,
+   * the webhook's event id header) it first replays, in order, what came after that event, then goes live: no gap, none
+   * twice (at most 1000 replayed; further back, read Query.events first).
+   */
+  streamEvents: StreamEvent;
 };
 
 
@@ -2471,6 +2478,14 @@ export type SubscriptionPaymentEventsArgs = {
 /** Live events over graphql-ws on /graphql. Authenticate in the connection_init payload with the HTTP header names. */
 export type SubscriptionPspPaymentChangesArgs = {
   pspTransactionId?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** Live events over graphql-ws on /graphql. Authenticate in the connection_init payload with the HTTP header names. */
+export type SubscriptionStreamEventsArgs = {
+  after?: InputMaybe<Scalars['ID']['input']>;
+  names?: InputMaybe<Array<Scalars['String']['input']>>;
+  streamType?: InputMaybe<Scalars['String']['input']>;
 };
 
 /**
@@ -4372,6 +4387,7 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
   paymentEvents?: SubscriptionResolver<ResolversTypes['PaymentEventNotification'], "paymentEvents", ParentType, ContextType, Partial<SubscriptionPaymentEventsArgs>>;
   pspPaymentChanges?: SubscriptionResolver<ResolversTypes['PspPaymentChange'], "pspPaymentChanges", ParentType, ContextType, Partial<SubscriptionPspPaymentChangesArgs>>;
   qrCheckIns?: SubscriptionResolver<ResolversTypes['QrCheckIn'], "qrCheckIns", ParentType, ContextType>;
+  streamEvents?: SubscriptionResolver<ResolversTypes['StreamEvent'], "streamEvents", ParentType, ContextType, Partial<SubscriptionStreamEventsArgs>>;
 }>;
 
 export type TestClockResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TestClock'] = ResolversParentTypes['TestClock']> = ResolversObject<{

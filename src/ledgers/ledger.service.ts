@@ -1,8 +1,17 @@
 import type { LedgerCaller } from './ledger-access.js';
 import type { Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { decodeLedgerCursor, encodeLedgerCursor } from './ledger-cursor.js';
-import { readLedgers, readReportTransactions, type LedgerView, type ReportTransaction, type TransactionFilter } from './ledger.queries.js';
+import { boundTo, decodeCursor, encodeCursor, type CursorScope, type CursorState } from '../platform/paging/cursor.js';
+import { idKeyset } from '../platform/paging/keyset.js';
+import {
+  readLedgerTransactions,
+  readLedgers,
+  readReportTransactions,
+  type LedgerTransactionView,
+  type LedgerView,
+  type ReportTransaction,
+  type TransactionFilter,
+} from './ledger.queries.js';
 
 /** Rows per report API response (FACTS §11: up to 1000 items per request). */
 export const REPORT_PAGE_SIZE = 1000;
@@ -70,22 +79,23 @@ export async function listLedgers(
   if (handle !== undefined && !HANDLE.test(handle)) {
     throw AppError.validation([{ name: 'settlesForRecipientHandles', reason: 'Must be a recipient handle such as api:123456' }]);
   }
-  let filter = { settlesForRecipientHandles: handle ?? null };
+  const scope = { list: 'GET /settlement/v1/ledgers', secret: reader.cursorSecret };
+  let filter: { settlesForRecipientHandles?: string } = handle === undefined ? {} : { settlesForRecipientHandles: handle };
   let afterId: number | undefined;
   if (params.cursor) {
-    const state = decodeLedgerCursor<typeof filter>(reader.cursorSecret, params.cursor, 'ledgers');
-    if (handle !== undefined && handle !== state.filter.settlesForRecipientHandles) throw cursorOfAnotherQuery();
-    filter = state.filter;
-    afterId = state.afterId;
+    const state = openCursor(scope, params.cursor);
+    if (handle !== undefined && !boundTo(state, filter, null)) throw cursorOfAnotherQuery();
+    filter = state.filter as typeof filter;
+    afterId = afterIdOf(state);
   }
   const rows = await readLedgers(reader.em, reader.caller, {
-    recipientHandle: filter.settlesForRecipientHandles ?? undefined,
+    recipientHandle: filter.settlesForRecipientHandles,
     afterId,
     limit: REPORT_PAGE_SIZE + 1,
   });
   const items = rows.slice(0, REPORT_PAGE_SIZE);
   const more = rows.length > REPORT_PAGE_SIZE;
-  const cursor = more ? encodeLedgerCursor(reader.cursorSecret, { kind: 'ledgers', filter, afterId: items[items.length - 1]!.id }) : '';
+  const cursor = more ? encodeCursor(scope, { key: idKeyset.keyOf(items[items.length - 1]!), filter, parent: null }) : '';
   return { cursor, items };
 }
 
@@ -100,14 +110,16 @@ export async function listLedgerTransactions(
   let filter = checkTransactionFilter(params.filter);
   let afterId: number | undefined;
   let ledgerId = params.ledgerId;
+  const scope = { list: 'GET /report/v1/ledgertransactions', secret: reader.cursorSecret };
   if (params.cursor) {
-    const state = decodeLedgerCursor<TransactionFilter>(reader.cursorSecret, params.cursor, 'transactions');
-    if (ledgerId !== undefined && ledgerId !== state.ledgerId) throw cursorOfAnotherQuery();
+    const state = openCursor(scope, params.cursor);
+    if (ledgerId !== undefined && ledgerId !== state.parent) throw cursorOfAnotherQuery();
+    // Filters sent with a cursor must be the cursor's own; those left out are carried on from it.
     const given = Object.entries(filter);
-    if (given.some(([key, value]) => state.filter[key as keyof TransactionFilter] !== value)) throw cursorOfAnotherQuery();
-    filter = state.filter;
-    afterId = state.afterId;
-    ledgerId = state.ledgerId;
+    if (given.some(([key, value]) => state.filter[key] !== value)) throw cursorOfAnotherQuery();
+    filter = state.filter as TransactionFilter;
+    afterId = afterIdOf(state);
+    ledgerId = state.parent ?? undefined;
   }
   if (ledgerId === undefined) throw AppError.validation([{ name: 'ledgerId', reason: 'The parameter is required' }]);
   if (!DIGITS.test(ledgerId)) throw ledgerNotFound();
@@ -116,9 +128,27 @@ export async function listLedgerTransactions(
   if (page.items.length === 0) await findCoveredLedger(reader, ledgerId);
   const cursor =
     page.more && page.lastId !== null
-      ? encodeLedgerCursor(reader.cursorSecret, { kind: 'transactions', ledgerId, filter, afterId: page.lastId })
+      ? encodeCursor(scope, { key: idKeyset.keyOf({ id: page.lastId }), filter: { ...filter }, parent: ledgerId })
       : '';
   return { cursor, items: page.items };
+}
+
+/** A page of the ledgers the caller's keys cover, in id order (the graph's `Query.ledgers`). */
+export function ledgersPage(
+  reader: Pick<LedgerReader, 'em' | 'caller'>,
+  query: { recipientHandle?: string; afterId?: number; limit: number },
+): Promise<LedgerView[]> {
+  return readLedgers(reader.em, reader.caller, query);
+}
+
+/** A page of a covered ledger's transactions under the report API's filters (the graph's `Ledger.transactions`). */
+export function ledgerTransactionsPage(
+  reader: Pick<LedgerReader, 'em'>,
+  ledger: Pick<LedgerView, 'id'>,
+  rawFilter: Record<keyof TransactionFilter, string | undefined>,
+  page: { afterId?: number; limit: number },
+): Promise<LedgerTransactionView[]> {
+  return readLedgerTransactions(reader.em, ledger.id, checkTransactionFilter(rawFilter), page);
 }
 
 /** A ledger the caller covers; another merchant's is refused exactly like one that does not exist. */
@@ -133,6 +163,19 @@ function ledgerNotFound(): AppError {
   return new AppError('LEDGER_NOT_FOUND', 'No ledger with this id is available to the caller', [
     { name: 'ledgerId', reason: 'Unknown ledger' },
   ]);
+}
+
+/** The state of a cursor of this report list; anything else is refused as not a cursor of the query. */
+function openCursor(scope: CursorScope, cursor: string): CursorState {
+  const state = decodeCursor(scope, cursor);
+  if (!state || idKeyset.read(state.key) === undefined) {
+    throw AppError.validation([{ name: 'cursor', reason: 'Not a cursor of this query' }]);
+  }
+  return state;
+}
+
+function afterIdOf(state: CursorState): number {
+  return idKeyset.read(state.key)!;
 }
 
 function cursorOfAnotherQuery(): AppError {

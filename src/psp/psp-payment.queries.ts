@@ -1,6 +1,7 @@
 import { scoped } from '../platform/auth/tenancy.js';
 import type { RequestContext } from '../platform/context.js';
 import DataLoader from 'dataloader';
+import type { CreatedKey } from '../platform/paging/keyset.js';
 import { defineLoader } from '../platform/graph/loader-registry.js';
 import type { OutboxEvent } from '../platform/events/outbox-event.js';
 import { PspPayment, PspPaymentLog } from './psp-payment.entity.js';
@@ -28,14 +29,11 @@ export async function findPspPaymentNode(ctx: RequestContext, id: string): Promi
 }
 
 /** Newest first, by (createdAt, id) keyset. */
-export async function listPspPayments(
-  ctx: RequestContext,
-  page: { limit: number; after: [string, string] | undefined },
-): Promise<PspPayment[]> {
+export async function listPspPayments(ctx: RequestContext, page: { limit: number; after: CreatedKey | undefined }): Promise<PspPayment[]> {
   const filter = own(ctx);
   if (!filter) return [];
   const after = page.after
-    ? { $or: [{ createdAt: { $lt: new Date(page.after[0]) } }, { createdAt: new Date(page.after[0]), id: { $lt: page.after[1] } }] }
+    ? { $or: [{ createdAt: { $lt: page.after.createdAt } }, { createdAt: page.after.createdAt, id: { $lt: page.after.id } }] }
     : {};
   return ctx.em.find(PspPayment, { ...filter, ...after }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: page.limit });
 }

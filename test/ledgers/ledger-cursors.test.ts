@@ -139,3 +139,27 @@ test('the graph filters transactions by the same rules as the report API', async
   const empty: Record<string, string>[] = [{ toLedgerDate: '2020-01-01' }, { inPayout: '2000001' }];
   for (const filter of empty) expect((await page(filter)).edges).toEqual([]);
 });
+
+test('a graph cursor is bound to its filter: the same filter pages on, another filter or none is refused', async () => {
+  const date = (await get(`/report/v1/ledgertransactions?ledgerId=${ledgerId}`)).body.items[0].ledgerDate;
+  const query = `query($id: String!, $filter: LedgerTransactionFilter, $after: String) { ledger(ledgerId: $id) {
+    transactions(first: 5, filter: $filter, after: $after) { edges { node { transactionId } } pageInfo { endCursor } } } }`;
+  const first = await merchant.graphql(query, { id: ledgerId, filter: { ledgerDate: date } });
+  expect(first.body.errors).toBeUndefined();
+  const after = first.body.data.ledger.transactions.pageInfo.endCursor;
+  const same = await merchant.graphql(query, { id: ledgerId, filter: { ledgerDate: date }, after });
+  expect(same.body.errors).toBeUndefined();
+  expect(same.body.data.ledger.transactions.edges).toHaveLength(5);
+  for (const filter of [{ sincePayout: '2000001' }, { ledgerDate: date, inPayout: '2000001' }, null]) {
+    const other = await merchant.graphql(query, { id: ledgerId, filter, after });
+    expect({ filter, errors: other.body.errors }).toEqual({
+      filter,
+      errors: [
+        expect.objectContaining({
+          message: 'after is not a cursor of this connection',
+          extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }),
+        }),
+      ],
+    });
+  }
+});

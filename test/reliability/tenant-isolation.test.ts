@@ -480,6 +480,10 @@ const graphMatrix: Record<string, Entry> = {
       'probed over graphql-ws in test/checkout/checkout-graph.test.ts: another merchant subscribed to the same reference gets nothing',
   },
   'Subscription.paymentEvents': { socket: 'probed over graphql-ws below: a subscription to another merchant’s reference' },
+  'Subscription.streamEvents': {
+    socket:
+      "probed over graphql-ws in test/graphql/stream-events-subscription.test.ts: bound to the connection's sales unit, another merchant's events neither replayed nor live",
+  },
   // issue 10: PSP payments (PSP-only fields: probed PSP against PSP in the issue 10 block below)
   'Query.pspPayment': { none: 'the calling PSP’s payments only (issue 10 block)' },
   'Query.pspPayments': { none: 'the calling PSP’s payments only (issue 10 block)' },

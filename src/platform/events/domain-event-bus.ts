@@ -28,7 +28,8 @@ export type EventListener = (event: OutboxEvent) => void;
 /** Which events a subscriber gets: always one sales unit's, of one stream type, optionally only some names. */
 export interface EventFilter {
   msn: string;
-  streamType: string;
+  /** Absent means every stream of the sales unit (the events feed). */
+  streamType?: string;
   /** Public event names; absent means every event of the stream type. */
   names?: ReadonlySet<string>;
 }
@@ -199,7 +200,12 @@ export class DomainEventBus {
   private publish(events: OutboxEvent[]): void {
     for (const event of events) {
       for (const { filter, listener } of this.subscribers) {
-        if (filter.msn !== event.msn || filter.streamType !== event.streamType || (filter.names && !filter.names.has(event.name))) continue;
+        if (
+          filter.msn !== event.msn ||
+          (filter.streamType !== undefined && filter.streamType !== event.streamType) ||
+          (filter.names && !filter.names.has(event.name))
+        )
+          continue;
         try {
           listener(event);
         } catch (error) {

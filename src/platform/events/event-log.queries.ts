@@ -14,6 +14,33 @@ export interface EventLogFilter {
 }
 
 /**
+ * The caller's sales unit's committed events after an event id, oldest first, of the given names and stream type:
+ * what a resuming `streamEvents` subscriber missed. One statement.
+ */
+export async function readEventLogAfter(
+  ctx: RequestContext,
+  filter: Pick<EventLogFilter, 'names' | 'streamType'>,
+  page: { afterId: number; limit: number },
+): Promise<OutboxEvent[]> {
+  const where = ['e.msn = ?', 'e.id > ?'];
+  const params: unknown[] = [scoped(ctx).msn, page.afterId];
+  if (filter.names?.length) {
+    where.push(`e.name in (${filter.names.map(() => '?').join(', ')})`);
+    params.push(...filter.names);
+  }
+  if (filter.streamType) {
+    where.push('e.stream_type = ?');
+    params.push(filter.streamType);
+  }
+  params.push(page.limit);
+  const rows = await ctx.em.execute<Row[]>(
+    `select ${OUTBOX_EVENT_COLUMNS} from domain_event e where ${where.join(' and ')} order by e.id limit ?`,
+    params,
+  );
+  return rows.map(toOutboxEvent);
+}
+
+/**
  * The caller's sales unit's committed events of every stream (payments, QR check-ins, PSP, checkout, operator
  * actions), newest first: `limit` rows with an id below `beforeId`. One statement per page.
  */

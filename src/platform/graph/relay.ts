@@ -1,5 +1,8 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { GraphQLError } from 'graphql';
+import { boundTo, canonicalFilter, decodeCursor, encodeCursor, type CursorScope } from '../paging/cursor.js';
+import type { Keyset } from '../paging/keyset.js';
+
+export { idKeyset, newestFirst, type Keyset } from '../paging/keyset.js';
 
 /** Opaque global ids: `Type:key`, base64url-encoded. */
 export function toGlobalId(type: string, key: string | number): string {
@@ -21,21 +24,6 @@ export function pageSize(first: number | null | undefined, fallback: number): nu
     throw new GraphQLError(`first must be from 0 to ${MAX_PAGE_SIZE}`, { extensions: { code: 'BAD_USER_INPUT', field: 'first' } });
   }
   return size;
-}
-
-/** The keyset parts of a cursor, before signing (base64url JSON). */
-function encodeCursor(parts: unknown[]): string {
-  return Buffer.from(JSON.stringify(parts), 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): unknown[] {
-  try {
-    const parts = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(parts)) return parts;
-  } catch {
-    // fall through to the error below
-  }
-  throw invalidCursor();
 }
 
 export function invalidCursor(): GraphQLError {
@@ -62,32 +50,28 @@ export interface Connection<T> {
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
 }
 
-/** The order of a connection's rows: the key a row's cursor carries, and that key read back from a cursor. */
-export interface Keyset<T, K> {
-  keyOf(row: T): unknown[];
-  /** The key of the cursor's parts; undefined when they are not a key of this order. */
-  read(parts: unknown[]): K | undefined;
-}
-
-/** Rows ordered by their integer id (events, deliveries, attempts). */
-export const idKeyset: Keyset<{ id: number }, number> = {
-  keyOf: (row) => [row.id],
-  read: ([id, ...rest]) => (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 && rest.length === 0 ? id : undefined),
-};
-
 /**
- * The list a cursor belongs to (its field, such as `Payment.events`) and the key that signs it. Every connection
- * hands out cursors that are tamper-evident (a changed byte fails the signature) and bound to their list: a cursor
- * of another list is refused like a forged one.
+ * The list a connection's cursors belong to (its field, such as `Payment.events`), the filter and parent they page,
+ * and the key that signs them. A cursor of another list, or of this list under another filter or parent, is refused
+ * like a forged one.
  */
-export interface CursorScope {
-  list: string;
-  secret: string;
+export interface GraphCursorScope extends CursorScope {
+  filter: Record<string, unknown>;
+  parent: string | null;
 }
 
 /** The scope of a list's cursors, signed with the service's token secret. */
-export function cursorsOf(list: string, ctx: { config: { tokenSecret: string } }): CursorScope {
-  return { list, secret: ctx.config.tokenSecret };
+export function cursorsOf(
+  list: string,
+  ctx: { config: { tokenSecret: string } },
+  bound: { filter?: Record<string, unknown> | null; parent?: string | number | null } = {},
+): GraphCursorScope {
+  return {
+    list,
+    secret: ctx.config.tokenSecret,
+    filter: canonicalFilter(bound.filter),
+    parent: bound.parent === undefined || bound.parent === null ? null : String(bound.parent),
+  };
 }
 
 export interface KeysetPage<T, K> {
@@ -100,44 +84,27 @@ export interface KeysetPage<T, K> {
 
 /**
  * Every Relay list of the graph pages this way: `first` (capped at 100) and an opaque `after` cursor in, the keyset
- * position and row limit for the read, and the connection of the rows read. Cursors are signed and bound to their
- * list (see CursorScope).
+ * position and row limit for the read, and the connection of the rows read. Cursors are the platform's one signed
+ * cursor (src/platform/paging), bound to their list, filter and parent.
  */
 export function keysetPage<T, K>(
   args: { first?: number | null; after?: string | null },
   keyset: Keyset<T, K>,
   defaultSize: number,
-  scope: CursorScope,
+  scope: GraphCursorScope,
 ): KeysetPage<T, K> {
   const size = pageSize(args.first, defaultSize);
   let after: K | undefined;
   if (args.after) {
-    after = keyset.read(decodeScopedCursor(scope, args.after));
+    const state = decodeCursor(scope, args.after);
+    if (!state || !boundTo(state, scope.filter, scope.parent)) throw invalidCursor();
+    after = keyset.read(state.key);
     if (after === undefined) throw invalidCursor();
   }
+  const cursorOf = (row: T) => encodeCursor(scope, { key: keyset.keyOf(row), filter: scope.filter, parent: scope.parent });
   return {
     limit: size + 1,
     after,
-    connection: <R extends T>(rows: R[]) =>
-      connectionFrom(rows, size, (row) => encodeScopedCursor(scope, keyset.keyOf(row)), Boolean(args.after)),
+    connection: <R extends T>(rows: R[]) => connectionFrom(rows, size, cursorOf, Boolean(args.after)),
   };
-}
-
-function cursorSignature(scope: CursorScope, body: string): Buffer {
-  return createHmac('sha256', `graph-cursor:${scope.secret}`).update(`${scope.list}\n${body}`).digest().subarray(0, 16);
-}
-
-/** `<keyset parts, base64url JSON>.<signature over the list and the parts>`. */
-export function encodeScopedCursor(scope: CursorScope, parts: unknown[]): string {
-  const body = encodeCursor(parts);
-  return `${body}.${cursorSignature(scope, body).toString('base64url')}`;
-}
-
-export function decodeScopedCursor(scope: CursorScope, cursor: string): unknown[] {
-  const [body, mac, ...rest] = cursor.split('.');
-  if (!body || !mac || rest.length > 0) throw invalidCursor();
-  const expected = cursorSignature(scope, body);
-  const given = Buffer.from(mac, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalidCursor();
-  return decodeCursor(body);
 }

@@ -1,0 +1,29 @@
+/** The order of a list's rows: the key a row's cursor carries, and that key read back from a cursor. */
+export interface Keyset<T, K> {
+  keyOf(row: T): unknown[];
+  /** The key of the cursor's parts; undefined when they are not a key of this order. */
+  read(parts: unknown[]): K | undefined;
+}
+
+/** Rows ordered by their integer id (events, deliveries, attempts, ledger rows). */
+export const idKeyset: Keyset<{ id: number }, number> = {
+  keyOf: (row) => [row.id],
+  read: ([id, ...rest]) => (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0 && rest.length === 0 ? id : undefined),
+};
+
+export interface CreatedKey {
+  createdAt: Date;
+  id: string;
+}
+
+/** Rows newest first by (createdAt, id): payments, checkout sessions, PSP payments, product orders. */
+export function newestFirst<T extends { createdAt: Date | string; id: string }>(): Keyset<T, CreatedKey> {
+  return {
+    // A string is kept as read (it may carry microseconds a Date would drop).
+    keyOf: (row) => [typeof row.createdAt === 'string' ? row.createdAt : row.createdAt.toISOString(), row.id],
+    read: ([createdAt, id, ...rest]) => {
+      const date = typeof createdAt === 'string' ? new Date(createdAt) : undefined;
+      return !date || Number.isNaN(date.getTime()) || typeof id !== 'string' || rest.length > 0 ? undefined : { createdAt: date, id };
+    },
+  };
+}
