@@ -2,7 +2,7 @@ import type { PageAssets } from '../pages/assets.js';
 import { escapeHtml } from '../pages/html.js';
 import { formatAmount } from '../wallet/kit/money-format.js';
 import { liveStatePage } from '../wallet/kit/live-state.route.js';
-import { paymentSummary, walletDocument, walletMessage } from '../wallet/kit/wallet-document.js';
+import { outcomeHeading, paymentSummary, walletDocument, walletMessage } from '../wallet/kit/wallet-document.js';
 import { CHECKOUT_PAGE_STATE_PATH } from './checkout-page.live-state.js';
 import type { CheckoutPage } from './checkout-buyer.service.js';
 import type { BuyerForm, FieldErrors } from './checkout-buyer.rules.js';
@@ -44,7 +44,11 @@ export function checkoutPageHtml(
     orderSummary(page),
     page.live.awaitsUser ? `${buyerForms(page, input?.form, input?.fieldErrors ?? {})}${backLink(page)}` : outcome(page),
   ].join('\n');
-  return walletDocument(assets, { title: 'Checkout', main, live: liveStatePage(CHECKOUT_PAGE_STATE_PATH, page.live) });
+  return walletDocument(assets, {
+    title: outcomeHeading(page.live.state, 'Checkout'),
+    main,
+    live: liveStatePage(CHECKOUT_PAGE_STATE_PATH, page.live),
+  });
 }
 
 function orderSummary(page: CheckoutPage): string {
