@@ -103,6 +103,12 @@ test('a buyer sees the prefilled checkout, types an address, picks a dynamic opt
   await page.getByTestId('pay').click();
   await page.getByText('Payment approved.').waitFor();
   await page.getByText('Status: Paid').waitFor();
+  await page.getByRole('heading', { name: 'Order paid', level: 1 }).waitFor();
+  // The total with the chosen shipping, the option by its name, and the order's lines.
+  expect(await page.getByTestId('amount').textContent()).toBe('kr\u00a0548,00');
+  expect(await page.getByTestId('total').textContent()).toBe('kr\u00a0548,00');
+  expect(await page.getByTestId('chosen-shipping').textContent()).toBe('Shipping: Postnord, pickup pointkr\u00a049,00');
+  await page.getByTestId('order-summary').getByText('Wool jumper').waitFor();
   expect(await seriousAxeViolations(page)).toEqual([]);
   await screenshot(page, 'checkout-paid');
 
