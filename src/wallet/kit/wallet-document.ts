@@ -46,13 +46,13 @@ export function walletMessage(message: WalletMessage | undefined): string {
  */
 export function walletDocument(
   assets: PageAssets,
-  page: { title: string; main: string; live?: { endpoint: string; state: string } },
+  page: { title: string; main: string; live?: { endpoint: string; state: string }; brand?: string },
 ): string {
   return renderPage(assets, {
     title: page.title,
     bundle: 'wallet',
     bodyClass: 'wallet',
-    body: `<header class="bar"><p class="brand">Paygraph test wallet</p></header>
+    body: `<header class="bar"><p class="brand">${escapeHtml(page.brand ?? 'Paygraph test wallet')}</p></header>
 <main id="main">
 <h1 data-testid="heading">${escapeHtml(page.title)}</h1>
 ${page.main}
