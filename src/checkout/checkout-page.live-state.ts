@@ -14,14 +14,22 @@ export const CHECKOUT_PAGE_STATE_PATH = '/checkout/page/state';
  * What the buyer's page shows of a session: its state and amount, whether the buyer can still pay or cancel (not past its
  * hour), and whether it has ended.
  */
-export function checkoutPageLiveState(session: Pick<CheckoutSession, 'state' | 'expiresAt' | 'amount' | 'currency'>, now: Date): LiveState {
+export function checkoutPageLiveState(
+  session: Pick<CheckoutSession, 'state' | 'expiresAt' | 'amount' | 'currency' | 'shippingDetails'>,
+  now: Date,
+): LiveState {
   return {
     state: session.state,
     awaitsUser: !isSessionOverdue(session, now) && (session.state === 'SessionCreated' || session.state === 'PaymentInitiated'),
     settled: isEndState(session.state),
     // The merchant may change the amount while the buyer is on the page (PATCH): the page shows the new one.
-    shownAmount: formatAmount(session.amount, session.currency),
+    shownAmount: formatAmount(checkoutTotal(session), session.currency),
   };
+}
+
+/** What the buyer pays: the order, plus the shipping it chose once it chose one. */
+export function checkoutTotal(session: Pick<CheckoutSession, 'amount' | 'shippingDetails'>): number {
+  return session.amount + (session.shippingDetails?.amount?.value ?? 0);
 }
 
 /**
@@ -33,7 +41,7 @@ export async function readCheckoutPageLiveState(services: Services, token: strin
   const session = await forkEm(services.orm).findOne(
     CheckoutSession,
     { pageToken: token },
-    { fields: ['id', 'msn', 'state', 'expiresAt', 'amount', 'currency'] },
+    { fields: ['id', 'msn', 'state', 'expiresAt', 'amount', 'currency', 'shippingDetails'] },
   );
   if (!session) return undefined;
   return {

@@ -2,8 +2,8 @@ import type { PageAssets } from '../pages/assets.js';
 import { escapeHtml } from '../pages/html.js';
 import { formatAmount } from '../wallet/kit/money-format.js';
 import { liveStatePage } from '../wallet/kit/live-state.route.js';
-import { paymentSummary, walletDocument, walletMessage } from '../wallet/kit/wallet-document.js';
-import { CHECKOUT_PAGE_STATE_PATH } from './checkout-page.live-state.js';
+import { outcomeHeading, paymentSummary, walletDocument, walletMessage } from '../wallet/kit/wallet-document.js';
+import { CHECKOUT_PAGE_STATE_PATH, checkoutTotal } from './checkout-page.live-state.js';
 import type { CheckoutPage } from './checkout-buyer.service.js';
 import type { BuyerForm, FieldErrors } from './checkout-buyer.rules.js';
 import type { LogisticsOption } from './checkout-session.types.js';
@@ -33,7 +33,7 @@ export function checkoutPageHtml(
   const { session } = page;
   const summary = paymentSummary({
     merchantName: page.merchantName,
-    amount: session.amount,
+    amount: checkoutTotal(session),
     currency: session.currency,
     description: session.paymentDescription,
     state: page.live.state,
@@ -42,22 +42,44 @@ export function checkoutPageHtml(
     summary,
     walletMessage(notice),
     orderSummary(page),
-    page.live.awaitsUser ? `${buyerForms(page, input?.form, input?.fieldErrors ?? {})}${backLink(page)}` : outcome(page),
+    page.live.awaitsUser ? `${buyerForms(page, input?.form, input?.fieldErrors ?? {})}${backLink(page)}` : backLink(page),
   ].join('\n');
-  return walletDocument(assets, { title: 'Checkout', main, live: liveStatePage(CHECKOUT_PAGE_STATE_PATH, page.live) });
+  return walletDocument(assets, {
+    title: outcomeHeading(page.live.state, 'Checkout'),
+    main,
+    live: liveStatePage(CHECKOUT_PAGE_STATE_PATH, page.live),
+  });
 }
 
+/**
+ * What is being bought and what it costs: the order lines (where the merchant asks for them to be shown), the chosen
+ * shipping by its name, and the total the buyer pays.
+ */
 function orderSummary(page: CheckoutPage): string {
-  const summary = page.session.request.transaction.orderSummary;
-  if (!summary || !page.session.request.configuration?.showOrderSummary) return '';
-  const rows = summary.orderLines
-    .map(
-      (line) =>
-        `<tr><td>${escapeHtml(line.name)}${line.unitInfo ? ` × ${escapeHtml(line.unitInfo.quantity)}` : ''}</td><td class="num">${escapeHtml(formatAmount(line.totalAmount, page.session.currency))}</td></tr>`,
-    )
-    .join('');
+  const { session } = page;
+  const summary = session.request.transaction.orderSummary;
+  const lines = summary && session.request.configuration?.showOrderSummary ? summary.orderLines : [];
+  const shipping = chosenShipping(page);
+  if (lines.length === 0 && !shipping) return '';
+  const row = (label: string, amount: number, testId?: string) =>
+    `<tr${testId ? ` data-testid="${testId}"` : ''}><td>${label}</td><td class="num">${escapeHtml(formatAmount(amount, session.currency))}</td></tr>`;
+  const rows = [
+    ...lines.map((line) =>
+      row(`${escapeHtml(line.name)}${line.unitInfo ? ` × ${escapeHtml(line.unitInfo.quantity)}` : ''}`, line.totalAmount),
+    ),
+    ...(shipping ? [row(`Shipping: ${escapeHtml(shipping.name)}`, shipping.amount, 'chosen-shipping')] : []),
+  ].join('');
   return `<section class="order" aria-labelledby="order-heading"><h2 id="order-heading">Your order</h2>
-<table data-testid="order-summary"><thead><tr><th scope="col">Item</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${rows}</tbody></table></section>`;
+<table data-testid="order-summary"><thead><tr><th scope="col">Item</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${rows}</tbody>
+<tfoot><tr class="total"><th scope="row">Total</th><td class="num" data-testid="total">${escapeHtml(formatAmount(checkoutTotal(session), session.currency))}</td></tr></tfoot></table></section>`;
+}
+
+/** The shipping the buyer chose, by the name the option was offered under, and its price. */
+function chosenShipping(page: CheckoutPage): { name: string; amount: number } | undefined {
+  const details = page.session.shippingDetails;
+  if (!details?.shippingMethodId || !details.amount) return undefined;
+  const option = page.offer?.options.find((o) => o.id === details.shippingMethodId);
+  return { name: option ? optionName(option) : details.shippingMethodId, amount: details.amount.value };
 }
 
 /** The way back to the merchant: hidden while the buyer may still pay, for the page's script to show once it ended. */
@@ -65,15 +87,6 @@ function backLink(page: CheckoutPage): string {
   const returnUrl = page.session.request.merchantInfo.returnUrl;
   if (!/^https?:\/\//i.test(returnUrl)) return '';
   return `<p class="back" data-back${page.live.awaitsUser ? ' hidden' : ''}><a href="${escapeHtml(returnUrl)}">Back to ${escapeHtml(page.merchantName)}</a></p>`;
-}
-
-function outcome(page: CheckoutPage): string {
-  const shipping = page.session.shippingDetails;
-  const chosen =
-    shipping?.shippingMethodId && shipping.amount
-      ? `<p data-testid="chosen-shipping">Shipping: ${escapeHtml(shipping.shippingMethodId)} (${escapeHtml(formatAmount(shipping.amount.value, shipping.amount.currency))})</p>`
-      : '';
-  return `${chosen}${backLink(page)}`;
 }
 
 function buyerForms(page: CheckoutPage, form: BuyerForm | undefined, errors: FieldErrors): string {
@@ -130,13 +143,15 @@ ${parts.join('\n')}
 </form></div>`;
 }
 
-/** What the buyer pays: the order, plus the shipping option it chooses (its price is shown beside each option). */
+/** What the buyer pays: the order, plus the shipping it chose (or chooses: its price is shown beside each option). */
 function payTotalText(page: CheckoutPage): string {
   const order = formatAmount(page.session.amount, page.session.currency);
-  if (page.session.state === 'PaymentInitiated' && page.session.shippingDetails?.amount) {
-    return `Order ${order} plus shipping ${formatAmount(page.session.shippingDetails.amount.value, page.session.currency)}.`;
+  const shipping = chosenShipping(page);
+  if (page.session.state === 'PaymentInitiated' && shipping) {
+    const total = formatAmount(checkoutTotal(page.session), page.session.currency);
+    return `You pay ${total}: the order ${order} and shipping (${shipping.name}) ${formatAmount(shipping.amount, page.session.currency)}.`;
   }
-  return page.asksForShipping ? `Order ${order}, plus the shipping you choose.` : `Order ${order}.`;
+  return page.asksForShipping ? `You pay the order ${order}, plus the shipping you choose.` : `You pay ${order}.`;
 }
 
 function shippingChoices(page: CheckoutPage, chosenId: string, errors: FieldErrors): string {
@@ -144,8 +159,13 @@ function shippingChoices(page: CheckoutPage, chosenId: string, errors: FieldErro
     return `<fieldset class="group" data-testid="shipping"><legend>Shipping</legend><p class="hint">Enter your address and choose “Find shipping options”.</p></fieldset>`;
   }
   if (page.offer.options.length === 0) {
-    return `<fieldset class="group" data-testid="shipping"><legend>Shipping</legend>${walletMessage({ kind: 'error', text: 'No shipping options are available for this address.' })}</fieldset>`;
+    return `<fieldset class="group" data-testid="shipping"><legend>Shipping</legend>${walletMessage({ kind: 'error', text: 'No shipping options are available for this address, so the order cannot be paid. Check the address, or contact the shop.' })}</fieldset>`;
   }
+  // The merchant's own options for this address came back empty or failed: its standard ones are offered instead.
+  const fallback =
+    page.offer.source === 'fixed' && page.session.request.logistics?.dynamicOptionsCallback
+      ? `<p class="hint" data-testid="shipping-fallback">The shop sent no delivery options for this address, so its standard options are shown.</p>`
+      : '';
   const selected =
     page.offer.options.find((o) => o.id === chosenId) ?? page.offer.options.find((o) => o.isDefault) ?? page.offer.options[0];
   const radios = page.offer.options
@@ -156,7 +176,7 @@ function shippingChoices(page: CheckoutPage, chosenId: string, errors: FieldErro
     })
     .join('\n');
   return `<fieldset class="group" data-testid="shipping" data-source="${page.offer.source}"${errors.shippingOptionId ? ' aria-describedby="shippingOptionId-error"' : ''}><legend>Shipping</legend>
-${radios}
+${fallback}${radios}
 ${fieldError('shippingOptionId', errors)}</fieldset>`;
 }
 

@@ -130,10 +130,24 @@ export async function findOrderForPage(services: Services, token: string): Promi
   return order && order.status !== 'DELETED' ? order : null;
 }
 
+/** The merchant's answer to "do you sell gift cards?": no, under 10% of sales, or 10% or more. */
+export type GiftCardShare = 'none' | 'under10' | '10orMore';
+
 export interface MerchantEntries {
   websiteUrl?: string;
   termsUrl?: string;
+  giftCards?: GiftCardShare;
 }
+
+/** What the partner left out of an order that needs it, for the merchant to fill in on the page (and only that). */
+export function missingEntries(order: Pick<ProductOrder, 'needsManualEntry' | 'website' | 'complianceData'>): {
+  website: boolean;
+  complianceData: boolean;
+} {
+  return { website: order.needsManualEntry && !order.website, complianceData: order.needsManualEntry && !order.complianceData };
+}
+
+const HTTPS_ADDRESS = /^https:\/\/[^\s]+\.[a-z]{2,}/i;
 
 /**
  * The merchant submits the order on the prefill page. In one transaction: PROCESSING, and for SVC_PA_NETT the
@@ -157,14 +171,21 @@ export async function submitProductOrder(
     if (order.status === 'PROCESSING' || order.status === 'COMPLETED') {
       return { ok: false as const, message: 'This order was already submitted.', order };
     }
-    if (order.needsManualEntry) {
+    const missing = missingEntries(order);
+    if (missing.website) {
       const url = entries.websiteUrl?.trim() ?? '';
       const terms = entries.termsUrl?.trim() ?? '';
-      if (!/^https:\/\/[^\s]+\.[a-z]{2,}/i.test(url) || !/^https:\/\/[^\s]+\.[a-z]{2,}/i.test(terms)) {
+      if (!HTTPS_ADDRESS.test(url) || !HTTPS_ADDRESS.test(terms)) {
         return { ok: false as const, message: 'Enter the website and the terms as https addresses.', order };
       }
-      order.website = { ...(order.website ?? {}), url, termsUrl: terms };
-      order.complianceData ??= {};
+      order.website = { url, termsUrl: terms };
+    }
+    if (missing.complianceData) {
+      if (!entries.giftCards) return { ok: false as const, message: 'Say whether you sell gift cards.', order };
+      // The management API's complianceData shape: giftCard is null when none are sold.
+      order.complianceData = {
+        giftCard: entries.giftCards === 'none' ? null : { isSalesPercentageLessThanTen: entries.giftCards === 'under10' },
+      };
     }
     const now = services.clock.now();
     assertTransition(productOrderMachine, order.status, 'PROCESSING');

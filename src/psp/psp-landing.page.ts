@@ -7,8 +7,16 @@ import { escapeHtml } from '../pages/html.js';
 import { pageSecurityHeaders } from '../pages/security-headers.js';
 import { approvalForms } from '../wallet/kit/approval-forms.js';
 import { liveStatePage, liveStateRoute } from '../wallet/kit/live-state.route.js';
+import { paymentOutcome } from '../wallet/kit/payment-outcome.js';
 import { ownPagePost } from '../wallet/kit/same-origin.js';
-import { paymentSummary, walletDocument, walletMessage, walletRefusal, type WalletMessage } from '../wallet/kit/wallet-document.js';
+import {
+  outcomeHeading,
+  paymentSummary,
+  walletDocument,
+  walletMessage,
+  walletRefusal,
+  type WalletMessage,
+} from '../wallet/kit/wallet-document.js';
 import { actOnPspLanding, findPspLandingPayment, readPspLandingLiveState, type PspLandingPayment } from './psp-approval.service.js';
 
 /** Where the PSP landing page's script asks for the payment's state. */
@@ -32,14 +40,18 @@ export function pspLandingPage(assets: PageAssets, token: string, payment: PspLa
         profileScope: null,
       })
     : '';
-  const card = `<p class="hint" data-testid="card-note">Paid with your stored card${payment.subscription ? '; the card is kept for later payments to this merchant' : ''}.</p>`;
+  // The card is named while the payment may still go through; a payment that stopped took nothing from it.
+  const card =
+    paymentOutcome(payment.state).tone === 'failure'
+      ? ''
+      : `<p class="hint" data-testid="card-note" data-unless-failure>Payment method: your stored card${payment.subscription ? '; it is kept for later payments to this merchant' : ''}.</p>`;
   // Rendered hidden while the user may still act, for the page's script to show once the payment is decided.
   const back =
     payment.pspRedirectUrl && /^https?:\/\//i.test(payment.pspRedirectUrl)
       ? `<p class="back" data-back${payment.awaitsUser ? ' hidden' : ''}><a href="${escapeHtml(payment.pspRedirectUrl)}">Back to ${escapeHtml(payment.merchantName)}</a></p>`
       : '';
   return walletDocument(assets, {
-    title: 'Approve card payment',
+    title: outcomeHeading(payment.state, 'Approve card payment'),
     main: `${paymentSummary(payment)}${card}${walletMessage(message)}${choices}${back}`,
     live: liveStatePage(PSP_LANDING_STATE_PATH, payment),
   });
@@ -51,11 +63,7 @@ export function pspLandingPages(services: Services, assets: PageAssets = pageAss
     headers: pageSecurityHeaders(request),
     body: page,
   });
-  const post = (
-    pattern: string,
-    act: (token: string, form: URLSearchParams) => ReturnType<typeof actOnPspLanding>,
-    ok: string,
-  ): PageRoute =>
+  const post = (pattern: string, act: (token: string, form: URLSearchParams) => ReturnType<typeof actOnPspLanding>): PageRoute =>
     ownPagePost(
       services.config.publicUrl,
       pattern,
@@ -63,8 +71,9 @@ export function pspLandingPages(services: Services, assets: PageAssets = pageAss
       async (request) => {
         const token = tokenOf(request);
         const outcome = await act(token, new URLSearchParams(request.rawBody.toString('utf8')));
+        // The heading, status and sentence say what happened: no message repeats them.
         return outcome.ok
-          ? html(request, 200, pspLandingPage(assets, token, outcome.payment, { kind: 'ok', text: ok }))
+          ? html(request, 200, pspLandingPage(assets, token, outcome.payment))
           : html(
               request,
               outcome.payment ? 400 : 404,
@@ -82,12 +91,8 @@ export function pspLandingPages(services: Services, assets: PageAssets = pageAss
         return html(request, payment ? 200 : 404, pspLandingPage(assets, token, payment));
       },
     },
-    post(
-      '/wallet/psp/approve',
-      (token, form) => actOnPspLanding(services, token, { approve: form.get('phoneNumber') ?? '' }),
-      'Payment approved.',
-    ),
-    post('/wallet/psp/cancel', (token) => actOnPspLanding(services, token, { cancel: true }), 'Payment cancelled.'),
+    post('/wallet/psp/approve', (token, form) => actOnPspLanding(services, token, { approve: form.get('phoneNumber') ?? '' })),
+    post('/wallet/psp/cancel', (token) => actOnPspLanding(services, token, { cancel: true })),
     liveStateRoute(services, assets, PSP_LANDING_STATE_PATH, (token) => readPspLandingLiveState(services, token)),
   ];
 }

@@ -20,7 +20,8 @@ export async function findScannableQr(services: Services, key: string): Promise<
 
 export const NO_WALLET_USER_IN_PRODUCTION = 'There is no simulated wallet user in production.';
 
-export type CheckInOutcome = { ok: true; payload: CheckInPayload } | { ok: false; status: number; message: string };
+/** `phoneNumber`: the test user who checked in, for the page to name. */
+export type CheckInOutcome = { ok: true; payload: CheckInPayload; phoneNumber: string } | { ok: false; status: number; message: string };
 
 /**
  * The wallet user scanning a callback QR: a check-in with a fresh customer token, and its event in the outbox, in
@@ -40,7 +41,7 @@ export async function checkIn(services: Services, key: string, phoneNumberInput:
   };
   const checkedIn = await forkEm(services.orm).transactional(async (em) => {
     const acting = await testUserApproves(em, { phoneNumber: phoneNumberInput, channel: 'page', act: 'check-in' }, now);
-    if (!acting.ok) return false;
+    if (!acting.ok) return undefined;
     await em.execute('insert into qr_check_in (customer_token, qr_key, msn, phone_number, initiated_at) values (?, ?, ?, ?, ?)', [
       payload.customerToken,
       qr.key,
@@ -56,8 +57,8 @@ export async function checkIn(services: Services, key: string, phoneNumberInput:
       payload: { ...payload },
       occurredAt: now,
     });
-    return true;
+    return acting.user.phoneNumber;
   });
   if (!checkedIn) return { ok: false, status: 400, message: 'Pick a test user of the test environment.' };
-  return { ok: true, payload };
+  return { ok: true, payload, phoneNumber: checkedIn };
 }

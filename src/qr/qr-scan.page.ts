@@ -3,6 +3,7 @@ import { forkEm } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { HttpRequest, HttpResponse } from '../platform/rest/http-types.js';
 import type { PageRoute } from '../platform/rest/page-route.js';
+import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import { escapeHtml } from '../pages/html.js';
 import { pageAssets, type PageAssets } from '../pages/assets.js';
 import { pageSecurityHeaders } from '../pages/security-headers.js';
@@ -27,30 +28,66 @@ async function testUsers(services: Services): Promise<TestUserChoice[]> {
   }));
 }
 
-function scanMain(qr: QrRow | undefined, users: TestUserChoice[], message?: WalletMessage, token?: string): string {
-  if (!qr) return walletMessage(message ?? { kind: 'error', text: 'This QR code is not known.' });
-  const options = users
-    .map((u) => `<option value="${escapeHtml(u.phoneNumber)}">${escapeHtml(`${u.name} (${u.phoneNumber})`)}</option>`)
-    .join('');
-  return `<section class="summary" aria-labelledby="location">
-  <h2 class="merchant" id="location">${escapeHtml(qr.location_description ?? qr.qr_id)}</h2>
-  <p class="description">Scanning checks you in with sales unit ${escapeHtml(qr.msn)}.</p>
+/** The name the person knows the shop by: its sales unit's. */
+async function merchantNameOf(services: Services, msn: string): Promise<string> {
+  const unit = await forkEm(services.orm).findOne(SalesUnit, { msn }, { fields: ['name'] });
+  return unit?.name ?? msn;
+}
+
+interface ScanPlace {
+  qr: QrRow;
+  merchantName: string;
+}
+
+/** After a check-in: who checked in, where, and the token the merchant now holds. */
+interface CheckedIn {
+  user: TestUserChoice;
+  token: string;
+}
+
+function scanMain(place: ScanPlace | undefined, users: TestUserChoice[], message?: WalletMessage, checkedIn?: CheckedIn): string {
+  if (!place) return walletMessage(message ?? { kind: 'error', text: 'This QR code is not known.' });
+  const { qr, merchantName } = place;
+  const where = qr.location_description ?? qr.qr_id;
+  // One big radio card per test user: a thumb hits a whole row, not a small select.
+  const choices = users
+    .map(
+      (
+        u,
+        i,
+      ) => `<label class="check option pick" for="user-${i}"><input type="radio" id="user-${i}" name="phoneNumber" value="${escapeHtml(u.phoneNumber)}"${i === 0 ? ' checked' : ''} required>
+<span><span class="pick-name">${escapeHtml(u.name)}</span><br><span class="hint">${escapeHtml(u.phoneNumber)}</span></span></label>`,
+    )
+    .join('\n');
+  const done = checkedIn
+    ? `<p class="message ok" role="status" data-testid="checked-in">${escapeHtml(`${checkedIn.user.name} is checked in at ${merchantName}, ${where}.`)}</p>
+<p class="description" data-testid="customer-token">Customer token for ${escapeHtml(merchantName)}: <code>${escapeHtml(checkedIn.token)}</code></p>`
+    : '';
+  return `<section class="summary" aria-labelledby="merchant">
+  <h2 class="merchant" id="merchant">${escapeHtml(merchantName)}</h2>
+  <p class="description" data-testid="location">${escapeHtml(where)}</p>
+  <p class="hint">Checking in lets ${escapeHtml(merchantName)} know you are here, and lets it send you a payment request.</p>
 </section>
-${walletMessage(message)}
-${token ? `<p class="description" data-testid="customer-token">Customer token: <code>${escapeHtml(token)}</code></p>` : ''}
+${walletMessage(message)}${done}
 <form method="post" class="approve">
-  <label for="phoneNumber">Test user</label>
-  <select id="phoneNumber" name="phoneNumber" required>${options}</select>
+  <fieldset class="group"><legend>${checkedIn ? 'Check in someone else' : 'Who is checking in?'}</legend>
+${choices}
+  </fieldset>
   <button type="submit">Check in</button>
 </form>`;
 }
 
+async function scanPlace(services: Services, key: string): Promise<ScanPlace | undefined> {
+  const qr = await findScannableQr(services, key);
+  return qr ? { qr, merchantName: await merchantNameOf(services, qr.msn) } : undefined;
+}
+
 /** The wallet user scanning a callback QR: pick a test user; the form's POST (or a JSON POST) is the scan. */
 export function qrScanPages(services: Services, assets: PageAssets = pageAssets): PageRoute[] {
-  const html = (request: HttpRequest, status: number, main: string): HttpResponse => ({
+  const html = (request: HttpRequest, status: number, main: string, title = 'Check in'): HttpResponse => ({
     status,
     headers: pageSecurityHeaders(request),
-    body: walletDocument(assets, { title: 'Check in', main }),
+    body: walletDocument(assets, { title, main }),
   });
   return [
     {
@@ -58,8 +95,8 @@ export function qrScanPages(services: Services, assets: PageAssets = pageAssets)
       pattern: '/qr/scan/{key}',
       run: async (request) => {
         if (services.config.env !== 'test') return html(request, 403, walletMessage({ kind: 'error', text: NO_WALLET_USER_IN_PRODUCTION }));
-        const qr = await findScannableQr(services, request.params.key ?? '');
-        return html(request, qr ? 200 : 404, scanMain(qr, await testUsers(services)));
+        const place = await scanPlace(services, request.params.key ?? '');
+        return html(request, place ? 200 : 404, scanMain(place, await testUsers(services)));
       },
     },
     {
@@ -92,11 +129,14 @@ export function qrScanPages(services: Services, assets: PageAssets = pageAssets)
           if (!outcome.ok) throw AppError.validation([{ name: 'phoneNumber', reason: outcome.message }]);
           return { status: 200, body: { customerToken: outcome.payload.customerToken, merchantQrId: outcome.payload.merchantQrId } };
         }
-        const qr = await findScannableQr(services, key);
+        const place = await scanPlace(services, key);
         const users = await testUsers(services);
-        return outcome.ok
-          ? html(request, 200, scanMain(qr, users, { kind: 'ok', text: 'Checked in.' }, outcome.payload.customerToken))
-          : html(request, outcome.status, scanMain(qr, users, { kind: 'error', text: outcome.message }));
+        if (!outcome.ok) return html(request, outcome.status, scanMain(place, users, { kind: 'error', text: outcome.message }));
+        const user = users.find((u) => u.phoneNumber === outcome.phoneNumber) ?? {
+          phoneNumber: outcome.phoneNumber,
+          name: outcome.phoneNumber,
+        };
+        return html(request, 200, scanMain(place, users, undefined, { user, token: outcome.payload.customerToken }), 'Checked in');
       },
     },
   ];

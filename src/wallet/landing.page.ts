@@ -4,7 +4,7 @@ import type { IssuedUserToken } from '../user-profiles/user-token.js';
 import { approvalForms } from './kit/approval-forms.js';
 import { sharedScopes } from './kit/consent-scopes.js';
 import { liveStatePage } from './kit/live-state.route.js';
-import { paymentSummary, walletDocument, walletMessage, type WalletMessage } from './kit/wallet-document.js';
+import { outcomeHeading, paymentSummary, walletDocument, walletMessage, type WalletMessage } from './kit/wallet-document.js';
 import type { LandingPayment } from './landing.service.js';
 
 export { escapeHtml };
@@ -45,7 +45,7 @@ export function landingPage(
       : '';
   const shared = payment.sharedScope ? sharedScopes(payment.merchantName, payment.sharedScope) : '';
   return walletDocument(assets, {
-    title: 'Approve payment',
+    title: outcomeHeading(payment.state, 'Approve payment'),
     main: `${paymentSummary(payment)}${walletMessage(message)}${shared}${choices}${back}`,
     live: liveStatePage(LANDING_STATE_PATH, payment),
   });

@@ -37,14 +37,15 @@ export function walletPages(services: Services, assets: PageAssets = pageAssets)
       const form = formOf(request);
       const outcome = await approveOnLanding(services, token, form.get('phoneNumber') ?? '', form.get('consent') === 'yes');
       return outcome.ok
-        ? html(request, 200, landingPage(assets, token, outcome.payment, { kind: 'ok', text: 'Payment approved.' }, outcome.userToken))
+        ? html(request, 200, landingPage(assets, token, outcome.payment, undefined, outcome.userToken))
         : html(request, outcome.payment ? 400 : 404, landingPage(assets, token, outcome.payment, { kind: 'error', text: outcome.message }));
     }),
     post('/wallet/landing/reject', async (request) => {
       const token = tokenOf(request);
       const outcome = await rejectOnLanding(services, token);
+      // The heading, status and sentence say what happened: no message repeats them.
       return outcome.ok
-        ? html(request, 200, landingPage(assets, token, outcome.payment, { kind: 'ok', text: 'Payment rejected.' }))
+        ? html(request, 200, landingPage(assets, token, outcome.payment))
         : html(request, outcome.payment ? 400 : 404, landingPage(assets, token, outcome.payment, { kind: 'error', text: outcome.message }));
     }),
     liveStateRoute(services, assets, LANDING_STATE_PATH, (token) => readLandingLiveState(services, token)),

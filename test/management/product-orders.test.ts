@@ -44,15 +44,15 @@ describe('pre-fill', () => {
 
   // Issue 19 point 6: partner clients send the platform's older product names; each is taken as our SVC_ name.
   test.each([
-    ['VIPPS_PA_NETT', 'SVC_PA_NETT', {}],
-    ['VIPPS_I_KASSA', 'SVC_I_KASSA', { pricePackageId: PRICE_PACKAGE_I_KASSA }],
-    ['VIPPS_LOGG_INN', 'SVC_LOGG_INN', { pricePackageId: undefined }],
-    ['VIPPS_CHECKOUT', 'SVC_CHECKOUT', { pricePackageId: undefined }],
-  ])('productType %s is taken as %s', async (sent, taken, overrides) => {
+    ['VIPPS_PA_NETT', 'Payments online', {}],
+    ['VIPPS_I_KASSA', 'Payments in the shop', { pricePackageId: PRICE_PACKAGE_I_KASSA }],
+    ['VIPPS_LOGG_INN', 'Login', { pricePackageId: undefined }],
+    ['VIPPS_CHECKOUT', 'Checkout', { pricePackageId: undefined }],
+  ])('productType %s is taken as our product, shown to the merchant as %s', async (sent, taken, overrides) => {
     const res = await order(orderBody({ productType: sent, ...overrides }));
     expect(res.status).toBe(201);
     const page = await (await fetch(res.body.prefillUrl.replace(/^https?:\/\/[^/]+/, t.baseUrl))).text();
-    expect(page).toContain(`<dt>Product</dt><dd>${taken}</dd>`);
+    expect(page).toContain(`<dt>Product</dt><dd data-testid="product">${taken}</dd>`);
   });
 
   test('SVC_PA_NETT without website and complianceData is accepted as WAITING_FOR_MERCHANT', async () => {
@@ -191,10 +191,28 @@ describe('submission of SVC_PA_NETT', () => {
     expect(payment.status).toBe(201);
   });
 
+  test('WAITING_FOR_MERCHANT with the website sent: the page asks only for what the partner left out', async () => {
+    const { body } = await order(orderBody({ complianceData: undefined }));
+    expect(body.prefillStatus).toBe('WAITING_FOR_MERCHANT');
+    const page = await (await fetch(body.prefillUrl.replace(/^https?:\/\/[^/]+/, t.baseUrl))).text();
+    expect(page).not.toContain('data-testid="ask-website"');
+    expect(page).not.toContain('name="websiteUrl"');
+    expect(page).toContain('Do you sell gift cards?');
+    expect(page).toContain(`<dd data-testid="website">${WEBSITE.url}</dd>`);
+    expect((await submitOnPage(body.prefillUrl)).status).toBe(400);
+    expect((await submitOnPage(body.prefillUrl, { giftCards: 'none' })).status).toBe(200);
+    expect((await mgmt(t.partner, 'GET', `/product-orders/${body.prefilledOrderId}`)).body.prefillStatus).toBe('COMPLETED');
+  });
+
   test('WAITING_FOR_MERCHANT: the merchant enters the website on the page before it is accepted', async () => {
     const { body } = await order(orderBody({ website: undefined, complianceData: undefined }));
     expect((await submitOnPage(body.prefillUrl)).status).toBe(400);
-    const ok = await submitOnPage(body.prefillUrl, { websiteUrl: 'https://nyttfirma.no', termsUrl: 'https://nyttfirma.no/terms' });
+    const page = await (await fetch(body.prefillUrl.replace(/^https?:\/\/[^/]+/, t.baseUrl))).text();
+    expect(page).toContain('data-testid="ask-website"');
+    expect(page).toContain('data-testid="ask-compliance"');
+    const website = { websiteUrl: 'https://nyttfirma.no', termsUrl: 'https://nyttfirma.no/terms' };
+    expect((await submitOnPage(body.prefillUrl, website)).status).toBe(400);
+    const ok = await submitOnPage(body.prefillUrl, { ...website, giftCards: 'under10' });
     expect(ok.status).toBe(200);
     expect((await mgmt(t.partner, 'GET', `/product-orders/${body.prefilledOrderId}`)).body.prefillStatus).toBe('COMPLETED');
   });
@@ -286,7 +304,11 @@ describe('events: each change of an order commits with its one event, read by th
     const { body } = await order(orderBody({ website: undefined, complianceData: undefined }));
     // Refused on the page until the merchant enters the website: no event.
     expect((await submitOnPage(body.prefillUrl)).status).toBe(400);
-    const ok = await submitOnPage(body.prefillUrl, { websiteUrl: 'https://nyttfirma.no', termsUrl: 'https://nyttfirma.no/terms' });
+    const ok = await submitOnPage(body.prefillUrl, {
+      websiteUrl: 'https://nyttfirma.no',
+      termsUrl: 'https://nyttfirma.no/terms',
+      giftCards: 'none',
+    });
     const msn = /data-msn="(\d+)"/.exec(ok.html)?.[1];
     expect(await eventsOf(body.prefilledOrderId)).toEqual([
       {
@@ -345,7 +367,7 @@ describe('the deprecated partner API', () => {
     expect((await mgmt(t.partner, 'GET', `/product-orders/${res.body.prefilledOrderId}`)).body.prefillStatus).toBe('RECEIVED');
     // Sent without a use case, the order is for a website (partner-v2.yaml's default), as its page shows.
     const page = await (await fetch(res.body.returnUrl.replace(/^https?:\/\/[^/]+/, t.baseUrl))).text();
-    expect(page).toContain('<dt>Use case</dt><dd>Website</dd>');
+    expect(page).toContain('<dt>Used for</dt><dd>A website</dd>');
   });
 
   test('Idempotency-Key optional; when sent it replays and conflicts', async () => {

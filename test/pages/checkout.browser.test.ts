@@ -102,7 +102,13 @@ test('a buyer sees the prefilled checkout, types an address, picks a dynamic opt
   await screenshot(page, 'checkout-shipping-options');
   await page.getByTestId('pay').click();
   await page.getByText('Payment approved.').waitFor();
-  await page.getByText('Status: PaymentSuccessful').waitFor();
+  await page.getByText('Status: Paid').waitFor();
+  await page.getByRole('heading', { name: 'Order paid', level: 1 }).waitFor();
+  // The total with the chosen shipping, the option by its name, and the order's lines.
+  expect(await page.getByTestId('amount').textContent()).toBe('kr\u00a0548,00');
+  expect(await page.getByTestId('total').textContent()).toBe('kr\u00a0548,00');
+  expect(await page.getByTestId('chosen-shipping').textContent()).toBe('Shipping: Postnord, pickup pointkr\u00a049,00');
+  await page.getByTestId('order-summary').getByText('Wool jumper').waitFor();
   expect(await seriousAxeViolations(page)).toEqual([]);
   await screenshot(page, 'checkout-paid');
 
@@ -158,7 +164,7 @@ async function expectEndedLive(state: string, loaded: () => Promise<boolean>): P
 test('paid in another browser, the open checkout page shows the session paid without a reload', async () => {
   const created = await checkout.createSession({ logistics: null, configuration: { elements: 'PaymentOnly' } });
   await page.goto(created.body.checkoutFrontendUrl);
-  await page.getByText('Status: SessionCreated').waitFor();
+  await page.getByText('Status: Waiting for your details').waitFor();
   expect(await page.getByRole('link', { name: 'Back to Test Shop Online' }).isVisible()).toBe(false);
   const loaded = await markPage();
   // The buyer's other device: a context of its own, with its own cookies and storage.
@@ -172,7 +178,7 @@ test('paid in another browser, the open checkout page shows the session paid wit
   } finally {
     await other.close();
   }
-  await expectEndedLive('PaymentSuccessful', loaded);
+  await expectEndedLive('Paid', loaded);
   await screenshot(page, 'checkout-paid-elsewhere');
 });
 
@@ -183,10 +189,10 @@ test('its payment approved through ePayment, the open checkout page follows the 
   // A phone number no test user has: the session has its payment (PaymentInitiated), and the buyer may try again.
   await page.getByLabel('Your wallet phone number (test user)').fill('11111111');
   await page.getByTestId('pay').click();
-  await page.getByText('Status: PaymentInitiated').waitFor();
+  await page.getByText('Status: Waiting for your approval').waitFor();
   const loaded = await markPage();
   expect((await merchant.forceApprove(reference)).status).toBe(200);
-  await expectEndedLive('PaymentSuccessful', loaded);
+  await expectEndedLive('Paid', loaded);
   const expected = errors.filter((e) => / 400 POST .*\/checkout\/page\/pay/.test(e));
   expect(expected.length).toBeGreaterThan(0);
   errors.splice(0, errors.length, ...errors.filter((e) => !expected.includes(e)));
@@ -196,12 +202,14 @@ test('its payment approved through ePayment, the open checkout page follows the 
 test('left for an hour (the test clock), the open checkout page shows the session expired', async () => {
   const created = await checkout.createSession();
   await page.goto(created.body.checkoutFrontendUrl);
-  await page.getByText('Status: SessionCreated').waitFor();
+  await page.getByText('Status: Waiting for your details').waitFor();
   await page.getByLabel('Street address').focus();
   const loaded = await markPage();
   const moved = await merchant.graphql('mutation { advanceTestClock(input: { seconds: 3601 }) { userErrors { code } } }');
   expect(moved.body.data.advanceTestClock.userErrors).toEqual([]);
-  await expectEndedLive('SessionExpired', loaded);
+  await expectEndedLive('Expired', loaded);
+  await page.getByRole('heading', { name: 'Checkout expired', level: 1 }).waitFor();
+  await screenshot(page, 'checkout-expired');
   // The field that had focus is gone: focus moves on to where the page continues.
   expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe('Back to Test Shop Online');
 });

@@ -62,7 +62,7 @@ test('approving on the landing page in another browser context changes the state
   await user.getByRole('button', { name: 'Approve' }).click();
   await user.waitForLoadState();
   await screenshot(user, 'wallet-approved');
-  await user.getByText('Status: AUTHORIZED').waitFor();
+  await user.getByText('Status: Approved').waitFor();
   await wallet.close();
 
   await feedRow(dashboard, reference, 'AUTHORIZED').waitFor();

@@ -64,6 +64,7 @@ test('the PSP landing page shows merchant, amount and text, passes axe on a phon
   await page.getByRole('heading', { name: 'PSP-kunde AS' }).waitFor();
   expect(await page.getByTestId('amount').textContent()).toMatch(/499,00/);
   await page.getByText('Årsabonnement').waitFor();
+  await page.getByText('Payment method: your stored card').waitFor();
   await expectNoHorizontalScroll(page);
   expect(await seriousAxeViolations(page)).toEqual([]);
   await screenshot(page, 'psp-landing');
@@ -72,13 +73,13 @@ test('the PSP landing page shows merchant, amount and text, passes axe on a phon
   const approved = page.waitForResponse((res) => res.url().includes('/wallet/psp/approve'));
   await page.getByRole('button', { name: 'Approve' }).click();
   // The approval's page shows ACCEPTED: the PSP has not answered the make-payment callback yet.
-  expect(await (await approved).text()).toContain('Status: ACCEPTED');
-  await page.getByText('Payment approved.').waitFor();
+  expect(await (await approved).text()).toContain('Status: Approved');
+  await page.getByRole('heading', { name: 'Payment approved', level: 1 }).waitFor();
   const loaded = await markPage();
   await eventually(() => endpoint.at(path).length === 1, 'the make-payment callback');
   expect(endpoint.at(path)[0]!.body).toMatchObject({ pspTransactionId: id, paymentState: 'ACCEPTED', paymentInstrument: 'TOKEN' });
   // The PSP's answer made the payment RESERVED, and the page shows it live.
-  await page.getByText('Status: RESERVED').waitFor();
+  await page.getByText('Status: Approved, the amount is reserved on your card').waitFor();
   await page.getByRole('link', { name: 'Back to PSP-kunde AS' }).waitFor();
   expect(await loaded()).toBe(true);
   expect(await seriousAxeViolations(page)).toEqual([]);
@@ -88,7 +89,7 @@ test('the PSP landing page shows merchant, amount and text, passes axe on a phon
 test('approved elsewhere (the PSP’s test approve), the open page shows it live and offers the way back', async () => {
   const { id, url } = await initiate();
   await page.goto(url);
-  await page.getByText('Status: INITIATED').waitFor();
+  await page.getByText('Status: Waiting for your approval').waitFor();
   expect(await page.getByRole('link', { name: 'Back to PSP-kunde AS' }).isVisible()).toBe(false);
   const loaded = await markPage();
   const approved = await psp.request(
@@ -99,7 +100,7 @@ test('approved elsewhere (the PSP’s test approve), the open page shows it live
   );
   expect(approved.status).toBe(200);
   // ACCEPTED, then RESERVED once the PSP answered the callback: the page follows until the state is final.
-  await page.getByText('Status: RESERVED').waitFor();
+  await page.getByText('Status: Approved, the amount is reserved on your card').waitFor();
   await page.getByRole('button', { name: 'Approve' }).waitFor({ state: 'detached' });
   await page.getByRole('link', { name: 'Back to PSP-kunde AS' }).waitFor();
   expect(await page.getByRole('status').filter({ hasText: 'Status:' }).getAttribute('aria-live')).toBe('polite');
@@ -111,8 +112,11 @@ test('rejecting on the PSP landing page tells the PSP USER_CANCEL', async () => 
   const { url, path } = await initiate();
   await page.goto(url);
   await page.getByRole('button', { name: 'Reject' }).click();
-  await page.getByText('Payment cancelled.').waitFor();
-  await page.getByText('Status: USER_CANCEL').waitFor();
+  await page.getByRole('heading', { name: 'Payment cancelled', level: 1 }).waitFor();
+  await page.getByText('Status: Cancelled').waitFor();
+  await page.getByText('You cancelled this payment. No money was taken.').waitFor();
+  expect(await page.getByTestId('summary').getAttribute('data-tone')).toBe('failure');
+  await screenshot(page, 'psp-landing-cancelled');
   expect(await seriousAxeViolations(page)).toEqual([]);
   await eventually(() => endpoint.at(path).length === 1, 'the make-payment callback');
   expect(endpoint.at(path)[0]!.body.paymentState).toBe('USER_CANCEL');
@@ -136,12 +140,19 @@ test('an unknown phone number is told on the page, and the payment still awaits 
 test('left for ten minutes (the test clock), the open page shows the payment timed out', async () => {
   const { url, path } = await initiate();
   await page.goto(url);
-  await page.getByText('Status: INITIATED').waitFor();
+  await page.getByText('Status: Waiting for your approval').waitFor();
   const loaded = await markPage();
   // The PSP moves the clock of the sales unit the payment is for; the page goes by that unit's time.
   const moved = await psp.graphql('mutation { advanceTestClock(input: { seconds: 601 }) { userErrors { code } } }', {}, MSN);
   expect(moved.body.data.advanceTestClock.userErrors).toEqual([]);
-  await page.getByText('Status: TIMEOUT').waitFor();
+  await page.getByText('Status: Expired').waitFor();
+  await page.getByRole('heading', { name: 'Payment expired', level: 1 }).waitFor();
+  await page.getByText('The payment was not approved in time and has expired.').waitFor();
+  // Nothing was taken from the card: the page no longer names it.
+  expect(await page.getByTestId('card-note').isVisible()).toBe(false);
+  expect(await page.getByTestId('summary').getAttribute('data-tone')).toBe('failure');
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, 'psp-landing-expired');
   await page.getByRole('button', { name: 'Reject' }).waitFor({ state: 'detached' });
   expect(await loaded()).toBe(true);
   await eventually(() => endpoint.at(path).length === 1, 'the make-payment callback');

@@ -30,15 +30,25 @@ test('the scan page passes the axe scan on a phone; picking a test user checks i
   expect((await merchant.request('PUT', '/qr/v1/merchant-callback/kiosk-3', { locationDescription: 'Kiosk 3' })).status).toBe(200);
   const { qrContent } = (await merchant.request('GET', '/qr/v1/merchant-callback/kiosk-3', undefined, { Accept: 'image/svg+xml' })).body;
   await page.goto(qrContent);
-  await page.getByRole('heading', { name: 'Kiosk 3' }).waitFor();
+  // The shop by its name, the place by the QR's description.
+  await page.getByRole('heading', { name: 'Test Shop Online' }).waitFor();
+  expect(await page.getByTestId('location').textContent()).toBe('Kiosk 3');
+  // Each test user is a row a thumb can hit (at least 44 px high), not a small select.
+  const pick = page.getByRole('radio', { name: /4791234567/ });
+  const row = await page.locator('label.pick').filter({ has: pick }).boundingBox();
+  expect(row!.height).toBeGreaterThanOrEqual(44);
+  expect(row!.width).toBeGreaterThan(300);
   await expectNoHorizontalScroll(page);
   expect(await seriousAxeViolations(page)).toEqual([]);
   await screenshot(page, 'qr-scan');
 
-  await page.getByLabel('Test user').selectOption('4791234567');
+  await pick.check();
   await page.getByRole('button', { name: 'Check in' }).click();
-  await page.getByText('Checked in.').waitFor();
+  await page.getByRole('heading', { name: 'Checked in', level: 1 }).waitFor();
+  // Who checked in, and where.
+  expect(await page.getByTestId('checked-in').textContent()).toMatch(/^.+ is checked in at Test Shop Online, Kiosk 3\.$/);
   expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, 'qr-scan-checked-in');
   const token = (await page.getByTestId('customer-token').locator('code').textContent())!;
   expect(token).toMatch(/^[A-Za-z0-9+/]+=*$/);
 

@@ -75,8 +75,8 @@ test('the user sees the scopes, consents and approves; the merchant reads the pr
   await page.getByLabel('Your phone number (test user)').fill('91234567');
   await page.getByLabel('I agree to share this with Test Shop Online').check();
   await page.getByRole('button', { name: 'Approve' }).click();
-  await page.getByText('Payment approved.').waitFor();
-  await page.getByText('Status: AUTHORIZED').waitFor();
+  await page.getByRole('heading', { name: 'Payment approved', level: 1 }).waitFor();
+  await page.getByText('Status: Approved').waitFor();
   // What the user now shares, and with whom.
   await page.getByRole('heading', { name: 'You share with Test Shop Online' }).waitFor();
   expect(await page.getByTestId('shared-scopes').locator('li').allTextContents()).toEqual([

@@ -38,7 +38,7 @@ test('the landing page shows merchant, amount in NOK and details, passes the axe
   });
   await page.goto(redirectUrl);
   await page.getByRole('heading', { name: 'Test Shop Online' }).waitFor();
-  expect(await page.getByTestId('amount').textContent()).toMatch(/^1\s234,50\s*kr$|^kr\s1\s234,50$/);
+  expect(await page.getByTestId('amount').textContent()).toBe('kr\u00a01\u00a0234,50');
   await page.getByText('Two pairs of socks').waitFor();
   await expectNoHorizontalScroll(page);
   expect(await seriousAxeViolations(page)).toEqual([]);
@@ -53,8 +53,8 @@ test('the landing page shows merchant, amount in NOK and details, passes the axe
 
   await page.getByLabel('Your phone number (test user)').fill('91234567');
   await page.getByRole('button', { name: 'Approve' }).click();
-  await page.getByText('Payment approved.').waitFor();
-  await page.getByText('Status: AUTHORIZED').waitFor();
+  await page.getByRole('heading', { name: 'Payment approved', level: 1 }).waitFor();
+  await page.getByText('Status: Approved').waitFor();
   expect(await seriousAxeViolations(page)).toEqual([]);
   await screenshot(page, 'wallet-approved');
   expect((await merchant.getPayment(reference)).body.state).toBe('AUTHORIZED');
@@ -63,9 +63,10 @@ test('the landing page shows merchant, amount in NOK and details, passes the axe
 test('the shown state updates live when the payment is approved elsewhere', async () => {
   const { reference, redirectUrl } = await landing();
   await page.goto(redirectUrl);
-  await page.getByText('Status: CREATED').waitFor();
+  await page.getByText('Status: Waiting for your approval').waitFor();
   expect((await merchant.forceApprove(reference)).status).toBe(200);
-  await page.getByText('Status: AUTHORIZED').waitFor();
+  await page.getByRole('heading', { name: 'Payment approved', level: 1 }).waitFor();
+  await page.getByText('Status: Approved').waitFor();
   await page.getByRole('button', { name: 'Approve' }).waitFor({ state: 'detached' });
   await page.getByRole('link', { name: 'Back to Test Shop Online' }).waitFor();
 });
@@ -74,8 +75,12 @@ test('reject aborts the payment', async () => {
   const { reference, redirectUrl } = await landing();
   await page.goto(redirectUrl);
   await page.getByRole('button', { name: 'Reject' }).click();
-  await page.getByText('Payment rejected.').waitFor();
-  await page.getByText('Status: ABORTED').waitFor();
+  await page.getByRole('heading', { name: 'Payment rejected', level: 1 }).waitFor();
+  await page.getByText('Status: Rejected').waitFor();
+  await page.getByText('The payment was rejected. No money was taken.').waitFor();
+  expect(await page.getByTestId('summary').getAttribute('data-tone')).toBe('failure');
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, 'wallet-rejected');
   expect((await merchant.getPayment(reference)).body.state).toBe('ABORTED');
 });
 
@@ -92,7 +97,7 @@ test('the profile scopes asked for are listed and consented to before approval',
   expect(await page.getByLabel(/I agree to share this/).evaluate((box) => (box as any).validity.valueMissing)).toBe(true);
   await page.getByLabel(/I agree to share this/).check();
   await page.getByRole('button', { name: 'Approve' }).click();
-  await page.getByText('Status: AUTHORIZED').waitFor();
+  await page.getByText('Status: Approved').waitFor();
   expect((await merchant.getPayment(reference)).body.profile.sub).toEqual(expect.any(String));
 });
 
@@ -104,4 +109,34 @@ test('a payment description with a script shows as text and runs nothing', async
   await page.getByText('<script>globalThis.pwned = 1</script>', { exact: false }).waitFor();
   expect(await page.evaluate(() => (globalThis as { pwned?: number }).pwned)).toBeUndefined();
   expect(await page.locator('main img').count()).toBe(0);
+});
+
+test('cancelled by the shop while open, the page says so in the failure style and offers the way back', async () => {
+  const { reference, redirectUrl } = await landing({ amount: { currency: 'NOK', value: 123_450 } });
+  await page.goto(redirectUrl);
+  await page.getByText('Status: Waiting for your approval').waitFor();
+  expect((await merchant.modify(reference, 'cancel')).status).toBe(200);
+  await page.getByRole('heading', { name: 'Payment cancelled', level: 1 }).waitFor();
+  await page.getByText('Status: Cancelled by the shop').waitFor();
+  await page.getByText('The shop cancelled this payment. No money was taken.').waitFor();
+  expect(await page.getByTestId('summary').getAttribute('data-tone')).toBe('failure');
+  await page.getByRole('button', { name: 'Approve' }).waitFor({ state: 'detached' });
+  await page.getByRole('link', { name: 'Back to Test Shop Online' }).waitFor();
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, 'wallet-cancelled');
+});
+
+// Last in the file: it moves the clock past every payment's expiry.
+test('a payment left past its expiry says it expired and that no money was taken', async () => {
+  const { redirectUrl } = await landing();
+  t.clock.advance(11 * 60_000);
+  await page.goto(redirectUrl);
+  await page.getByRole('heading', { name: 'Payment expired', level: 1 }).waitFor();
+  await page.getByText('Status: Expired').waitFor();
+  await page.getByText('The payment was not approved in time and has expired. No money was taken.').waitFor();
+  expect(await page.getByTestId('summary').getAttribute('data-tone')).toBe('failure');
+  expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+  await expectNoHorizontalScroll(page);
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, 'wallet-expired');
 });

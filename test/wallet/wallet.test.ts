@@ -76,11 +76,12 @@ describe('landing page', () => {
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
       const page = await res.text();
       expect(page).toMatch(/^<!doctype html>/i);
-      expect(page).toContain('123.45 NOK');
+      expect(page).toContain('kr\u00a0123,45');
       expect(page).toContain('Test Shop Online');
       expect(page).toContain('Three pairs of &lt;socks&gt;');
       expect(page).not.toContain('<socks>');
-      expect(page).toContain('Status: CREATED');
+      expect(page).toContain('<h1 data-testid="heading">Approve payment</h1>');
+      expect(page).toContain('Status: Waiting for your approval');
       expect(page).toContain(`action="/wallet/landing/approve?token=${encodeURIComponent(token)}"`);
       expect(page).toContain(`action="/wallet/landing/reject?token=${encodeURIComponent(token)}"`);
     },
@@ -98,8 +99,9 @@ describe('landing page', () => {
     const res = await approveOnLanding(token, '91234567');
     expect(res.status).toBe(200);
     const page = await res.text();
-    expect(page).toContain('Payment approved.');
-    expect(page).toContain('Status: AUTHORIZED');
+    expect(page).toContain('<h1 data-testid="heading">Payment approved</h1>');
+    expect(page).toContain('data-tone="success"');
+    expect(page).toContain('Status: Approved');
     expect(page).not.toContain('/wallet/landing/approve');
     expect(page).toContain('href="https://merchant.example/return"');
 
@@ -135,7 +137,10 @@ describe('landing page', () => {
     const { reference, token } = await create();
     const res = await rejectOnLanding(token);
     expect(res.status).toBe(200);
-    expect(await res.text()).toContain('Payment rejected.');
+    const page = await res.text();
+    expect(page).toContain('<h1 data-testid="heading">Payment rejected</h1>');
+    expect(page).toContain('data-tone="failure"');
+    expect(page).toContain('The payment was rejected. No money was taken.');
     expect(await stateOf(reference)).toBe('ABORTED');
     const events = (await merchant.events(reference)).body;
     expect(events.map((e: any) => [e.name, e.amount.value])).toEqual([
@@ -147,6 +152,18 @@ describe('landing page', () => {
     expect((await merchant.forceApprove(reference)).status).toBe(400);
     expect(await stateOf(reference)).toBe('ABORTED');
     expect(await eventNames(reference)).toEqual(['CREATED', 'ABORTED']);
+  });
+
+  test('a payment the shop cancelled before approval says so, in the failure style, with no choices left', async () => {
+    const { reference, redirectUrl } = await create();
+    expect((await merchant.modify(reference, 'cancel')).status).toBe(200);
+    expect(await stateOf(reference)).toBe('TERMINATED');
+    const page = await (await anonymous('GET', redirectUrl)).text();
+    expect(page).toContain('<h1 data-testid="heading">Payment cancelled</h1>');
+    expect(page).toContain('data-tone="failure"');
+    expect(page).toContain('Status: Cancelled by the shop');
+    expect(page).toContain('The shop cancelled this payment. No money was taken.');
+    expect(page).not.toContain('/wallet/landing/approve');
   });
 
   test.each([
@@ -319,7 +336,7 @@ describe('QR', () => {
     // The QR image's token opens the same payment's landing page.
     const landing = await anonymous('GET', `/wallet/landing?token=${encodeURIComponent(token)}`);
     expect(landing.status).toBe(200);
-    expect(await landing.text()).toContain('100.00 NOK');
+    expect(await landing.text()).toContain('kr\u00a0100,00');
   });
 
   test('IMAGE/PNG with size 300 is a 300 x 300 PNG', async () => {
@@ -373,8 +390,12 @@ describe('QR', () => {
     const res = await anonymous('GET', redirectUrl);
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toContain('application/problem+json');
-    // Nor can the expired payment be approved on its landing page.
-    expect((await approveOnLanding(token, KARI.phoneNumber)).status).toBe(400);
+    // Nor can the expired payment be approved on its landing page, which says so.
+    const refused = await approveOnLanding(token, KARI.phoneNumber);
+    expect(refused.status).toBe(400);
+    const page = await refused.text();
+    expect(page).toContain('<h1 data-testid="heading">Payment expired</h1>');
+    expect(page).toContain('The payment was not approved in time and has expired.');
     expect(await eventNames(reference)).toEqual(['CREATED', 'EXPIRED']);
   });
 });

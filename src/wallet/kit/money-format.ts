@@ -1,11 +1,19 @@
-const LOCALE = 'nb-NO';
+/** The signs the wallet writes before an amount; another currency is written with its code. */
+const SIGNS: Record<string, string> = { NOK: 'kr', DKK: 'kr.', SEK: 'kr', EUR: '€' };
 
-/** An amount as a Norwegian wallet shows it: `kr 123,45` for NOK, the currency's own sign otherwise. */
+/** A no-break space: an amount never wraps between its sign and its digits or inside its digits. */
+const NBSP = '\u00a0';
+
+/**
+ * An amount as the wallet pages write it everywhere: `kr 1 234,50` (sign first, a space between thousands, a comma
+ * before the øre). Built by hand so every page, and the server and the browser alike, write it the same way.
+ */
 export function formatAmount(minorUnits: number, currency: string): string {
-  return new Intl.NumberFormat(LOCALE, { style: 'currency', currency, minimumFractionDigits: 2 }).format(minorUnits / 100);
-}
-
-/** The same amount in the interface's plain notation (`123.45 NOK`), as receipts and the API show it. */
-export function plainAmount(minorUnits: number, currency: string): string {
-  return `${(minorUnits / 100).toFixed(2)} ${currency}`;
+  const negative = minorUnits < 0;
+  const abs = Math.abs(Math.trunc(minorUnits));
+  const whole = Math.floor(abs / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, NBSP);
+  const cents = String(abs % 100).padStart(2, '0');
+  return `${negative ? '−' : ''}${SIGNS[currency] ?? currency}${NBSP}${whole},${cents}`;
 }

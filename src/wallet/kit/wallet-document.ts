@@ -1,7 +1,8 @@
 import type { PageAssets } from '../../pages/assets.js';
 import { escapeHtml } from '../../pages/html.js';
 import { renderPage } from '../../pages/page-shell.js';
-import { formatAmount, plainAmount } from './money-format.js';
+import { formatAmount } from './money-format.js';
+import { paymentOutcome } from './payment-outcome.js';
 
 export interface WalletMessage {
   kind: 'ok' | 'error';
@@ -18,13 +19,19 @@ export interface PaymentSummary {
 }
 
 export function paymentSummary(payment: PaymentSummary): string {
-  return `<section class="summary" aria-labelledby="merchant">
+  const outcome = paymentOutcome(payment.state);
+  return `<section class="summary tone-${outcome.tone}" data-testid="summary" data-tone="${outcome.tone}" aria-labelledby="merchant">
   <h2 class="merchant" id="merchant">${escapeHtml(payment.merchantName)}</h2>
   <p class="amount" data-testid="amount">${escapeHtml(formatAmount(payment.amount, payment.currency))}</p>
-  <p class="amount-plain">${escapeHtml(plainAmount(payment.amount, payment.currency))}</p>
   ${payment.description ? `<p class="description" data-testid="description">${escapeHtml(payment.description)}</p>` : ''}
-  <p class="state" data-testid="state" role="status" aria-live="polite">Status: ${escapeHtml(payment.state)}</p>
-</section>`;
+  <p class="state" data-testid="state" data-state="${escapeHtml(payment.state)}" role="status" aria-live="polite">Status: ${escapeHtml(outcome.status)}</p>
+</section>
+<p class="outcome" data-testid="outcome"${outcome.sentence ? '' : ' hidden'}>${escapeHtml(outcome.sentence ?? '')}</p>`;
+}
+
+/** The page's heading: what happened once the payment is decided, `waiting` (the page's own ask) until then. */
+export function outcomeHeading(state: string, waiting: string): string {
+  return paymentOutcome(state).heading ?? waiting;
 }
 
 export function walletMessage(message: WalletMessage | undefined): string {
@@ -39,15 +46,15 @@ export function walletMessage(message: WalletMessage | undefined): string {
  */
 export function walletDocument(
   assets: PageAssets,
-  page: { title: string; main: string; live?: { endpoint: string; state: string } },
+  page: { title: string; main: string; live?: { endpoint: string; state: string }; brand?: string },
 ): string {
   return renderPage(assets, {
     title: page.title,
     bundle: 'wallet',
     bodyClass: 'wallet',
-    body: `<header class="bar"><p class="brand">Paygraph test wallet</p></header>
+    body: `<header class="bar"><p class="brand">${escapeHtml(page.brand ?? 'Paygraph test wallet')}</p></header>
 <main id="main">
-<h1>${escapeHtml(page.title)}</h1>
+<h1 data-testid="heading">${escapeHtml(page.title)}</h1>
 ${page.main}
 </main>`,
     data: page.live,

@@ -1,3 +1,5 @@
+import { paymentOutcome } from '../../../wallet/kit/payment-outcome.js';
+
 /** The answer of a page's state route (src/platform/events/wait-for-state.ts `LiveState`). */
 interface LiveState {
   state: string;
@@ -48,10 +50,32 @@ export function followLiveState(live: LivePage): void {
 }
 
 function show(current: LiveState): void {
+  const outcome = paymentOutcome(current.state);
   const state = document.querySelector<HTMLElement>('[data-testid="state"]');
-  const text = `Status: ${current.state}`;
+  const text = `Status: ${outcome.status}`;
   // The status is a live region: rewriting the same text would announce it again.
-  if (state && state.textContent !== text) state.textContent = text;
+  if (state && state.textContent !== text) {
+    state.textContent = text;
+    state.dataset.state = current.state;
+  }
+  // The heading, the summary's colour and the sentence say what happened, as the server renders them.
+  const heading = document.querySelector<HTMLElement>('[data-testid="heading"]');
+  if (heading && outcome.heading && heading.textContent !== outcome.heading) {
+    heading.textContent = outcome.heading;
+    document.title = outcome.heading;
+  }
+  const summary = document.querySelector<HTMLElement>('[data-testid="summary"]');
+  if (summary && summary.dataset.tone !== outcome.tone) {
+    summary.classList.remove(`tone-${summary.dataset.tone ?? 'waiting'}`);
+    summary.classList.add(`tone-${outcome.tone}`);
+    summary.dataset.tone = outcome.tone;
+  }
+  if (outcome.tone === 'failure') document.querySelectorAll<HTMLElement>('[data-unless-failure]').forEach((el) => (el.hidden = true));
+  const sentence = document.querySelector<HTMLElement>('[data-testid="outcome"]');
+  if (sentence) {
+    sentence.textContent = outcome.sentence ?? '';
+    sentence.hidden = !outcome.sentence;
+  }
   const amount = document.querySelector<HTMLElement>('[data-testid="amount"]');
   if (amount && current.shownAmount !== undefined && amount.textContent !== current.shownAmount) amount.textContent = current.shownAmount;
   if (current.awaitsUser) return;
