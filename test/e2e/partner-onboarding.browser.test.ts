@@ -49,7 +49,7 @@ test('pre-fill, submit on the page, a new unit takes a payment, and its API qual
   errors = collectPageErrors(page);
   const url = new URL(prefillUrl);
   await page.goto(`${t.baseUrl}${url.pathname}${url.search}`);
-  await page.getByRole('heading', { name: 'Review your product order' }).waitFor();
+  await page.getByRole('heading', { name: 'Check your product order' }).waitFor();
   await page.getByText('Ny Kafé Nettbutikk').waitFor();
   await page.getByText('920000037').waitFor();
   expect(await seriousAxeViolations(page)).toEqual([]);
