@@ -18,7 +18,8 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
  * database, Debian's HAProxy in front of them with the repository's own `deploy/haproxy/haproxy.cfg`, and a payment
  * flow through it with the official SDK. The instance holding the subscriber gets SIGTERM between create and
  * approve: the flow completes through the other, every webhook is delivered, and the subscriber reconnects through
- * the balancer and receives the events after it. PostgreSQL only (two processes cannot share PGlite); test mode, so
+ * the balancer and receives the events after it; a subscriber resuming from the stream's start catches up on every
+ * event once. PostgreSQL only (two processes cannot share PGlite); test mode, so
  * force approve stands in for the wallet user.
  */
 const describeOnPostgres = onPostgres ? describe : describe.skip;
@@ -178,6 +179,19 @@ describeOnPostgres('two instances behind HAProxy', () => {
     expect(webhooks.received.filter((r) => r.path === '/lb').every((r) => r.verified)).toBe(true);
     await until(async () => seen.includes('CAPTURED'), 'the reconnected subscriber to see the capture');
     await subscriber.dispose();
+
+    // Catching up through the balancer after the drain: a subscriber that was listening to nothing resumes from the
+    // start of the payment's stream and gets each of its events once, in order, from the outbox.
+    const caughtUp: { name: string; eventId: string }[] = [];
+    const catchUp = createClient({ url: graphqlWsUrl(lb), webSocketImpl: WebSocket, connectionParams: await connectionParamsOf(merchant) });
+    catchUp.subscribe<{ paymentEvents: { event: { name: string; eventId: string } } }>(
+      { query: `subscription { paymentEvents(reference: "${reference}", after: "0") { event { name eventId } } }` },
+      { next: (result) => caughtUp.push(result.data!.paymentEvents.event), error: () => undefined, complete: () => undefined },
+    );
+    await until(async () => caughtUp.length >= 3, 'the resumed subscriber to catch up');
+    expect(caughtUp.map((e) => e.name)).toEqual(['CREATED', 'AUTHORIZED', 'CAPTURED']);
+    expect(caughtUp.map((e) => Number(e.eventId))).toEqual([...caughtUp.map((e) => Number(e.eventId))].sort((a, b) => a - b));
+    await catchUp.dispose();
   }, 240_000);
 
   async function openSubscriptions(metricsPort: number): Promise<number> {
