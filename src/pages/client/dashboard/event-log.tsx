@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { formatDateTime } from '../shared/format.js';
 import type { Graph } from '../shared/graph.js';
-import { EVENT_LOG, type StreamEventData } from './queries.js';
+import { EVENT_LOG, STREAM_EVENTS, type StreamEventData } from './queries.js';
 import { paymentHref } from './use-hash-route.js';
 
 const PAGE = 50;
@@ -20,12 +20,17 @@ interface EventLogPage {
   events: { edges: { node: StreamEventData }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
 }
 
-/** Every event of the sales unit, of every stream, newest first, from the graph's event connection. */
+/**
+ * Every event of the sales unit, of every stream, newest first, from the graph's event connection; then live, from
+ * the `streamEvents` subscription resumed after the newest event the first page showed.
+ */
 export function EventLog({ graph }: { graph: Graph }) {
   const [stream, setStream] = useState('');
   const [rows, setRows] = useState<StreamEventData[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<string | undefined>();
+  // What the live subscription resumes after: set by each first page, for the kind of events that page shows.
+  const [live, setLive] = useState<{ stream: string; after: string | null } | undefined>();
   const read = async (after: string | null) => {
     try {
       const { events } = await graph.query<EventLogPage>(EVENT_LOG, {
@@ -35,15 +40,26 @@ export function EventLog({ graph }: { graph: Graph }) {
       });
       setRows((shown) => [...(after ? shown : []), ...events.edges.map((e) => e.node)]);
       setNext(events.pageInfo.hasNextPage ? events.pageInfo.endCursor : null);
+      if (!after) setLive({ stream, after: events.edges[0]?.node.eventId ?? null });
       setError(undefined);
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
     }
   };
   useEffect(() => {
+    setLive(undefined);
     void read(null);
     // A new list whenever the stream kind changes.
   }, [graph, stream]);
+  useEffect(() => {
+    if (!live) return undefined;
+    // A reconnect replays from the same event: what is shown already is not shown twice.
+    return graph.subscribe<{ streamEvents: StreamEventData }>(
+      STREAM_EVENTS,
+      { streamType: live.stream || null, after: live.after },
+      ({ streamEvents: event }) => setRows((shown) => (shown.some((e) => e.eventId === event.eventId) ? shown : [event, ...shown])),
+    );
+  }, [graph, live]);
   return (
     <section class="card" aria-labelledby="events-title">
       <h2 id="events-title">All events</h2>

@@ -206,6 +206,11 @@ export const EVENT_LOG = `query EventLog($first: Int!, $after: String, $filter: 
   }
 }`;
 
+/** Every stream's events as they commit, after the newest one the log shows (replayed first, so none is missed). */
+export const STREAM_EVENTS = `subscription StreamEvents($streamType: String, $after: ID) {
+  streamEvents(streamType: $streamType, after: $after) { eventId name streamType streamId reference occurredAt payload }
+}`;
+
 export interface StreamEventData {
   eventId: string;
   name: string;
