@@ -231,7 +231,9 @@ function runCollection(run: CollectionCase, baseUrl: string): Promise<Collection
           reporters: [],
           delayRequest: 0,
           timeoutRequest: 15_000,
-          timeoutScript: 5_000,
+          // A pre-request script that times out leaves its variables as they were: the ePayment creates would then send
+          // the previous create's reference and be refused as a duplicate. On a busy machine a script can take seconds.
+          timeoutScript: 30_000,
           timeout: 170_000,
           ignoreRedirects: true,
           suppressExitCode: true,
