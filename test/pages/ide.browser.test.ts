@@ -36,6 +36,9 @@ async function run(operation: string): Promise<void> {
   await page.keyboard.press('ControlOrMeta+A');
   await page.keyboard.press('Delete');
   await page.keyboard.insertText(operation);
+  // GraphiQL takes the editor's text into its state after a debounce; run before that, it can run the previous text,
+  // or pick its transport from the previous operation (a subscription then went out over HTTP).
+  await page.waitForTimeout(500);
   await page.getByRole('button', { name: /Execute query/ }).click();
 }
 
