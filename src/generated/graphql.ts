@@ -2703,10 +2703,17 @@ export type WebhookDelivery = Node & {
   deliveredAt?: Maybe<Scalars['DateTime']['output']>;
   /** The outbox id of the event, sent in the X-Paygraph-Event-Id header for de-duplication. */
   eventId: Scalars['ID']['output'];
-  eventName: PaymentEventName;
+  /** The ePayment name (CAPTURED, ...) when the event is a payment's; null for another stream's event (a QR check-in, ...). */
+  eventName?: Maybe<PaymentEventName>;
+  /**
+   * The event's public name, as registrations name it: any event type webhooks carry (epayments.payment.captured.v1,
+   * user.checked-in.v1, checkout.session.SessionCreated.v1, ...).
+   */
+  eventType: Scalars['String']['output'];
   id: Scalars['ID']['output'];
   lastStatusCode?: Maybe<Scalars['Int']['output']>;
   nextAttemptAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The event payload's reference (a payment's, a checkout session's); empty when the event has none (a QR check-in). */
   reference: Scalars['String']['output'];
   status: WebhookDeliveryStatus;
   /** The registration's URL: where this delivery is sent. */
@@ -4477,7 +4484,8 @@ export type WebhookDeliveryResolvers<ContextType = GraphQLContext, ParentType ex
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   deliveredAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   eventId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  eventName?: Resolver<ResolversTypes['PaymentEventName'], ParentType, ContextType>;
+  eventName?: Resolver<Maybe<ResolversTypes['PaymentEventName']>, ParentType, ContextType>;
+  eventType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   lastStatusCode?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   nextAttemptAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;

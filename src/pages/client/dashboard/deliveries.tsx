@@ -65,8 +65,8 @@ export function Deliveries({
       {deliveries.map((d) => (
         <div class="delivery" key={d.id} data-testid="delivery" data-status={d.status}>
           <p>
-            <strong>{d.eventName}</strong>
-            {showReference && (
+            <strong>{d.eventName ?? d.eventType}</strong>
+            {showReference && d.reference && (
               <>
                 {' '}
                 of <a href={paymentHref(d.reference)}>{d.reference}</a>
@@ -94,7 +94,7 @@ export function Deliveries({
             {d.deliveredAt && <> · delivered {formatDateTime(d.deliveredAt)}</>}
           </p>
           <table>
-            <caption class="visually-hidden">Attempts of the {d.eventName} delivery</caption>
+            <caption class="visually-hidden">Attempts of the {d.eventName ?? d.eventType} delivery</caption>
             <thead>
               <tr>
                 <th scope="col">At</th>

@@ -30,7 +30,7 @@ export const SEARCH = `query Search($first: Int!, $after: String, $filter: Payme
   }
 }`;
 
-const DELIVERY = `id eventName reference status attemptCount nextAttemptAt deliveredAt lastStatusCode createdAt targetUrl waitingForEarlierEvent
+const DELIVERY = `id eventType eventName reference status attemptCount nextAttemptAt deliveredAt lastStatusCode createdAt targetUrl waitingForEarlierEvent
   attempts(first: 50) { edges { node { attemptedAt state outcome statusCode durationMs error } } }`;
 
 /** Every registration with its health: failed and pending deliveries first, then the latest delivered ones. */
@@ -121,7 +121,9 @@ export interface AttemptData {
 
 export interface DeliveryData {
   id: string;
-  eventName: string;
+  /** Any event type's public name; eventName is the short ePayment name of a payment event (null otherwise). */
+  eventType: string;
+  eventName: string | null;
   status: string;
   attemptCount: number;
   nextAttemptAt: string | null;
