@@ -15,6 +15,7 @@ import { renderFanOut, runFanOut } from './fan-out.js';
 import { renderFragmentFanOut, runFragmentFanOut } from './fragment-fan-out.js';
 import { renderLedgerRead, runLedgerRead } from './ledger-read.js';
 import { renderWebhookLatency, runWebhookLatency } from './webhook-latency.js';
+import { renderWebhookThroughput, runWebhookThroughput } from './webhook-throughput.js';
 import { graphqlSucceeded, runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { paymentBody } from './payment-body.js';
 import { renderQrImages, runQrImages } from './qr-images.js';
@@ -86,6 +87,13 @@ async function main(): Promise<void> {
       'Merchant-Serial-Number': '123456',
       'Content-Type': 'application/json',
     };
+
+    const call = (method: string, path: string, h: Record<string, string>, body?: unknown) => json(paygraph.baseUrl, method, path, h, body);
+    // issue 23: deliveries against payment events at a fixed rate (`BENCH_ONLY=webhook-throughput` runs this row only).
+    if (process.env.BENCH_ONLY === 'webhook-throughput') {
+      process.stdout.write(`${renderWebhookThroughput(await runWebhookThroughput(call))}\n`);
+      return;
+    }
 
     // issue 20: the hostile document, alone on a quiet instance (`BENCH_ONLY=fragment-fan-out` runs this row only).
     const fragmentFanOut = await runFragmentFanOut(paygraph.baseUrl, headers, { durationMs: DURATION_MS });
@@ -228,8 +236,10 @@ async function main(): Promise<void> {
     );
     process.stderr.write(`${renderQrImages(qrImages)}\n`);
 
-    const webhookLatency = await runWebhookLatency((method, path, h, body) => json(paygraph.baseUrl, method, path, h, body), headers);
+    const webhookLatency = await runWebhookLatency(call, headers);
     process.stderr.write(`${renderWebhookLatency(webhookLatency)}\n`);
+    const webhookThroughput = await runWebhookThroughput(call);
+    process.stderr.write(`${renderWebhookThroughput(webhookThroughput)}\n`);
 
     // An instance of its own on the same database, so its resident memory shows the subscribers, not the load above.
     const fanOut = await runFanOut(async () => {
@@ -250,6 +260,7 @@ async function main(): Promise<void> {
       renderTable(results),
       `### QR images and orders (issue 9)\n\n${renderQrImages(qrImages)}\n\n${ordersPageRow}`,
       renderWebhookLatency(webhookLatency),
+      renderWebhookThroughput(webhookThroughput),
       renderFanOut(fanOut),
       renderFragmentFanOut(fragmentFanOut),
       renderLedgerRead(ledgerRead),

@@ -3,7 +3,7 @@ import { systemClock, type Clock } from './platform/clock.js';
 import { TestClocks } from './platform/test-clocks.js';
 import type { Config } from './config.js';
 import type { RequestContext, Services } from './platform/context.js';
-import { forkEm, openDatabase, type DatabaseOptions, type Orm } from './platform/db/orm.js';
+import { forkEm, openBackgroundLane, openDatabase, type DatabaseOptions, type Orm } from './platform/db/orm.js';
 import { notificationListener } from './platform/events/notification-listener.js';
 import { dispatchOutbox } from './platform/events/outbox-dispatcher.job.js';
 import { DOMAIN_EVENT_CHANNEL, DomainEventBus } from './platform/events/domain-event-bus.js';
@@ -26,9 +26,10 @@ import { Router } from './platform/rest/router.js';
 import { Scheduler } from './platform/jobs/scheduler.js';
 import { checkStateMachines } from './platform/state-machine.js';
 import { seedTestEnvironment } from './test-environment/test-environment.seed.js';
-import { CallbackDeliverer } from './platform/delivery/callback-deliverer.job.js';
+import { callbackChannel } from './platform/delivery/callback-channel.js';
+import { DeliveryEngine } from './platform/delivery/delivery-engine.js';
+import { webhookChannel } from './platform/delivery/webhook-channel.js';
 import { callbackKinds } from './platform/delivery/callback-kinds.js';
-import { WebhookDeliverer } from './platform/delivery/webhook-deliverer.job.js';
 
 export interface AppOptions {
   clock?: Clock;
@@ -58,23 +59,30 @@ export interface App {
   shutdown(deadlineMs: number): Promise<void>;
 }
 
+/** The background lane's pool: the outbox fan-out, a claim and a batch of records at once, and one to spare. */
+const BACKGROUND_LANE_CONNECTIONS = 4;
+
 /** Builds the whole service without listening: database, seed, routes, graph and jobs. */
 export async function createApp(config: Config, options: AppOptions = {}): Promise<App> {
   const modules = options.modules ?? allModules;
   checkStateMachines(modules.flatMap((m) => m.stateMachines ?? []));
-  const orm: Orm = await openDatabase({
+  const database: DatabaseOptions = {
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     onQuery: options.onQuery,
     pglite: options.pglite,
     entities: modules.flatMap((m) => m.entities ?? []),
     migrations: modules.flatMap((m) => m.migrations ?? []),
-  });
+  };
+  const orm: Orm = await openDatabase(database);
+  // The outbox fan-out and the deliveries take their connections from a lane of their own, never queued behind
+  // requests (see openBackgroundLane).
+  const lane: Orm = await openBackgroundLane(orm, database, BACKGROUND_LANE_CONNECTIONS);
   // Real time; in the test environment each sales unit's test clock runs ahead of it by however far it was moved.
   const clock = options.clock ?? systemClock;
   const testClocks = new TestClocks(clock);
   if (config.env === 'test') await testClocks.load(forkEm(orm));
-  orm.em.getEventManager().registerSubscriber(projectionSubscriber);
+  for (const each of new Set([orm, lane])) each.em.getEventManager().registerSubscriber(projectionSubscriber);
   for (const module of modules) {
     for (const definition of module.eventTypes ?? []) eventTypes.register(definition);
     for (const projector of module.projectors ?? []) eventProjectors.register(projector);
@@ -132,21 +140,29 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config.flushIntervalMs,
     jobRun,
   );
-  // Webhooks run apart from expiry, never waiting behind it. A committed event (heard through LISTEN) and a
-  // settled POST wake them, so an event, and the next event of that payment, go out at once, not at the next tick.
-  // Outbound callbacks ride along: recorded with an event, they are woken by its commit too, else by the tick.
-  const deliverer = new WebhookDeliverer(services, () => webhookJobs.wake());
-  const callbacks = new CallbackDeliverer(services, () => webhookJobs.wake());
+  // Deliveries run apart from expiry, never waiting behind it, and apart from the outbox fan-out, so a claim never
+  // waits for a dispatch. A committed event (heard through LISTEN) wakes the fan-out, which wakes the deliveries when
+  // it made some; recorded outcomes wake them too, so the next event of a stream goes out at once, not at the next
+  // tick. Outbound callbacks, recorded with an event, are woken by its commit too, else by the tick.
+  const background: Services = { ...services, orm: lane };
+  const deliveries = new DeliveryEngine(background, [callbackChannel(background), webhookChannel(background)], () => deliveryJobs.wake());
+  const deliveryJobs = new Scheduler([{ name: 'deliver', run: () => deliveries.run() }], config.jobIntervalMs, jobRun);
   const webhookJobs = new Scheduler(
     [
-      { name: 'dispatch-outbox', run: () => dispatchOutbox(services) },
-      { name: 'deliver-webhooks', run: () => deliverer.run() },
-      { name: 'deliver-callbacks', run: () => callbacks.run() },
+      {
+        name: 'dispatch-outbox',
+        run: async () => {
+          if ((await dispatchOutbox(background)) > 0) deliveryJobs.wake();
+        },
+      },
     ],
     config.jobIntervalMs,
     jobRun,
   );
-  events.onCommitted(() => webhookJobs.wake());
+  events.onCommitted(() => {
+    webhookJobs.wake();
+    deliveryJobs.wake();
+  });
 
   const observers = modules.flatMap((m) => (m.requestObserver ? [m.requestObserver(services)] : []));
   const limitedRoutes = new Map(modules.flatMap((m) => m.rateLimitedRoutes ?? []).map((r) => [`${r.method} ${r.pattern}`, r]));
@@ -157,6 +173,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   if (config.runJobs) {
     scheduler.start();
     webhookJobs.start();
+    deliveryJobs.start();
   }
   // What this instance holds in memory is lost with it, so it is written out on every instance, jobs or not.
   instanceJobs.start();
@@ -164,9 +181,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const stopWork = async () => {
     await scheduler.stop();
     await webhookJobs.stop();
+    await deliveryJobs.stop();
     await instanceJobs.stop();
-    await deliverer.drain();
-    await callbacks.drain();
+    await deliveries.drain();
   };
   const closeRest = async () => {
     await apollo.stop();
@@ -179,6 +196,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
     await events.stop();
     await rateLimiter.close();
+    if (lane !== orm) await lane.close(true);
     await orm.close(true);
   };
 

@@ -536,7 +536,7 @@ describeOnPostgres('crash: the service SIGKILLed at random points under load', (
       // Every committed event reaches the receiver (at least once, the event id header being the payment_event id).
       const eventIds = eventRows.map((e) => e.id!);
       const distinctReceived = () => new Set(receiver.at(WEBHOOK_PATH).map((r) => r.eventId));
-      // The backlog drains at the per-registration cap (MAX_IN_FLIGHT_PER_WEBHOOK), so how long it takes depends on
+      // The backlog drains at the per-receiver cap (MAX_IN_FLIGHT_PER_RECEIVER), so how long it takes depends on
       // the machine; what must not happen is a stall: the run fails when 30 s pass without one more event arriving.
       for (let deadline = Date.now() + STALL_MS, lastMissing = Infinity; ;) {
         const received = distinctReceived();

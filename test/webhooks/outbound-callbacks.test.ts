@@ -1,6 +1,6 @@
 import { forkEm } from '../../src/platform/db/orm.js';
 import { callbackKinds, type CallbackKind } from '../../src/platform/delivery/callback-kinds.js';
-import { INTERRUPTED_CALLBACK_ERROR } from '../../src/platform/delivery/callback-deliverer.job.js';
+import { INTERRUPTED_ATTEMPT_ERROR } from '../../src/platform/delivery/delivery-table.js';
 import { recordCallback, type NewCallback } from '../../src/platform/delivery/record-callback.js';
 import { onPostgres } from '../support/test-database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -178,7 +178,7 @@ test('after a restart mid-POST (a lease run out, an attempt without outcome) the
   const id = Number(row!.callback_id);
   await eventually(async () => (await callback(id)).status === 'delivered', 'the callback after the restart');
   expect(await attempts(id)).toEqual([
-    { status_code: null, duration_ms: null, error: INTERRUPTED_CALLBACK_ERROR },
+    { status_code: null, duration_ms: null, error: INTERRUPTED_ATTEMPT_ERROR },
     expect.objectContaining({ status_code: 200, error: null }),
   ]);
 });

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config.js';
-import { MAX_IN_FLIGHT_PER_WEBHOOK } from '../../src/platform/delivery/webhook-deliverer.job.js';
+import { MAX_IN_FLIGHT_PER_RECEIVER } from '../../src/platform/delivery/delivery-engine.js';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -7,7 +7,7 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
 const CREATED = 'epayments.payment.created.v1';
 /** Longer than the test waits: a POST to the hanging receiver holds its slot for the whole test. */
 const TIMEOUT_MS = 60_000;
-/** More due deliveries for the hanging receiver than one instance has slots (32). */
+/** More due deliveries for the hanging receiver than its cap of POSTs in flight. */
 const HUNG_PAYMENTS = 40;
 
 let t: TestApp;
@@ -54,6 +54,6 @@ test('a hanging receiver with many due events does not hold back another registr
   // No POST to the hanging receiver has ended (none can before the timeout), so no more than the cap were started.
   const toHung = receiver.at('/hang');
   expect(toHung.length).toBeGreaterThan(0);
-  expect(toHung.length).toBeLessThanOrEqual(MAX_IN_FLIGHT_PER_WEBHOOK);
+  expect(toHung.length).toBeLessThanOrEqual(MAX_IN_FLIGHT_PER_RECEIVER);
   expect(toHung.every((r) => hung.includes(r.body.reference))).toBe(true);
 });

@@ -1,7 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
-import { INTERRUPTED_ATTEMPT_ERROR } from '../../src/platform/delivery/webhook-deliverer.job.js';
+import { INTERRUPTED_ATTEMPT_ERROR } from '../../src/platform/delivery/delivery-table.js';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
 import { namesFor, WebhookReceiver } from '../support/webhook-receiver.js';

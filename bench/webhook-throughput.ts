@@ -1,0 +1,257 @@
+/**
+ * issue 23: do webhook deliveries keep pace with the payments? Payment flows (create, approve, capture: three events
+ * each) are started open loop at `BENCH_WEBHOOK_EVENTS_PER_S` (200) payment events per second, alternating between
+ * the two test sales units, each unit with two registrations for all events on fast receivers (so 400 deliveries per
+ * second offered), and the first unit with a third registration on a receiver that answers only after
+ * `BENCH_WEBHOOK_SLOW_MS` (2 s): it must not hold the fast ones back. Reports delivered per second against offered,
+ * the fast receivers' backlog, the lag from the event's request to its receipt, and order violations per payment.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { percentiles, type Percentiles } from './percentiles.js';
+import { paymentBody } from './payment-body.js';
+
+const EVENTS_PER_S = Number(process.env.BENCH_WEBHOOK_EVENTS_PER_S ?? 200);
+const LOAD_MS = Number(process.env.BENCH_WEBHOOK_LOAD_MS ?? 20_000);
+const SLOW_MS = Number(process.env.BENCH_WEBHOOK_SLOW_MS ?? 2_000);
+/** After the load stops: how long the fast receivers may take to receive the rest. */
+const DRAIN_MS = 60_000;
+/** Payment flows in flight at most: past it the server is the bottleneck, and the offered rate shows it. */
+const MAX_FLOWS = 64;
+const UNITS = ['123456', '654321'] as const;
+const EVENT_ORDER = ['CREATED', 'AUTHORIZED', 'CAPTURED'];
+
+export interface WebhookThroughputResult {
+  loadSeconds: number;
+  eventsOffered: number;
+  deliveriesOffered: number;
+  fastDelivered: number;
+  /** Fast deliveries received during the load window, per second. */
+  deliveredPerSecond: number;
+  backlogMax: number;
+  backlogAtEnd: number;
+  /** From the load's end until the fast receivers had everything (null: not within DRAIN_MS). */
+  drainMs: number | null;
+  /**
+   * From the request that committed the event to the receipt, fast receivers: the commit lies between the request's
+   * start (an upper bound of the lag) and its response (a lower bound; negative when the POST arrived first).
+   */
+  lagFromRequest: Percentiles;
+  lagFromResponse: Percentiles;
+  orderViolations: number;
+  duplicates: number;
+  slowReceived: number;
+  slowOffered: number;
+  failedRequests: number;
+}
+
+type Call = (method: string, path: string, headers: Record<string, string>, body?: unknown) => Promise<Record<string, unknown>>;
+
+interface Receipt {
+  reference: string;
+  name: string;
+  at: number;
+}
+
+export async function runWebhookThroughput(call: Call): Promise<WebhookThroughputResult> {
+  const receipts = new Map<string, Receipt[]>();
+  const server = await listen((path, receipt) => {
+    const list = receipts.get(path) ?? [];
+    list.push(receipt);
+    receipts.set(path, list);
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const headersOf = new Map<string, Record<string, string>>();
+  const registrations: { id: string; headers: Record<string, string> }[] = [];
+  const fastPaths: string[] = [];
+  try {
+    for (const msn of UNITS) {
+      const token = await call('POST', '/accesstoken/get', {
+        client_id: `test-client-${msn}`,
+        client_secret: `test-secret-${msn}`,
+        'Ocp-Apim-Subscription-Key': `test-key-${msn}`,
+      });
+      const headers = {
+        Authorization: `Bearer ${String(token.access_token)}`,
+        'Ocp-Apim-Subscription-Key': `test-key-${msn}`,
+        'Merchant-Serial-Number': msn,
+        'Content-Type': 'application/json',
+      };
+      headersOf.set(msn, headers);
+      const paths = [`/fast/${msn}/a`, `/fast/${msn}/b`, ...(msn === UNITS[0] ? ['/slow'] : [])];
+      for (const path of paths) {
+        const events = EVENT_ORDER.map((name) => `epayments.payment.${name.toLowerCase()}.v1`);
+        const registered = await call('POST', '/webhooks/v1/webhooks', headers, { url: base + path, events });
+        registrations.push({ id: String(registered.id), headers });
+        if (path.startsWith('/fast')) fastPaths.push(path);
+      }
+    }
+
+    // When each event's request started, and how many events each unit has committed (counted at the response).
+    const requestStart = new Map<string, number>();
+    const responseEnd = new Map<string, number>();
+    const committed = new Map<string, number>(UNITS.map((msn) => [msn, 0]));
+    let failedRequests = 0;
+    const step = async (msn: string, reference: string, name: string, method: string, path: string, body: unknown, idem: boolean) => {
+      const headers = { ...headersOf.get(msn)!, ...(idem ? { 'Idempotency-Key': randomUUID() } : {}) };
+      requestStart.set(`${reference}:${name}`, performance.now());
+      await call(method, path, headers, body);
+      responseEnd.set(`${reference}:${name}`, performance.now());
+      committed.set(msn, committed.get(msn)! + 1);
+    };
+    const flow = async (i: number) => {
+      const msn = UNITS[i % UNITS.length]!;
+      const reference = `bench-thru-${i}-${randomUUID()}`.slice(0, 50);
+      try {
+        await step(msn, reference, 'CREATED', 'POST', '/epayment/v1/payments', paymentBody(reference, 1_000, 'Webhook throughput'), true);
+        await step(
+          msn,
+          reference,
+          'AUTHORIZED',
+          'POST',
+          `/epayment/v1/test/payments/${reference}/approve`,
+          {
+            customer: { phoneNumber: '4791234567' },
+          },
+          false,
+        );
+        await step(
+          msn,
+          reference,
+          'CAPTURED',
+          'POST',
+          `/epayment/v1/payments/${reference}/capture`,
+          {
+            modificationAmount: { currency: 'NOK', value: 1_000 },
+          },
+          true,
+        );
+      } catch {
+        failedRequests++;
+      }
+    };
+
+    const fastReceived = () => fastPaths.reduce((sum, path) => sum + new Set((receipts.get(path) ?? []).map(key)).size, 0);
+    const fastOffered = () => [...committed.values()].reduce((sum, n) => sum + 2 * n, 0);
+    let backlogMax = 0;
+    const sampler = setInterval(() => {
+      backlogMax = Math.max(backlogMax, fastOffered() - fastReceived());
+    }, 100);
+
+    const flowsPerMs = EVENTS_PER_S / EVENT_ORDER.length / 1000;
+    const started = performance.now();
+    const flows = new Set<Promise<void>>();
+    let startedFlows = 0;
+    while (performance.now() - started < LOAD_MS) {
+      const due = Math.floor((performance.now() - started) * flowsPerMs);
+      while (startedFlows < due && flows.size < MAX_FLOWS) {
+        const running: Promise<void> = flow(startedFlows++).finally(() => flows.delete(running));
+        flows.add(running);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await Promise.all(flows);
+    const loadEnd = performance.now();
+    const loadSeconds = (loadEnd - started) / 1000;
+    const deliveredDuringLoad = fastReceived();
+    const backlogAtEnd = fastOffered() - deliveredDuringLoad;
+    let drainMs: number | null = null;
+    while (performance.now() - loadEnd < DRAIN_MS) {
+      if (fastReceived() >= fastOffered()) {
+        drainMs = performance.now() - loadEnd;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    clearInterval(sampler);
+
+    const lags: number[] = [];
+    const lagsFromResponse: number[] = [];
+    let orderViolations = 0;
+    let duplicates = 0;
+    for (const path of fastPaths) {
+      const seen = new Set<string>();
+      const lastIndex = new Map<string, number>();
+      for (const receipt of receipts.get(path) ?? []) {
+        if (seen.has(key(receipt))) {
+          duplicates++;
+          continue;
+        }
+        seen.add(key(receipt));
+        const start = requestStart.get(key(receipt));
+        if (start !== undefined) lags.push(receipt.at - start);
+        const end = responseEnd.get(key(receipt));
+        if (end !== undefined) lagsFromResponse.push(receipt.at - end);
+        const index = EVENT_ORDER.indexOf(receipt.name);
+        if (index < (lastIndex.get(receipt.reference) ?? -1)) orderViolations++;
+        lastIndex.set(receipt.reference, Math.max(index, lastIndex.get(receipt.reference) ?? -1));
+      }
+    }
+    const eventsOffered = [...committed.values()].reduce((a, b) => a + b, 0);
+    return {
+      loadSeconds,
+      eventsOffered,
+      deliveriesOffered: fastOffered(),
+      fastDelivered: fastReceived(),
+      deliveredPerSecond: deliveredDuringLoad / loadSeconds,
+      backlogMax,
+      backlogAtEnd,
+      drainMs,
+      lagFromRequest: percentiles(lags),
+      lagFromResponse: percentiles(lagsFromResponse),
+      orderViolations,
+      duplicates,
+      slowReceived: new Set((receipts.get('/slow') ?? []).map(key)).size,
+      slowOffered: committed.get(UNITS[0])!,
+      failedRequests,
+    };
+  } finally {
+    for (const registration of registrations) {
+      await call('DELETE', `/webhooks/v1/webhooks/${registration.id}`, registration.headers).catch(() => undefined);
+    }
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+const key = (receipt: { reference: string; name: string }) => `${receipt.reference}:${receipt.name}`;
+
+export function renderWebhookThroughput(r: WebhookThroughputResult): string {
+  const offeredPerS = r.eventsOffered / r.loadSeconds;
+  const ms = (p: Percentiles) => `p50 ${p.p50.toFixed(0)} ms, p99 ${p.p99.toFixed(0)} ms, max ${p.max.toFixed(0)} ms`;
+  return [
+    '### Webhook throughput (issue 23)',
+    '',
+    '| figure | measured |',
+    '|---|---|',
+    `| payment events committed (two sales units, ${r.loadSeconds.toFixed(1)} s) | ${r.eventsOffered} (${offeredPerS.toFixed(0)}/s; ${r.failedRequests} failed flows) |`,
+    `| deliveries offered to the four fast registrations | ${r.deliveriesOffered} (${(r.deliveriesOffered / r.loadSeconds).toFixed(0)}/s) |`,
+    `| delivered per second during the load (fast) | ${r.deliveredPerSecond.toFixed(0)}/s |`,
+    `| backlog (fast): max, at the load's end | ${r.backlogMax}, ${r.backlogAtEnd} |`,
+    `| drained after the load | ${r.drainMs === null ? `**not within ${DRAIN_MS / 1000} s** (${r.fastDelivered} of ${r.deliveriesOffered})` : `${r.drainMs.toFixed(0)} ms`} |`,
+    `| commit-to-receipt lag, upper bound: from the event's request start (fast) | ${ms(r.lagFromRequest)} |`,
+    `| commit-to-receipt lag, lower bound: from the event's response (fast) | ${ms(r.lagFromResponse)} |`,
+    `| order violations (one payment's events out of order at a receiver), duplicates | ${r.orderViolations}, ${r.duplicates} |`,
+    `| slow receiver (answers after ${SLOW_MS} ms) | ${r.slowReceived} of ${r.slowOffered} received |`,
+  ].join('\n');
+}
+
+function listen(onEvent: (path: string, receipt: Receipt) => void): Promise<Server> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const at = performance.now();
+      const path = req.url ?? '/';
+      const answer = () => {
+        const event = JSON.parse(Buffer.concat(chunks).toString()) as { reference: string; name: string };
+        onEvent(path, { reference: event.reference, name: event.name, at });
+        if (!res.destroyed) res.writeHead(200).end();
+      };
+      if (path === '/slow') setTimeout(answer, SLOW_MS);
+      else answer();
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}

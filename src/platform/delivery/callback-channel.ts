@@ -1,0 +1,97 @@
+import type { Services } from '../context.js';
+import type { Em } from '../db/orm.js';
+import { afterFailedCallbackAttempt, callbackKinds, type CallbackKind } from './callback-kinds.js';
+import type { ClaimedDelivery, DeliveryChannel, DeliveryPolicy, RecordedAttempt, RecordedOutcome } from './delivery-channel.js';
+import { claimDeliveries, recordAttempts, timestamp, type DeliveryTable } from './delivery-table.js';
+
+/** A lease outlives the POST's timeout by this much, for recording the outcome; then the row is anyone's again. */
+const LEASE_MARGIN_MS = 5_000;
+
+/** Outbound callbacks: the URL (chosen by the recipient per callback) is the receiver. */
+const OUTBOUND_CALLBACKS: DeliveryTable = {
+  table: 'outbound_callback',
+  attempts: 'outbound_callback_attempt',
+  attemptOf: 'callback_id',
+  receiver: 'd.url',
+  // Due by its sales unit's time: a callback recorded at a unit's moved test clock is due at once. Only kinds
+  // registered in this process are claimed: another's would be sent with a guessed policy.
+  due: `d.next_attempt_at <= ?::timestamptz
+      + coalesce((select t.offset_ms from test_clock t where t.msn = d.msn), 0) * interval '1 millisecond'
+    and ?::jsonb @> jsonb_build_array(d.kind)`,
+  heldBack: `exists (
+    select 1 from outbound_callback earlier
+    where earlier.stream_type = d.stream_type and earlier.stream_id = d.stream_id and earlier.url = d.url
+      and earlier.status = 'pending' and earlier.id < d.id)`,
+  returning: { from: '', where: '', columns: 'd.kind, d.url, d.authorization_value, d.body, d.msn, d.trace_parent' },
+};
+
+/** One policy per callback kind, as the kind declares it; its onOutcome runs in the recording transaction. */
+function policyOf(kind: CallbackKind): DeliveryPolicy {
+  const onOutcome = kind.onOutcome;
+  return {
+    metricsKind: 'callback',
+    timeoutMs: kind.timeoutMs,
+    readResponseBody: kind.readResponseBody,
+    afterFailedAttempt: (attemptCount, _createdAt, now) => afterFailedCallbackAttempt(attemptCount, now, kind.retry),
+    ...(onOutcome
+      ? { onOutcome: (em, { deliveryId, ...outcome }, now) => onOutcome.call(kind, em, { callbackId: deliveryId, ...outcome }, now) }
+      : {}),
+  };
+}
+
+/**
+ * The PSP make-payment callback, checkout callbacks: POSTed with the body recorded once and the Authorization value
+ * the recipient chose, with the timeout and retries of their kind (callback-kinds.ts).
+ */
+export function callbackChannel(services: Services): DeliveryChannel {
+  const policies = new Map<CallbackKind, DeliveryPolicy>();
+  const policy = (kind: CallbackKind) => policies.get(kind) ?? policies.set(kind, policyOf(kind)).get(kind)!;
+  return {
+    name: 'callbacks',
+    async claim(em: Em, limit: number, perReceiver: number): Promise<ClaimedDelivery[]> {
+      const kinds = callbackKinds.names();
+      if (kinds.length === 0) return [];
+      const now = services.clock.now();
+      // One lease length for every kind: the longest timeout. A lease only matters when its holder dies.
+      const leaseUntil = new Date(now.getTime() + callbackKinds.longestTimeoutMs() + LEASE_MARGIN_MS);
+      const rows = await claimDeliveries(em, OUTBOUND_CALLBACKS, {
+        now,
+        dueParams: [now, JSON.stringify(kinds)],
+        leaseUntil,
+        limit,
+        perReceiver,
+      });
+      return rows.map((row) => {
+        // Claimed only when registered here (the kind filter of `due`).
+        const kind = callbackKinds.get(row.kind as string)!;
+        const msn = (row.msn as string | null) ?? null;
+        const traceParent = (row.trace_parent as string | null) ?? null;
+        const authorization = (row.authorization_value as string | null) ?? null;
+        const url = row.url as string;
+        const body = row.body as string;
+        return {
+          id: Number(row.id),
+          attemptId: Number(row.attempt_id),
+          leaseUntil,
+          attemptCount: Number(row.attempt_count),
+          createdAt: timestamp(row.created_at),
+          streamType: row.stream_type as string,
+          streamId: row.stream_id as string,
+          traceParent,
+          policy: policy(kind),
+          // Retries are timed by the unit's clock, the one its due time is compared with.
+          now: () => (msn === null ? services.clock.now() : services.testClocks.of(msn).now()),
+          request: () => {
+            const headers: Record<string, string> = { 'content-type': 'application/json' };
+            if (authorization !== null) headers.authorization = authorization;
+            // The trace of the request that recorded the callback (W3C Trace Context), when it was traced.
+            if (traceParent) headers.traceparent = traceParent;
+            return { url: new URL(url), body, headers };
+          },
+        };
+      });
+    },
+    record: (em: Em, attempts: readonly RecordedAttempt[], outcomes: readonly RecordedOutcome[]) =>
+      recordAttempts(em, OUTBOUND_CALLBACKS, attempts, outcomes),
+  };
+}

@@ -1,0 +1,142 @@
+import type { Em } from '../db/orm.js';
+import type { RecordedAttempt, RecordedOutcome } from './delivery-channel.js';
+
+/** What a claim writes over an attempt still without outcome: the instance that made it stopped mid-POST. */
+export const INTERRUPTED_ATTEMPT_ERROR = 'interrupted: the sending instance stopped before recording an outcome';
+
+export type Row = Record<string, unknown>;
+
+/**
+ * A table of deliveries and its table of attempts, as the claim and the recorder see them. Both tables share the
+ * delivery columns (status, attempt_count, next_attempt_at, lease_until, delivered_at, last_status_code,
+ * created_at) and the attempt columns (attempted_at, status_code, duration_ms, error).
+ */
+export interface DeliveryTable {
+  table: string;
+  attempts: string;
+  /** The attempt table's column naming its delivery. */
+  attemptOf: string;
+  /** SQL over the row `d`: who receives it; the fairness cap counts POSTs in flight per receiver. */
+  receiver: string;
+  /** SQL over `d`, with `?` parameters `dueParams`: due now. */
+  due: string;
+  /**
+   * SQL over `d`: an earlier delivery of its stream to the same receiver is still pending (or its event is not yet
+   * fanned out), so this one waits: one receiver sees one stream's deliveries in order, one in flight at a time.
+   */
+  heldBack: string;
+  /** What the claim returns beside the delivery's own columns: `from` joins and their columns. */
+  returning: { from: string; where: string; columns: string };
+}
+
+/**
+ * Claims due deliveries in one statement: per receiver with room under the cap (leases held by every instance
+ * count), its due deliveries in turn by due time, skipping those held back by an earlier one of their stream;
+ * then the oldest `limit` of those, locked SKIP LOCKED, leased, any earlier attempt without outcome marked
+ * interrupted, and a new attempt row written before the POST (so a crash during it still leaves a trace).
+ */
+export async function claimDeliveries(
+  em: Em,
+  t: DeliveryTable,
+  o: { now: Date; dueParams: unknown[]; leaseUntil: Date; limit: number; perReceiver: number },
+): Promise<Row[]> {
+  return em.execute<Row[]>(
+    // Receivers first, then a bounded index walk per receiver (its index on receiver and due time): the work of a
+    // claim follows what it can take, not the backlog a slow receiver has piled up. Each step is materialized so
+    // PostgreSQL does not run it again per row of the next.
+    `with receivers as materialized (
+       select r.receiver, coalesce(f.leased, 0) as leased
+       from (select distinct ${t.receiver} as receiver from ${t.table} d where d.status = 'pending' and ${t.due}) r
+       left join (
+         select ${t.receiver} as receiver, count(*) as leased from ${t.table} d
+         where d.status = 'pending' and d.lease_until > ? group by 1
+       ) f on f.receiver = r.receiver
+       where coalesce(f.leased, 0) < ?
+     ), candidate as materialized (
+       select c.id, c.next_attempt_at from receivers r cross join lateral (
+         select d.id, d.next_attempt_at from ${t.table} d
+         where ${t.receiver} = r.receiver and d.status = 'pending' and ${t.due}
+           and (d.lease_until is null or d.lease_until <= ?) and not ${t.heldBack}
+         order by d.next_attempt_at, d.id
+         limit greatest(? - r.leased, 0)
+       ) c
+     ), due as (
+       -- Row locks cannot be taken beside a lateral join: the chosen rows are locked here, one level up. The lease
+       -- is tested again on the locked row: PostgreSQL re-checks only this level's conditions against a row another
+       -- instance leased and committed after this statement's snapshot, and without them both would send it.
+       select d.id from ${t.table} d join candidate k on k.id = d.id
+       where d.status = 'pending' and (d.lease_until is null or d.lease_until <= ?)
+       order by k.next_attempt_at, k.id
+       limit ?
+       for update of d skip locked
+     ), claimed as (
+       update ${t.table} d set lease_until = ?
+       from due${t.returning.from}
+       where d.id = due.id${t.returning.where}
+       returning d.id, d.attempt_count, d.created_at, d.stream_type, d.stream_id, ${t.returning.columns}
+     ), interrupted as (
+       -- An earlier claim's attempt still without outcome: its lease ran out, so its instance stopped mid-POST.
+       update ${t.attempts} a set error = ?
+       from claimed c where a.${t.attemptOf} = c.id and a.duration_ms is null and a.error is null
+     ), started as (
+       insert into ${t.attempts} (${t.attemptOf}, attempted_at) select c.id, ? from claimed c
+       returning id, ${t.attemptOf} as delivery_id
+     )
+     select c.*, s.id as attempt_id from claimed c join started s on s.delivery_id = c.id`,
+    [
+      ...o.dueParams,
+      o.now,
+      o.perReceiver,
+      ...o.dueParams,
+      o.now,
+      o.perReceiver,
+      o.now,
+      o.limit,
+      o.leaseUntil,
+      INTERRUPTED_ATTEMPT_ERROR,
+      o.now,
+    ],
+  );
+}
+
+/**
+ * Records attempts in one statement: each attempt completed, and each delivery moved on by what its policy decided,
+ * but only where this instance still holds the lease (a holder whose lease ran out leaves the row to the next
+ * claim). A delivery deleted meanwhile (its registration deleted) matches nothing. Returns the moved ids.
+ */
+export async function recordAttempts(
+  em: Em,
+  t: DeliveryTable,
+  attempts: readonly RecordedAttempt[],
+  outcomes: readonly RecordedOutcome[],
+): Promise<Set<number>> {
+  const rows = attempts.map((a, i) => ({
+    id: a.delivery.id,
+    attempt_id: a.delivery.attemptId,
+    lease_until: a.delivery.leaseUntil.toISOString(),
+    status: outcomes[i]!.status,
+    next_attempt_at: outcomes[i]!.nextAttemptAt.toISOString(),
+    delivered_at: outcomes[i]!.deliveredAt?.toISOString() ?? null,
+    status_code: a.statusCode,
+    duration_ms: a.durationMs,
+    error: a.error,
+  }));
+  const moved = await em.execute<Row[]>(
+    `with o as materialized (
+       select * from jsonb_to_recordset(?::jsonb) as o(id bigint, attempt_id bigint, lease_until timestamptz, status text,
+         next_attempt_at timestamptz, delivered_at timestamptz, status_code int, duration_ms int, error text)
+     ), completed as (
+       -- The attempt the claim wrote (attempted_at stays the claim's time, just before the POST).
+       update ${t.attempts} a set status_code = o.status_code, duration_ms = o.duration_ms, error = o.error
+       from o where a.id = o.attempt_id
+     )
+     update ${t.table} d set status = o.status, attempt_count = d.attempt_count + 1, next_attempt_at = o.next_attempt_at,
+       lease_until = null, delivered_at = o.delivered_at, last_status_code = o.status_code
+     from o where d.id = o.id and d.lease_until = o.lease_until
+     returning d.id`,
+    [JSON.stringify(rows)],
+  );
+  return new Set(moved.map((row) => Number(row.id)));
+}
+
+export const timestamp = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
