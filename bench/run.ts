@@ -91,7 +91,7 @@ async function main(): Promise<void> {
     const call = (method: string, path: string, h: Record<string, string>, body?: unknown) => json(paygraph.baseUrl, method, path, h, body);
     // issue 23: deliveries against payment events at a fixed rate (`BENCH_ONLY=webhook-throughput` runs this row only).
     if (process.env.BENCH_ONLY === 'webhook-throughput') {
-      process.stdout.write(`${renderWebhookThroughput(await runWebhookThroughput(call))}\n`);
+      process.stdout.write(`${renderWebhookThroughput(await runWebhookThroughput(call, url.toString()))}\n`);
       return;
     }
 
@@ -238,7 +238,7 @@ async function main(): Promise<void> {
 
     const webhookLatency = await runWebhookLatency(call, headers);
     process.stderr.write(`${renderWebhookLatency(webhookLatency)}\n`);
-    const webhookThroughput = await runWebhookThroughput(call);
+    const webhookThroughput = await runWebhookThroughput(call, url.toString());
     process.stderr.write(`${renderWebhookThroughput(webhookThroughput)}\n`);
 
     // An instance of its own on the same database, so its resident memory shows the subscribers, not the load above.

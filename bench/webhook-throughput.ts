@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { percentiles, type Percentiles } from './percentiles.js';
 import { paymentBody } from './payment-body.js';
 
@@ -21,6 +22,8 @@ const DRAIN_MS = 60_000;
 const MAX_FLOWS = 64;
 const UNITS = ['123456', '654321'] as const;
 const EVENT_ORDER = ['CREATED', 'AUTHORIZED', 'CAPTURED'];
+/** Payments of the burst: their events are written straight into the outbox at once (3 per payment). */
+const BURST_PAYMENTS = Number(process.env.BENCH_WEBHOOK_BURST_PAYMENTS ?? 1000);
 
 export interface WebhookThroughputResult {
   loadSeconds: number;
@@ -44,6 +47,8 @@ export interface WebhookThroughputResult {
   slowReceived: number;
   slowOffered: number;
   failedRequests: number;
+  /** The engine's ceiling, apart from the HTTP load: a burst of events committed at once, drained by the engine. */
+  burst?: { deliveries: number; drainMs: number | null; perSecond: number; orderViolations: number; duplicates: number };
 }
 
 type Call = (method: string, path: string, headers: Record<string, string>, body?: unknown) => Promise<Record<string, unknown>>;
@@ -54,7 +59,8 @@ interface Receipt {
   at: number;
 }
 
-export async function runWebhookThroughput(call: Call): Promise<WebhookThroughputResult> {
+/** `databaseUrl`, when given, adds the burst: events written straight into the outbox of that database. */
+export async function runWebhookThroughput(call: Call, databaseUrl?: string): Promise<WebhookThroughputResult> {
   const receipts = new Map<string, Receipt[]>();
   const server = await listen((path, receipt) => {
     const list = receipts.get(path) ?? [];
@@ -189,7 +195,9 @@ export async function runWebhookThroughput(call: Call): Promise<WebhookThroughpu
       }
     }
     const eventsOffered = [...committed.values()].reduce((a, b) => a + b, 0);
+    const burst = databaseUrl ? await runBurst(databaseUrl, receipts, fastPaths) : undefined;
     return {
+      burst,
       loadSeconds,
       eventsOffered,
       deliveriesOffered: fastOffered(),
@@ -202,7 +210,7 @@ export async function runWebhookThroughput(call: Call): Promise<WebhookThroughpu
       lagFromResponse: percentiles(lagsFromResponse),
       orderViolations,
       duplicates,
-      slowReceived: new Set((receipts.get('/slow') ?? []).map(key)).size,
+      slowReceived: new Set((receipts.get('/slow') ?? []).filter((r) => !r.reference.startsWith('burst-')).map(key)).size,
       slowOffered: committed.get(UNITS[0])!,
       failedRequests,
     };
@@ -216,6 +224,71 @@ export async function runWebhookThroughput(call: Call): Promise<WebhookThroughpu
 }
 
 const key = (receipt: { reference: string; name: string }) => `${receipt.reference}:${receipt.name}`;
+
+/**
+ * Writes BURST_PAYMENTS payments' three events each into the outbox in one transaction (as if that many payments had
+ * just been made), then waits until the fast receivers have all of them: deliveries per second at the engine's pace,
+ * whatever the HTTP face can take on this machine.
+ */
+async function runBurst(
+  databaseUrl: string,
+  receipts: Map<string, Receipt[]>,
+  fastPaths: string[],
+): Promise<NonNullable<WebhookThroughputResult['burst']>> {
+  const prefix = `burst-${randomUUID().slice(0, 8)}-`;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query(
+      `insert into domain_event (stream_type, stream_id, msn, name, payload, occurred_at)
+       select 'payment', md5($1 || p), case when p % 2 = 0 then $2 else $3 end,
+         'epayments.payment.' || lower(n.name) || '.v1',
+         jsonb_build_object('reference', $1 || p, 'pspReference', 'burst', 'name', n.name,
+           'amount', jsonb_build_object('currency', 'NOK', 'value', 1000), 'idempotencyKey', null, 'success', true),
+         now()
+       from generate_series(1, $4::int) p, unnest(array['CREATED', 'AUTHORIZED', 'CAPTURED']) with ordinality n(name, ord)
+       order by p, n.ord`,
+      [prefix, UNITS[0], UNITS[1], BURST_PAYMENTS],
+    );
+  } finally {
+    await client.end();
+  }
+  const started = performance.now();
+  // Each payment belongs to one of the units, whose two fast registrations get every event of it.
+  const deliveries = BURST_PAYMENTS * EVENT_ORDER.length * (fastPaths.length / UNITS.length);
+  const received = () =>
+    fastPaths.reduce(
+      (sum, path) => sum + new Set((receipts.get(path) ?? []).filter((r) => r.reference.startsWith(prefix)).map(key)).size,
+      0,
+    );
+  let drainMs: number | null = null;
+  while (performance.now() - started < DRAIN_MS * 2) {
+    if (received() >= deliveries) {
+      drainMs = performance.now() - started;
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  let orderViolations = 0;
+  let duplicates = 0;
+  for (const path of fastPaths) {
+    const lastIndex = new Map<string, number>();
+    const seen = new Set<string>();
+    for (const receipt of (receipts.get(path) ?? []).filter((r) => r.reference.startsWith(prefix))) {
+      // A duplicate (sent again after its lease ran out) is counted as such, not as a violation.
+      if (seen.has(key(receipt))) {
+        duplicates++;
+        continue;
+      }
+      seen.add(key(receipt));
+      const index = EVENT_ORDER.indexOf(receipt.name);
+      if (index < (lastIndex.get(receipt.reference) ?? -1)) orderViolations++;
+      lastIndex.set(receipt.reference, Math.max(index, lastIndex.get(receipt.reference) ?? -1));
+    }
+  }
+  const elapsed = drainMs ?? performance.now() - started;
+  return { deliveries, drainMs, perSecond: (received() / elapsed) * 1000, orderViolations, duplicates };
+}
 
 export function renderWebhookThroughput(r: WebhookThroughputResult): string {
   const offeredPerS = r.eventsOffered / r.loadSeconds;
@@ -234,6 +307,13 @@ export function renderWebhookThroughput(r: WebhookThroughputResult): string {
     `| commit-to-receipt lag, lower bound: from the event's response (fast) | ${ms(r.lagFromResponse)} |`,
     `| order violations (one payment's events out of order at a receiver), duplicates | ${r.orderViolations}, ${r.duplicates} |`,
     `| slow receiver (answers after ${SLOW_MS} ms) | ${r.slowReceived} of ${r.slowOffered} received |`,
+    ...(r.burst
+      ? [
+          `| burst: ${BURST_PAYMENTS} payments' events written into the outbox at once, ${r.burst.deliveries} fast deliveries | ` +
+            `${r.burst.drainMs === null ? '**not drained**' : `drained in ${(r.burst.drainMs / 1000).toFixed(1)} s`}, ` +
+            `${r.burst.perSecond.toFixed(0)} deliveries/s, ${r.burst.orderViolations} order violations, ${r.burst.duplicates} duplicates |`,
+        ]
+      : []),
   ].join('\n');
 }
 
