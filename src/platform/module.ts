@@ -18,10 +18,12 @@ type ResolverMaps = NonNullable<IExecutableSchemaDefinition['resolvers']>;
 export type ResolverMap = Exclude<ResolverMaps, readonly unknown[]>;
 
 /**
- * What a domain brings to the service. The app loops over the list in `src/modules.ts`, so a new domain adds its
- * folder and one line there: nothing else in the platform names it. Error codes register themselves when the
- * domain's `<domain>.errors.ts` is imported by its module; DataLoaders are declared beside the data they load
- * (`defineLoader`); the SDL is the domain's file in `schema/`.
+ * What a domain brings to the service: its manifest, `src/modules/<domain>.module.ts`, on the composition floor
+ * above the domain's services and its faces (routes, pages, resolvers), which it assembles. The app loops over the
+ * list in `src/modules.ts`, so a new domain adds its folder, its manifest and one line there: nothing in the
+ * platform names it. Error codes register themselves when the domain's `<domain>.errors.ts` is imported by its
+ * manifest; DataLoaders are declared beside the data they load (`defineLoader`); the SDL is the domain's file in
+ * `schema/`.
  */
 export interface DomainModule {
   readonly name: string;
