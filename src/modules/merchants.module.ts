@@ -1,5 +1,6 @@
 import type { DomainModule } from '../platform/module.js';
 import { Merchant } from '../merchants/merchant.entity.js';
+import { seedMerchants } from '../merchants/merchants.seed.js';
 import { Migration20261123161200SalesUnitSettings } from '../merchants/migrations/Migration20261123161200SalesUnitSettings.js';
 import { Partner, PartnerSalesUnit } from '../merchants/partner.entity.js';
 import { Psp, PspMerchant } from '../merchants/psp.entity.js';
@@ -13,4 +14,5 @@ export const merchantsModule: DomainModule = {
   entities: [Merchant, SalesUnit, Partner, PartnerSalesUnit, Psp, PspMerchant],
   migrations: [{ name: 'Migration20261123161200SalesUnitSettings', class: Migration20261123161200SalesUnitSettings }],
   coverage: new SalesUnitDirectory(),
+  seedTestEnvironment: (em, now) => seedMerchants(em, now),
 };
