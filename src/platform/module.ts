@@ -28,6 +28,11 @@ export type ResolverMap = Exclude<ResolverMaps, readonly unknown[]>;
 export interface DomainModule {
   readonly name: string;
   readonly entities?: readonly EntityDefinition[];
+  /**
+   * The migrations of the domain's own tables, in `src/<domain>/migrations/`: one changes only the tables its module
+   * owns (those its entities map or its migrations create). The platform's first migrations created the early
+   * domains' tables; applied, they stay where they are, and those domains' next migrations live in their own folders.
+   */
   readonly migrations?: readonly MigrationEntry[];
   /**
    * The domain's REST interface: its prefix, error format, auth, header rules and routes. A public API spread over
