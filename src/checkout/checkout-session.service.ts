@@ -6,11 +6,12 @@ import type { Em } from '../platform/db/orm.js';
 import { outboundUrlProblem } from '../platform/delivery/outbound-url.js';
 import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
 import { readPayment } from '../payments/payment.read-model.js';
+import { amountTooSmall } from '../payments/payment.rules.js';
 import { assertSalesUnitMayOpenSession } from './checkout-sales-unit.rule.js';
 import { CheckoutSession } from './checkout-session.entity.js';
 import { recordSessionEvent } from './checkout-session.recorder.js';
 import { readSessionPayments } from './checkout-session.read-model.js';
-import type { CheckoutSessionRequest } from './checkout-session.types.js';
+import type { CheckoutAmount, CheckoutSessionRequest } from './checkout-session.types.js';
 import { sessionLinks, toSessionInfo, type SessionInfo } from './checkout-session.view.js';
 
 /** A session nobody completes expires after one hour (FACTS §8). */
@@ -24,18 +25,22 @@ export interface CreatedSession {
 }
 
 /**
- * Opens a session for the caller's sales unit: the URL policy of outbound calls for the two URLs the service will
- * POST to, the sales unit rule, and a reference the merchant has used for neither a session nor a payment (409).
+ * Opens a session for the caller's sales unit: an amount its payment could be created with (the payment rules'
+ * smallest amount, so the buyer is never shown an order that cannot be paid), the URL policy of outbound calls for
+ * the two URLs the service will POST to, the sales unit rule, and a reference the merchant has used for neither a
+ * session nor a payment (409).
  */
 export async function createCheckoutSession(ctx: RequestContext, request: CheckoutSessionRequest): Promise<CreatedSession> {
-  const urlProblems: ErrorDetail[] = [];
+  const problems: ErrorDetail[] = [];
+  const tooSmall = sessionAmountTooSmall(request.transaction.amount);
+  if (tooSmall) problems.push(tooSmall);
   const callbackProblem = await outboundUrlProblem(request.merchantInfo.callbackUrl, ctx.config.env);
-  if (callbackProblem) urlProblems.push({ name: 'merchantInfo.callbackUrl', reason: callbackProblem });
+  if (callbackProblem) problems.push({ name: 'merchantInfo.callbackUrl', reason: callbackProblem });
   if (request.logistics?.dynamicOptionsCallback !== undefined) {
     const problem = await outboundUrlProblem(request.logistics.dynamicOptionsCallback, ctx.config.env);
-    if (problem) urlProblems.push({ name: 'logistics.dynamicOptionsCallback', reason: problem });
+    if (problem) problems.push({ name: 'logistics.dynamicOptionsCallback', reason: problem });
   }
-  if (urlProblems.length > 0) throw AppError.validation(urlProblems);
+  if (problems.length > 0) throw AppError.validation(problems);
   const msn = scoped(ctx).msn;
   const reference = request.transaction.reference;
   const session = await ctx.em.transactional(async (em) => {
@@ -77,6 +82,11 @@ export async function createCheckoutSession(ctx: RequestContext, request: Checko
     return created;
   });
   return { ...sessionLinks(ctx.config, session), session };
+}
+
+/** A session's amount (created or updated) that no payment could be created with, named as the session names it. */
+export function sessionAmountTooSmall(amount: CheckoutAmount): ErrorDetail | undefined {
+  return amountTooSmall(amount, 'transaction.amount.value');
 }
 
 function referenceUsed(reference: string, cause?: unknown): AppError {
