@@ -4,6 +4,7 @@ import { scoped } from '../platform/auth/tenancy.js';
 import type { RequestContext } from '../platform/context.js';
 import type { Em } from '../platform/db/orm.js';
 import { outboundUrlProblem } from '../platform/delivery/outbound-url.js';
+import { newestFirstOrder, olderThan, type CreatedKey } from '../platform/paging/keyset.js';
 import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
 import { readPayment } from '../payments/payment.read-model.js';
 import { amountTooSmall } from '../payments/payment.rules.js';
@@ -117,15 +118,9 @@ export async function getCheckoutSession(ctx: RequestContext, reference: string)
 }
 
 /** The caller's sessions, newest first, by keyset (never OFFSET). */
-export async function listCheckoutSessions(
-  ctx: RequestContext,
-  query: { limit: number; before?: { createdAt: Date; id: string } },
-): Promise<CheckoutSession[]> {
-  const msn = scoped(ctx).msn;
-  const where = query.before
-    ? { msn, $or: [{ createdAt: { $lt: query.before.createdAt } }, { createdAt: query.before.createdAt, id: { $lt: query.before.id } }] }
-    : { msn };
-  return ctx.em.find(CheckoutSession, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: query.limit });
+export async function listCheckoutSessions(ctx: RequestContext, query: { limit: number; before?: CreatedKey }): Promise<CheckoutSession[]> {
+  const where = { msn: scoped(ctx).msn, ...olderThan(query.before) };
+  return ctx.em.find(CheckoutSession, where, { orderBy: newestFirstOrder(), limit: query.limit });
 }
 
 /** `node(id:)`: the caller's session by its session id; another sales unit's is undefined like a missing one. */
