@@ -1,7 +1,7 @@
 import { useTestApp } from '../support/app-fixture.js';
 import { MERCHANT_B } from '../support/merchant-client.js';
 import { mgmt } from '../management/management-support.js';
-import { CheckoutClient, newSessionReference, sessionBody } from './support/checkout-client.js';
+import { CheckoutClient, newSessionReference, sessionBody, submitCheckoutPage } from './support/checkout-client.js';
 
 /**
  * Issue 24: a checkout's payment is created by the payment service, whose refusals hold for every caller. A
@@ -17,14 +17,7 @@ const CREATE = `mutation($input: CreateCheckoutSessionInput!) {
 const SESSION = `query($reference: String!) { checkoutSession(reference: $reference) { reference } }`;
 const FIFTY_ORE = { value: 50, currency: 'NOK' };
 
-async function pay(token: string, fields: Record<string, string>): Promise<{ status: number; html: string }> {
-  const res = await fetch(`${t.baseUrl}/checkout/page/pay?token=${encodeURIComponent(token)}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: t.baseUrl },
-    body: new URLSearchParams(fields).toString(),
-  });
-  return { status: res.status, html: await res.text() };
-}
+const pay = (token: string, fields: Record<string, string>) => submitCheckoutPage(t.baseUrl, '/checkout/page/pay', token, fields);
 
 describe('a checkout is refused what ePayment refuses', () => {
   it('a 50-øre session is refused over REST as ePayment refuses a 50-øre payment, naming the amount', async () => {
