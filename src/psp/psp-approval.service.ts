@@ -5,7 +5,8 @@ import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import type { RequestContext, Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { timelineFilter, type Timeline } from '../platform/test-clocks.js';
+import { drainDueWork } from '../platform/jobs/due-work.js';
+import { timelineFilter } from '../platform/test-clocks.js';
 import type { LiveReading, LiveState } from '../platform/events/wait-for-state.js';
 import { isFinal } from '../platform/state-machine.js';
 import { testUserApproves } from '../wallet/test-user-approval.js';
@@ -190,31 +191,16 @@ export async function actOnPspLanding(
   });
 }
 
-const BATCH_SIZE = 100;
-
-/** The timeout job: payments nobody acted on for 10 minutes become TIMEOUT, and the PSP is told (SKIP LOCKED). */
-export async function timeOutPspPayments(services: Services): Promise<number> {
-  let total = 0;
-  for (const timeline of services.testClocks.timelines()) total += await timeOutOnTimeline(services, timeline);
-  return total;
-}
-
-/** The payments of the timeline's sales units, by their time. */
-async function timeOutOnTimeline(services: Services, timeline: Timeline): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const count = await forkEm(services.orm).transactional(async (em) => {
-      const now = timeline.now;
-      const due = await em.find(
-        PspPayment,
-        { state: 'INITIATED', expiresAt: { $lte: now }, ...timelineFilter(timeline) },
-        { orderBy: { expiresAt: 'asc' }, limit: BATCH_SIZE, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
-      );
-      for (const payment of due) end(em, payment, 'TIMEOUT', now);
-      await em.flush();
-      return due.length;
-    });
-    total += count;
-    if (count < BATCH_SIZE) return total;
-  }
+/** The timeout job: payments nobody acted on for 10 minutes become TIMEOUT, and the PSP is told. */
+export function timeOutPspPayments(services: Services): Promise<number> {
+  return drainDueWork(services, async (em, timeline, limit) => {
+    const due = await em.find(
+      PspPayment,
+      { state: 'INITIATED', expiresAt: { $lte: timeline.now }, ...timelineFilter(timeline) },
+      { orderBy: { expiresAt: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+    );
+    for (const payment of due) end(em, payment, 'TIMEOUT', timeline.now);
+    await em.flush();
+    return due.length;
+  });
 }
