@@ -16,7 +16,7 @@ import { PspAgreement, PspPayment } from './psp-payment.entity.js';
 import { PSP_PAYMENT_STREAM, recordPspChange } from './psp-payment.events.js';
 import type { PspForceApproveCommand } from './psp-payment.schemas.js';
 import { findOwnPspPayment } from './psp-payment.service.js';
-import { assertPspTransition, pspPaymentStateMachine } from './psp-payment.transitions.js';
+import { movePspPayment, pspPaymentStateMachine } from './psp-payment.transitions.js';
 import { signPspUserToken } from './psp-user-token.js';
 
 /** Whether the wallet user may still act on the payment: initiated and not past its 10 minutes. */
@@ -29,8 +29,7 @@ export function pspAwaitsUser(payment: Pick<PspPayment, 'state' | 'expiresAt'>, 
  * PSP asked for `psp_subscription`) is recorded in the same transaction, so the outbox sends it after any restart.
  */
 function accept(em: Em, payment: PspPayment, user: TestUser, now: Date, secret: string): void {
-  assertPspTransition(payment.state, 'ACCEPTED');
-  payment.state = 'ACCEPTED';
+  movePspPayment(payment, 'ACCEPTED');
   payment.approvedBySub = user.sub;
   payment.updatedAt = now;
   let userToken: string | undefined;
@@ -53,8 +52,7 @@ function accept(em: Em, payment: PspPayment, user: TestUser, now: Date, secret: 
 
 /** The user cancels on the landing page, or the payment timed out: the state and its callback commit together. */
 function end(em: Em, payment: PspPayment, state: 'USER_CANCEL' | 'TIMEOUT', now: Date): void {
-  assertPspTransition(payment.state, state);
-  payment.state = state;
+  movePspPayment(payment, state);
   payment.updatedAt = now;
   recordPspChange(em, payment, now, { name: state });
   recordMakePaymentCallback(em, payment, state, now);
