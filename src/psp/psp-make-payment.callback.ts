@@ -10,13 +10,13 @@ import { movePspPayment } from './psp-payment.transitions.js';
 export type MakePaymentState = 'ACCEPTED' | 'TIMEOUT' | 'USER_CANCEL';
 
 /**
- * The make-payment callback (FACTS §6): one POST with a 15 s timeout and no retry, since the PSP's answer decides
- * the payment (200 with `paymentInfo.status: OK` makes it RESERVED; anything else, no answer in time or a refused
- * connection makes it FAILED).
+ * The make-payment callback (FACTS §6): one POST with a 15 s timeout (`PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS`) and no
+ * retry, since the PSP's answer decides the payment (200 with `paymentInfo.status: OK` makes it RESERVED; anything
+ * else, no answer in time or a refused connection makes it FAILED).
  */
 export const makePaymentCallback: CallbackKind = {
   name: 'psp.make-payment',
-  timeoutMs: 15_000,
+  timeoutMs: (config) => config.pspCallbackTimeoutMs,
   retry: { maxAttempts: 1, firstDelayMs: 1_000, maxDelayMs: 1_000 },
   readResponseBody: true,
   onOutcome: settleAcceptedPayment,
