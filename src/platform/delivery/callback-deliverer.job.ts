@@ -73,7 +73,7 @@ export class CallbackDeliverer {
   private async claim(limit: number, kinds: string[]): Promise<ClaimedCallback[]> {
     const now = this.services.clock.now();
     // One lease length for every kind: the longest timeout. A lease only matters when its holder dies.
-    const leaseUntil = new Date(now.getTime() + callbackKinds.longestTimeoutMs() + LEASE_MARGIN_MS);
+    const leaseUntil = new Date(now.getTime() + callbackKinds.longestTimeoutMs(this.services.config) + LEASE_MARGIN_MS);
     const rows = await forkEm(this.services.orm).execute<Row[]>(
       `with candidate as materialized (
          select c.id, c.next_attempt_at from outbound_callback c
@@ -135,7 +135,7 @@ export class CallbackDeliverer {
     const started = performance.now();
     const outcome = await inTrace(callback.traceParent, () =>
       postOutbound(new URL(callback.url), callback.body, headers, {
-        timeoutMs: callback.kind.timeoutMs,
+        timeoutMs: callback.kind.timeoutMs(this.services.config),
         env: this.services.config.env,
         readResponseBody: callback.kind.readResponseBody,
       }),
