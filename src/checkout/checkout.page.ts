@@ -1,5 +1,5 @@
-import type { PageAssets } from '../pages/assets.js';
-import { escapeHtml } from '../pages/html.js';
+import type { PageAssets } from '../pages/kit/assets.js';
+import { escapeHtml } from '../pages/kit/html.js';
 import { formatAmount } from '../pages/kit/money-format.js';
 import { liveStatePage } from '../pages/kit/live-state.route.js';
 import { outcomeHeading, paymentSummary, walletDocument, walletMessage } from '../pages/kit/wallet-document.js';
