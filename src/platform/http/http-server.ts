@@ -18,6 +18,7 @@ import { asAppError } from '../rest/error-formats/error-format.js';
 import type { Router } from '../rest/router.js';
 import { logError, logRequest } from '../../log.js';
 import { wantsGraphQLIde } from '../graph/graphql-ide-request.js';
+import { operationNameOf } from '../graph/operation-name.js';
 import { Readiness } from './readiness.js';
 
 /**
@@ -105,7 +106,11 @@ async function handle(
   const started = performance.now();
   const url = new URL(req.url ?? '/', 'http://localhost');
   const gone = new AbortController();
-  res.once('close', () => gone.abort());
+  // Only a request left unanswered is aborted: each abort builds a DOMException with its stack, which the profile
+  // showed on every request when it also fired for the close that follows every answer.
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
   const request: HttpRequest = {
     method: req.method ?? 'GET',
     path: url.pathname,
@@ -265,17 +270,14 @@ function countRequest(services: Services, router: Router, request: HttpRequest, 
   // Unrouted paths share one series: a scanner's random paths must not each become one.
   const route = request.routePattern ?? (request.path === '/healthz' || request.path === '/readyz' ? request.path : 'unmatched');
   metrics.request({ interface: restInterface, route, method: request.method, status, seconds: (performance.now() - started) / 1000 });
-  if (graph && request.method === 'POST') metrics.graphqlOperation(operationName(request.rawBody), status);
+  if (graph && request.method === 'POST') metrics.graphqlOperation(operationName(request), status);
 }
 
-/** The operation's name as the client sent it (`operationName`, else the document's first named operation). */
-function operationName(body: Buffer): string {
+/** The operation's name: known once the graph read the body, else read from it here. */
+function operationName(request: HttpRequest): string {
+  if (request.graphOperation !== undefined) return request.graphOperation;
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as { operationName?: unknown; query?: unknown };
-    if (typeof parsed.operationName === 'string' && parsed.operationName !== '') return parsed.operationName.slice(0, 100);
-    const named =
-      typeof parsed.query === 'string' ? /\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/.exec(parsed.query) : null;
-    return named?.[1]?.slice(0, 100) ?? 'anonymous';
+    return operationNameOf(JSON.parse(request.rawBody.toString('utf8')));
   } catch {
     return 'unparsed';
   }
