@@ -15,7 +15,7 @@ import type { HttpRequest, HttpResponse } from '../rest/http-types.js';
 import type { RequestObserver } from '../rest/request-observer.js';
 import { epaymentProblem } from '../rest/error-formats/epayment-problem.js';
 import { asAppError } from '../rest/error-formats/error-format.js';
-import type { Router } from '../rest/router.js';
+import { Router, type RouteMatch } from '../rest/router.js';
 import { logError, logRequest } from '../../log.js';
 import { wantsGraphQLIde } from '../graph/graphql-ide-request.js';
 import { operationNameOf } from '../graph/operation-name.js';
@@ -126,8 +126,10 @@ async function handle(
   let response: HttpResponse;
   let failure: unknown;
   try {
-    request.rawBody = await readBody(req, router.bodyLimitFor(request, MAX_BODY_BYTES));
-    response = await route(services, router, apollo, readiness, request, limitedRoutes);
+    // The route is matched once, here: its body limit, then its run. The graph has no route to look for.
+    const match = isGraphRequest(request) ? undefined : router.match(request);
+    request.rawBody = await readBody(req, Router.bodyLimitOf(match, MAX_BODY_BYTES));
+    response = await route(services, router, apollo, readiness, request, match, limitedRoutes);
   } catch (error) {
     if (error instanceof ClientClosedRequest) {
       // Nobody is left to answer; logged as nginx does (499, client closed request), observed by nobody.
@@ -164,12 +166,13 @@ async function route(
   apollo: ApolloServer<GraphQLContext>,
   readiness: Readiness,
   request: HttpRequest,
+  match: RouteMatch | undefined,
   limitedRoutes: ReadonlyMap<string, RateLimitedRoute>,
 ): Promise<HttpResponse> {
   // Alive: the process answers. Ready: it should be sent traffic (database reachable, migrations done, not draining).
   if (request.path === '/healthz') return { status: 200, body: { status: 'ok' } };
   if (request.path === '/readyz') return readiness.probe();
-  if (request.path === '/graphql' && !wantsGraphQLIde(request)) {
+  if (isGraphRequest(request)) {
     request.routePattern = '/graphql';
     const refused = await admitGraphRequest(services, request);
     if (refused) return graphRateLimited(request, refused.state);
@@ -179,7 +182,6 @@ async function route(
   // prefix, the ePayment problem.
   const errorFormat = router.errorFormatFor(request.path, epaymentProblem);
   try {
-    const match = router.match(request);
     if (!match) throw new AppError('NOT_FOUND', `No route for ${request.method} ${request.path}`);
     if ('allowed' in match) {
       const response = errorFormat.render(
@@ -208,6 +210,11 @@ async function route(
     if (!(error instanceof AppError)) logError('request failed', error, { traceId: request.traceId, path: request.path });
     return errorFormat.render(asAppError(error), request);
   }
+}
+
+/** POST /graphql and GET /graphql from a program (a browser asking for HTML is shown the IDE page). */
+function isGraphRequest(request: HttpRequest): boolean {
+  return request.path === '/graphql' && !wantsGraphQLIde(request);
 }
 
 function rateLimitMessage(state: RateLimitState): string {
