@@ -25,10 +25,8 @@ import type { RestInterface } from './platform/rest/rest-interface.js';
 import { Router } from './platform/rest/router.js';
 import { Scheduler } from './platform/jobs/scheduler.js';
 import { checkStateMachines } from './platform/state-machine.js';
-import { seedTestEnvironment } from './test-environment/test-environment.seed.js';
 import { callbackChannel } from './platform/delivery/callback-channel.js';
 import { DeliveryEngine } from './platform/delivery/delivery-engine.js';
-import { webhookChannel } from './platform/delivery/webhook-channel.js';
 import { callbackKinds } from './platform/delivery/callback-kinds.js';
 
 export interface AppOptions {
@@ -107,8 +105,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     metrics,
   };
   const jobRun = metrics.jobRun.bind(metrics);
+  // Each module seeds its own fixed data of the test environment, in the order of the list (merchants before the
+  // ledgers and PSP sales units that name them).
   if (config.env === 'test') {
-    await seedTestEnvironment(forkEm(orm), clock.now());
     for (const module of modules) {
       const em = forkEm(orm);
       await module.seedTestEnvironment?.(em, clock.now());
@@ -145,7 +144,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   // it made some; recorded outcomes wake them too, so the next event of a stream goes out at once, not at the next
   // tick. Outbound callbacks, recorded with an event, are woken by its commit too, else by the tick.
   const background: Services = { ...services, orm: lane };
-  const deliveries = new DeliveryEngine(background, [callbackChannel(background), webhookChannel(background)], () => deliveryJobs.wake());
+  const channels = [callbackChannel(background), ...modules.flatMap((m) => m.deliveryChannels?.(background) ?? [])];
+  const deliveries = new DeliveryEngine(background, channels, () => deliveryJobs.wake());
   const deliveryJobs = new Scheduler([{ name: 'deliver', run: () => deliveries.run() }], config.jobIntervalMs, jobRun);
   const webhookJobs = new Scheduler(
     [

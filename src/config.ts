@@ -59,6 +59,11 @@ export interface Config {
   socketLimits: SocketLimits;
   /** Outbound webhook deliveries: how long to wait for a receiver, and how to retry one that fails. */
   webhooks: WebhookSettings;
+  /**
+   * How long the PSP has to answer its make-payment callback before the payment is FAILED (FACTS §6: 15 s). Settable
+   * so a test of the timeout need not wait the real 15 s.
+   */
+  pspCallbackTimeoutMs: number;
   /** Port of the Prometheus metrics endpoint (`/metrics`), apart from the service's own; 0: any free port. */
   metricsPort: number;
   /** On SIGTERM, how long requests in flight may take to finish before their connections are cut. */
@@ -164,6 +169,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
         env.PAYGRAPH_WEBHOOK_RETRY_WINDOW_MS ?? String(7 * 24 * 60 * 60 * 1000),
       ),
     },
+    pspCallbackTimeoutMs: parseInterval('PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS', env.PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS ?? '15000'),
   };
 }
 

@@ -15,7 +15,7 @@ export const CHECKOUT_SESSION_STREAM = 'checkout-session';
  */
 export const checkoutCallbackKind: CallbackKind = {
   name: 'checkout.session-callback',
-  timeoutMs: 10_000,
+  timeoutMs: () => 10_000,
   retry: { maxAttempts: 4, firstDelayMs: 30_000, maxDelayMs: 10 * 60_000 },
 };
 

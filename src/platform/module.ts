@@ -4,6 +4,7 @@ import type { RequestContext, Services } from './context.js';
 import type { Em } from './db/orm.js';
 import type { EntityDefinition, MigrationEntry } from './db/schema-parts.js';
 import type { CallbackKind } from './delivery/callback-kinds.js';
+import type { DeliveryChannel } from './delivery/delivery-channel.js';
 import type { EventProjector } from './events/event-projectors.js';
 import type { EventTypeDefinition } from './events/event-types.js';
 import type { NodeFinder } from './graph/node-registry.js';
@@ -18,14 +19,21 @@ type ResolverMaps = NonNullable<IExecutableSchemaDefinition['resolvers']>;
 export type ResolverMap = Exclude<ResolverMaps, readonly unknown[]>;
 
 /**
- * What a domain brings to the service. The app loops over the list in `src/modules.ts`, so a new domain adds its
- * folder and one line there: nothing else in the platform names it. Error codes register themselves when the
- * domain's `<domain>.errors.ts` is imported by its module; DataLoaders are declared beside the data they load
- * (`defineLoader`); the SDL is the domain's file in `schema/`.
+ * What a domain brings to the service: its manifest, `src/modules/<domain>.module.ts`, on the composition floor
+ * above the domain's services and its faces (routes, pages, resolvers), which it assembles. The app loops over the
+ * list in `src/modules.ts`, so a new domain adds its folder, its manifest and one line there: nothing in the
+ * platform names it. Error codes register themselves when the domain's `<domain>.errors.ts` is imported by its
+ * manifest; DataLoaders are declared beside the data they load (`defineLoader`); the SDL is the domain's file in
+ * `schema/`.
  */
 export interface DomainModule {
   readonly name: string;
   readonly entities?: readonly EntityDefinition[];
+  /**
+   * The migrations of the domain's own tables, in `src/<domain>/migrations/`: one changes only the tables its module
+   * owns (those its entities map or its migrations create). The platform's first migrations created the early
+   * domains' tables; applied, they stay where they are, and those domains' next migrations live in their own folders.
+   */
   readonly migrations?: readonly MigrationEntry[];
   /**
    * The domain's REST interface: its prefix, error format, auth, header rules and routes. A public API spread over
@@ -72,4 +80,6 @@ export interface DomainModule {
   readonly rateLimitedRoutes?: readonly RateLimitedRoute[];
   /** The outbound callbacks the domain sends (through `recordCallback`): timeout and retry policy per kind. */
   readonly callbackKinds?: readonly CallbackKind[];
+  /** Deliveries the domain keeps in tables of its own (webhook deliveries), sent by the one delivery engine. */
+  deliveryChannels?(services: Services): readonly DeliveryChannel[];
 }

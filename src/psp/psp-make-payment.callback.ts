@@ -5,18 +5,18 @@ import { recordCallback } from '../platform/delivery/record-callback.js';
 import { issueNetworkToken, type NetworkToken } from './network-token.js';
 import { PspPayment } from './psp-payment.entity.js';
 import { PSP_PAYMENT_STREAM, recordPspChange } from './psp-payment.events.js';
-import { assertPspTransition } from './psp-payment.transitions.js';
+import { movePspPayment } from './psp-payment.transitions.js';
 
 export type MakePaymentState = 'ACCEPTED' | 'TIMEOUT' | 'USER_CANCEL';
 
 /**
- * The make-payment callback (FACTS §6): one POST with a 15 s timeout and no retry, since the PSP's answer decides
- * the payment (200 with `paymentInfo.status: OK` makes it RESERVED; anything else, no answer in time or a refused
- * connection makes it FAILED).
+ * The make-payment callback (FACTS §6): one POST with a 15 s timeout (`PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS`) and no
+ * retry, since the PSP's answer decides the payment (200 with `paymentInfo.status: OK` makes it RESERVED; anything
+ * else, no answer in time or a refused connection makes it FAILED).
  */
 export const makePaymentCallback: CallbackKind = {
   name: 'psp.make-payment',
-  timeoutMs: 15_000,
+  timeoutMs: (config) => config.pspCallbackTimeoutMs,
   retry: { maxAttempts: 1, firstDelayMs: 1_000, maxDelayMs: 1_000 },
   readResponseBody: true,
   onOutcome: settleAcceptedPayment,
@@ -84,8 +84,7 @@ async function settleAcceptedPayment(em: Em, outcome: CallbackOutcome, now: Date
   if (!payment || payment.state !== 'ACCEPTED') return;
   const ok = answerAccepts(outcome);
   const to = ok ? 'RESERVED' : 'FAILED';
-  assertPspTransition(payment.state, to);
-  payment.state = to;
+  movePspPayment(payment, to);
   payment.updatedAt = now;
   if (ok) payment.reservedAmount = payment.amount;
   recordPspChange(em, payment, now, {

@@ -4,11 +4,11 @@ import { AppError } from '../platform/errors/app-error.js';
 import type { HttpRequest, HttpResponse } from '../platform/rest/http-types.js';
 import type { PageRoute } from '../platform/rest/page-route.js';
 import { SalesUnit } from '../merchants/sales-unit.entity.js';
-import { escapeHtml } from '../pages/html.js';
-import { pageAssets, type PageAssets } from '../pages/assets.js';
-import { pageSecurityHeaders } from '../pages/security-headers.js';
-import { isSameOriginPost } from '../wallet/kit/same-origin.js';
-import { walletDocument, walletMessage, type WalletMessage } from '../wallet/kit/wallet-document.js';
+import { escapeHtml } from '../pages/kit/html.js';
+import { pageAssets, type PageAssets } from '../pages/kit/assets.js';
+import { pageSecurityHeaders } from '../pages/kit/security-headers.js';
+import { isSameOriginPost } from '../pages/kit/same-origin.js';
+import { walletDocument, walletMessage, type WalletMessage } from '../pages/kit/wallet-document.js';
 import { checkIn, findScannableQr, NO_WALLET_USER_IN_PRODUCTION } from './qr-check-in.service.js';
 import type { QrRow } from './qr.view.js';
 

@@ -20,6 +20,13 @@ describe('loadConfig', () => {
     expect(config.tokenSecret.length).toBeGreaterThanOrEqual(32);
   });
 
+  test('the PSP make-payment callback waits 15 s for an answer unless PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS says otherwise', () => {
+    expect(loadConfig({}).pspCallbackTimeoutMs).toBe(15_000);
+    expect(loadConfig({ PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS: '2500' }).pspCallbackTimeoutMs).toBe(2_500);
+    for (const value of ['0', '-1', '1.5', 'soon'])
+      expect(() => loadConfig({ PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS: value })).toThrow(/PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS/);
+  });
+
   test('an empty PORT is unset, not port 0', () => {
     expect(loadConfig({ PORT: '' }).port).toBe(8080);
     expect(loadConfig({ PORT: '  ' }).port).toBe(8080);

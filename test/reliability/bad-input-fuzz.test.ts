@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { jest } from '@jest/globals';
 import fc from 'fast-check';
 import { apiQualityCounter } from '../../src/management/api-quality.counter.js';
+import { assertConcurrently, property } from '../support/concurrently.js';
 import { fragmentFanOut } from '../support/fragment-fan-out.js';
 import { MERCHANT_A, MERCHANT_B, MerchantClient } from '../support/merchant-client.js';
 import { PartnerClient } from '../support/partner-client.js';
@@ -341,11 +342,13 @@ describe('malformed requests get only documented 4xx answers', () => {
     const routes: Route[] = t.app.router.routes
       .map((r) => ({ method: r.method, pattern: r.pattern }))
       .filter((r) => !pages.has(`${r.method} ${r.pattern}`));
-    for (const [index, route] of routes.entries()) {
+    // Valid credentials are fetched once, before the cases race for them.
+    await merchant.accessToken();
+    const properties = routes.map((route, index) => {
       const name = `${route.method} ${route.pattern}`;
       const badCredentials = needsBadCredentials(route);
-      await fc.assert(
-        fc.asyncProperty(
+      return property(
+        [
           fc.oneof(fc.string({ maxLength: 60 }), fc.stringMatching(/^[a-zA-Z0-9-]{8,50}$/)),
           badBody,
           // Mostly valid credentials, so most requests get past the headers and exercise body and state rules.
@@ -363,28 +366,29 @@ describe('malformed requests get only documented 4xx answers', () => {
             .filter((h) => !badCredentials || h.auth !== 'valid' || h.msn !== MERCHANT_A.msn)
             // issue 13: the ledger list names no sales unit (the header only narrows it), so only its credentials can be wrong.
             .filter((h) => name !== 'GET /settlement/v1/ledgers' || h.auth !== 'valid'),
-          async (param, body, h) => {
-            const headers: Record<string, string> = {
-              'Content-Type': 'application/json',
-              'Ocp-Apim-Subscription-Key': MERCHANT_A.subscriptionKey,
-              'Merchant-Serial-Number': h.msn,
-              'Idempotency-Key': h.key,
-              'Svc-System-Name': h.system,
-            };
-            if (h.auth === 'valid') headers.Authorization = `Bearer ${await merchant.accessToken()}`;
-            else if (h.auth !== 'none') headers.Authorization = h.auth;
-            const path = `${fill(route.pattern, param || 'x')}?${new URLSearchParams({ token: h.query, q: h.query })}`;
-            const res = await fetch(t.baseUrl + path, {
-              method: route.method,
-              headers: sanitize(headers),
-              body: route.method === 'GET' ? undefined : body,
-            });
-            await expectDocumentedRefusal(name, res);
-          },
-        ),
+        ],
+        async (param, body, h) => {
+          const headers: Record<string, string> = {
+            'Content-Type': 'application/json',
+            'Ocp-Apim-Subscription-Key': MERCHANT_A.subscriptionKey,
+            'Merchant-Serial-Number': h.msn,
+            'Idempotency-Key': h.key,
+            'Svc-System-Name': h.system,
+          };
+          if (h.auth === 'valid') headers.Authorization = `Bearer ${await merchant.accessToken()}`;
+          else if (h.auth !== 'none') headers.Authorization = h.auth;
+          const path = `${fill(route.pattern, param || 'x')}?${new URLSearchParams({ token: h.query, q: h.query })}`;
+          const res = await fetch(t.baseUrl + path, {
+            method: route.method,
+            headers: sanitize(headers),
+            body: route.method === 'GET' ? undefined : body,
+          });
+          await expectDocumentedRefusal(name, res);
+        },
         { numRuns: CASES_PER_ROUTE, seed: SEED + index },
       );
-    }
+    });
+    await assertConcurrently(properties);
     const names = routes.map((r) => `${r.method} ${r.pattern}`);
     expect(Object.fromEntries(names.map((n) => [n, sentByRoute.get(n)]))).toEqual(
       Object.fromEntries(names.map((n) => [n, CASES_PER_ROUTE])),
@@ -404,19 +408,21 @@ describe('malformed requests get only documented 4xx answers', () => {
         fc.constantFrom({ kind: 'absent', value: undefined }, { kind: 'empty', value: '' }),
       );
     let refusals: string | undefined;
-    await fc.assert(
-      fc.asyncProperty(
-        fc
-          .record({
-            clientId: credential(MERCHANT_A.clientId, MERCHANT_B.clientId),
-            clientSecret: credential(MERCHANT_A.clientSecret, MERCHANT_B.clientSecret),
-            key: credential(MERCHANT_A.subscriptionKey, MERCHANT_B.subscriptionKey),
-          })
-          // All three of one merchant would be a good request.
-          .filter(
-            (c) => !(c.clientId.kind === c.clientSecret.kind && c.clientSecret.kind === c.key.kind && ['a', 'b'].includes(c.key.kind)),
-          ),
-        badBody,
+    await assertConcurrently([
+      property(
+        [
+          fc
+            .record({
+              clientId: credential(MERCHANT_A.clientId, MERCHANT_B.clientId),
+              clientSecret: credential(MERCHANT_A.clientSecret, MERCHANT_B.clientSecret),
+              key: credential(MERCHANT_A.subscriptionKey, MERCHANT_B.subscriptionKey),
+            })
+            // All three of one merchant would be a good request.
+            .filter(
+              (c) => !(c.clientId.kind === c.clientSecret.kind && c.clientSecret.kind === c.key.kind && ['a', 'b'].includes(c.key.kind)),
+            ),
+          badBody,
+        ],
         async (c, body) => {
           const headers: Record<string, string> = { 'Content-Type': 'application/json' };
           if (c.clientId.value !== undefined) headers.client_id = c.clientId.value;
@@ -431,20 +437,23 @@ describe('malformed requests get only documented 4xx answers', () => {
           refusals ??= JSON.stringify(problem);
           expect(JSON.stringify(problem)).toBe(refusals);
         },
+        { numRuns: ACCESS_TOKEN_CASES, seed: SEED },
       ),
-      { numRuns: ACCESS_TOKEN_CASES, seed: SEED },
-    );
+    ]);
   });
 
   test('the graph, with malformed documents, wrong variable types, huge and unicode strings and deep nesting', async () => {
     const headers = await merchant.headers();
-    await fc.assert(
-      fc.asyncProperty(malformedGraphQLBody, async (body) => {
-        const res = await fetch(`${t.baseUrl}/graphql`, { method: 'POST', headers, body });
-        await expectDocumentedRefusal('POST /graphql', res);
-      }),
-      { numRuns: GRAPHQL_CASES, seed: SEED },
-    );
+    await assertConcurrently([
+      property(
+        [malformedGraphQLBody],
+        async (body) => {
+          const res = await fetch(`${t.baseUrl}/graphql`, { method: 'POST', headers, body });
+          await expectDocumentedRefusal('POST /graphql', res);
+        },
+        { numRuns: GRAPHQL_CASES, seed: SEED },
+      ),
+    ]);
     expect(sentByRoute.get('POST /graphql')).toBe(GRAPHQL_CASES);
     // Refused at every stage: reading the body, parsing, validating, choosing the operation, coercing the variables.
     expect([...graphQLCodes].sort()).toEqual(
@@ -476,20 +485,23 @@ describe('malformed requests get only documented 4xx answers', () => {
         })
         .map((claims) => `${header}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${signature}`),
     );
-    await fc.assert(
-      fc.asyncProperty(forged, fc.oneof(fc.uuid(), fc.string({ maxLength: 60 })), async (token, sub) => {
-        const headers = sanitize({ Authorization: `Bearer ${token}`, 'Ocp-Apim-Subscription-Key': MERCHANT_A.subscriptionKey });
-        await expectDocumentedRefusal(
-          'GET /vipps-userinfo-api/userinfo/',
-          await fetch(`${t.baseUrl}/vipps-userinfo-api/userinfo/`, { headers }),
-        );
-        const bySub = await fetch(`${t.baseUrl}/vipps-userinfo-api/userinfo/${encodeURIComponent(sub) || 'x'}`, {
-          headers: await merchant.headers(),
-        });
-        await expectDocumentedRefusal('GET /vipps-userinfo-api/userinfo/{sub}', bySub);
-      }),
-      { numRuns: CASES_PER_ROUTE, seed: SEED },
-    );
+    await assertConcurrently([
+      property(
+        [forged, fc.oneof(fc.uuid(), fc.string({ maxLength: 60 }))],
+        async (token, sub) => {
+          const headers = sanitize({ Authorization: `Bearer ${token}`, 'Ocp-Apim-Subscription-Key': MERCHANT_A.subscriptionKey });
+          await expectDocumentedRefusal(
+            'GET /vipps-userinfo-api/userinfo/',
+            await fetch(`${t.baseUrl}/vipps-userinfo-api/userinfo/`, { headers }),
+          );
+          const bySub = await fetch(`${t.baseUrl}/vipps-userinfo-api/userinfo/${encodeURIComponent(sub) || 'x'}`, {
+            headers: await merchant.headers(),
+          });
+          await expectDocumentedRefusal('GET /vipps-userinfo-api/userinfo/{sub}', bySub);
+        },
+        { numRuns: CASES_PER_ROUTE, seed: SEED },
+      ),
+    ]);
   });
 
   // issue 13: the report API's filters and cursors. Every value below is malformed for its parameter (a cursor
@@ -514,10 +526,9 @@ describe('malformed requests get only documented 4xx answers', () => {
             ? !/^[0-9]{4}-[0-9]{2}-[0-9]{2}$/.test(value) || value === '2026-02-30'
             : !/^[0-9]{1,15}$/.test(value),
       );
-    await fc.assert(
-      fc.asyncProperty(
-        malformed,
-        fc.string({ maxLength: 60 }).filter((h) => h !== '' && !/^(api|nor):[0-9]{1,10}$/.test(h)),
+    await assertConcurrently([
+      property(
+        [malformed, fc.string({ maxLength: 60 }).filter((h) => h !== '' && !/^(api|nor):[0-9]{1,10}$/.test(h))],
         async (param, handle) => {
           const query = new URLSearchParams({ ledgerId, [param.name]: param.value });
           await expectDocumentedRefusal(
@@ -530,9 +541,9 @@ describe('malformed requests get only documented 4xx answers', () => {
             await fetch(`${t.baseUrl}/settlement/v1/ledgers?${list}`, { headers }),
           );
         },
+        { numRuns: CASES_PER_ROUTE, seed: SEED },
       ),
-      { numRuns: CASES_PER_ROUTE, seed: SEED },
-    );
+    ]);
   });
 
   // issue 12: management. With every system header present and a partner's or merchant's good token, malformed
@@ -560,14 +571,16 @@ describe('malformed requests get only documented 4xx answers', () => {
       },
       { requiredKeys: [] },
     );
-    await fc.assert(
-      fc.asyncProperty(
-        fc.oneof(
-          orderField.map((v) => JSON.stringify(v)),
-          badBody,
-        ),
-        fc.oneof(fc.uuid(), headerValue),
-        fc.string({ maxLength: 12 }),
+    await assertConcurrently([
+      property(
+        [
+          fc.oneof(
+            orderField.map((v) => JSON.stringify(v)),
+            badBody,
+          ),
+          fc.oneof(fc.uuid(), headerValue),
+          fc.string({ maxLength: 12 }),
+        ],
         async (body, key, param) => {
           const headers = sanitize({ ...(await partner.headers()), ...system, 'Idempotency-Key': key });
           const created = await fetch(`${t.baseUrl}/management/v1/product-orders`, { method: 'POST', headers, body });
@@ -580,9 +593,9 @@ describe('malformed requests get only documented 4xx answers', () => {
           });
           await expectDocumentedRefusal('PATCH /management/v1/sales-units/{msn}', patched);
         },
+        { numRuns: CASES_PER_ROUTE, seed: SEED },
       ),
-      { numRuns: CASES_PER_ROUTE, seed: SEED },
-    );
+    ]);
   });
 
   // issue 11: checkout sessions, with a merchant's valid client credentials, so the bodies and references are what is
@@ -621,34 +634,7 @@ describe('malformed requests get only documented 4xx answers', () => {
         configuration: fc.oneof(fc.jsonValue(), fc.record({ elements: fc.string(), countries: fc.jsonValue() })),
       })
       .map((v) => JSON.stringify(v));
-    await fc.assert(
-      fc.asyncProperty(fc.oneof(badBody, sessionish), async (body) => {
-        const res = await fetch(`${t.baseUrl}/checkout/v3/session`, { method: 'POST', headers, body });
-        await expectDocumentedRefusal('POST /checkout/v3/session', res);
-      }),
-      { numRuns: CASES_PER_ROUTE, seed: SEED },
-    );
-    await fc.assert(
-      fc.asyncProperty(
-        fc.oneof(
-          unicode,
-          huge.map((h) => h.slice(0, 1_000)),
-          fc.string({ maxLength: 60 }),
-        ),
-        async (reference) => {
-          const res = await fetch(`${t.baseUrl}/checkout/v3/session/${encodeURIComponent(reference) || 'x'}`, { headers });
-          await expectDocumentedRefusal('GET /checkout/v3/session/{reference}', res);
-          // issue 19: the merchant's expiry of a session it does not have.
-          const expired = await fetch(`${t.baseUrl}/checkout/v3/session/${encodeURIComponent(reference) || 'x'}/expire`, {
-            method: 'POST',
-            headers,
-          });
-          await expectDocumentedRefusal('POST /checkout/v3/session/{reference}/expire', expired);
-        },
-      ),
-      { numRuns: CASES_PER_ROUTE, seed: SEED },
-    );
-    // issue 19: the update's body, on a reference no session has (a valid body is then a 404, a bad one a 400).
+    // issue 19: the update's body (below, on a reference no session has: a valid body is then a 404, a bad one a 400).
     const updateish = fc
       .record({
         transaction: fc.oneof(
@@ -665,13 +651,44 @@ describe('malformed requests get only documented 4xx answers', () => {
         ),
       })
       .map((v) => JSON.stringify(v));
-    await fc.assert(
-      fc.asyncProperty(fc.oneof(badBody, updateish), async (body) => {
-        const res = await fetch(`${t.baseUrl}/checkout/v3/session/no-such-session-1`, { method: 'PATCH', headers, body });
-        await expectDocumentedRefusal('PATCH /checkout/v3/session/{reference}', res);
-      }),
-      { numRuns: CASES_PER_ROUTE, seed: SEED },
-    );
+    await assertConcurrently([
+      property(
+        [fc.oneof(badBody, sessionish)],
+        async (body) => {
+          const res = await fetch(`${t.baseUrl}/checkout/v3/session`, { method: 'POST', headers, body });
+          await expectDocumentedRefusal('POST /checkout/v3/session', res);
+        },
+        { numRuns: CASES_PER_ROUTE, seed: SEED },
+      ),
+      property(
+        [
+          fc.oneof(
+            unicode,
+            huge.map((h) => h.slice(0, 1_000)),
+            fc.string({ maxLength: 60 }),
+          ),
+        ],
+        async (reference) => {
+          const res = await fetch(`${t.baseUrl}/checkout/v3/session/${encodeURIComponent(reference) || 'x'}`, { headers });
+          await expectDocumentedRefusal('GET /checkout/v3/session/{reference}', res);
+          // issue 19: the merchant's expiry of a session it does not have.
+          const expired = await fetch(`${t.baseUrl}/checkout/v3/session/${encodeURIComponent(reference) || 'x'}/expire`, {
+            method: 'POST',
+            headers,
+          });
+          await expectDocumentedRefusal('POST /checkout/v3/session/{reference}/expire', expired);
+        },
+        { numRuns: CASES_PER_ROUTE, seed: SEED },
+      ),
+      property(
+        [fc.oneof(badBody, updateish)],
+        async (body) => {
+          const res = await fetch(`${t.baseUrl}/checkout/v3/session/no-such-session-1`, { method: 'PATCH', headers, body });
+          await expectDocumentedRefusal('PATCH /checkout/v3/session/{reference}', res);
+        },
+        { numRuns: CASES_PER_ROUTE, seed: SEED },
+      ),
+    ]);
   });
 
   // issue 10: the PSP routes with the PSP's own valid credentials, so the bodies, paths and User-Token are what is
@@ -684,29 +701,31 @@ describe('malformed requests get only documented 4xx answers', () => {
         !(r.method === 'GET' && !r.pattern.includes('{')),
     );
     expect(pspRoutes.length).toBeGreaterThanOrEqual(9);
-    for (const [index, route] of pspRoutes.entries()) {
+    await psp.accessToken();
+    const properties = pspRoutes.map((route, index) => {
       const name = `${route.method} ${route.pattern}`;
-      await fc.assert(
-        fc.asyncProperty(
+      return property(
+        [
           fc.oneof(fc.string({ maxLength: 60 }), fc.stringMatching(/^[a-z0-9]{1,36}$/), fc.stringMatching(/^\d{5,6}$/)),
           badBody,
           fc.oneof(fc.constant(''), fc.string({ maxLength: 80 }), fc.constant('a.b.c')),
-          async (param, body, userToken) => {
-            const headers = sanitize({
-              ...(await psp.headers({ 'Merchant-Serial-Number': '112233', 'Idempotency-Key': `fuzz-${index}-${param.length}` })),
-              'User-Token': userToken,
-            });
-            const res = await fetch(t.baseUrl + fill(route.pattern, param || 'x'), {
-              method: route.method,
-              headers,
-              body: route.method === 'GET' || route.method === 'DELETE' ? undefined : body,
-            });
-            await expectDocumentedRefusal(name, res);
-          },
-        ),
+        ],
+        async (param, body, userToken) => {
+          const headers = sanitize({
+            ...(await psp.headers({ 'Merchant-Serial-Number': '112233', 'Idempotency-Key': `fuzz-${index}-${param.length}` })),
+            'User-Token': userToken,
+          });
+          const res = await fetch(t.baseUrl + fill(route.pattern, param || 'x'), {
+            method: route.method,
+            headers,
+            body: route.method === 'GET' || route.method === 'DELETE' ? undefined : body,
+          });
+          await expectDocumentedRefusal(name, res);
+        },
         { numRuns: CASES_PER_ROUTE, seed: SEED + 100 + index },
       );
-    }
+    });
+    await assertConcurrently(properties);
   }, 60_000);
 
   // Runs after the others in this file: the whole of the run, not one part of it, has to reach the number.

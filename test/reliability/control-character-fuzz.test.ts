@@ -12,6 +12,7 @@ import {
 } from 'graphql';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { buildSchema } from '../../src/platform/graph/schema.js';
+import { forEachConcurrently } from '../support/concurrently.js';
 import { MERCHANT_A, MerchantClient } from '../support/merchant-client.js';
 import { OperatorClient } from '../support/operator-client.js';
 import { PartnerClient } from '../support/partner-client.js';
@@ -125,37 +126,50 @@ test('every string field of every REST body, every path and query parameter and 
   const routes = t.app.router.routes.filter(
     (r) => !['GET /dashboard', 'GET /graphql', 'GET /assets/{file}'].includes(`${r.method} ${r.pattern}`),
   );
-  let named = 0;
+  // Every request first (each route's credentials fetched once), then sent FUZZ_CONCURRENCY at a time.
+  const requests: { what: string; path: string; init: RequestInit; field: string }[] = [];
   let fields = 0;
   for (const [index, route] of routes.entries()) {
     const control = CONTROL[index % CONTROL.length]!;
     const headers = await headersFor(route.pattern);
+    const name = `${route.method} ${route.pattern}`;
+    const init = (extra: RequestInit = {}): RequestInit => ({ method: route.method, headers, ...extra });
     const params = [...route.pattern.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
-    const send = (path: string, init: RequestInit = {}) => fetch(t.baseUrl + path, { method: route.method, headers, ...init });
     const plain = route.pattern.replace(/\{\w+\}/g, 'x');
     // Each path parameter in turn.
     for (const param of params) {
       const path = route.pattern.replace(/\{(\w+)\}/g, (_, name: string) => (name === param ? encodeURIComponent(`a${control}b`) : 'x'));
-      if ((await expectRefused(`${route.method} ${route.pattern} {${param}}`, await send(path), param)) === 'named') named++;
+      requests.push({ what: `${name} {${param}}`, path, init: init(), field: param });
     }
     // A query parameter (the pages' token, a list's filter).
-    const query = `${plain}?token=${encodeURIComponent(control)}`;
-    if ((await expectRefused(`${route.method} ${route.pattern} ?token`, await send(query), 'token')) === 'named') named++;
+    requests.push({ what: `${name} ?token`, path: `${plain}?token=${encodeURIComponent(control)}`, init: init(), field: 'token' });
     if (route.method === 'GET' || route.method === 'DELETE') continue;
     // A form post, as the pages' forms send.
-    const form = await send(plain, {
-      headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ token: `t${control}`, phoneNumber: `4791234567${control}` }).toString(),
+    requests.push({
+      what: `${name} form`,
+      path: plain,
+      init: init({
+        headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: `t${control}`, phoneNumber: `4791234567${control}` }).toString(),
+      }),
+      field: 'token',
     });
-    if ((await expectRefused(`${route.method} ${route.pattern} form`, form, 'token')) === 'named') named++;
     // Every string field of its declared body.
     const schema = 'body' in route && route.body ? (route.body.jsonSchema as SchemaNode) : undefined;
     for (const path of schema ? stringPaths(schema) : []) {
       fields++;
-      const res = await send(plain, { body: JSON.stringify(bodyWith(path, `a${control}b`)) });
-      if ((await expectRefused(`${route.method} ${route.pattern} ${dotted(path)}`, res, dotted(path))) === 'named') named++;
+      requests.push({
+        what: `${name} ${dotted(path)}`,
+        path: plain,
+        init: init({ body: JSON.stringify(bodyWith(path, `a${control}b`)) }),
+        field: dotted(path),
+      });
     }
   }
+  let named = 0;
+  await forEachConcurrently(requests, async ({ what, path, init, field }) => {
+    if ((await expectRefused(what, await fetch(t.baseUrl + path, init), field)) === 'named') named++;
+  });
   // Most requests got past credentials and were refused for the character, naming the field.
   expect(fields).toBeGreaterThan(100);
   expect(named).toBeGreaterThan(fields);
@@ -221,30 +235,30 @@ describe('the graph', () => {
     const merchantHeaders = await merchant.headers();
     // The operator's fields serve only the operator's client (a merchant is refused them before their input is read).
     const operatorHeaders = await operator.headers();
-    let sent = 0;
+    const requests: { field: string; headers: Record<string, string>; body: string; name: string }[] = [];
     for (const { kind, field } of operations()) {
       const headers = field.astNode?.directives?.some((d) => d.name.value === 'operatorOnly') ? operatorHeaders : merchantHeaders;
       for (const argument of field.args) {
         for (const path of argumentStringPaths(argument.type)) {
-          const control = CONTROL[sent % CONTROL.length]!;
+          const control = CONTROL[requests.length % CONTROL.length]!;
           const value = bodyWith(path, `a${control}b`);
-          const res = await fetch(`${t.baseUrl}/graphql`, {
-            method: 'POST',
-            headers,
-            body: JSON.stringify({ query: documentFor(kind, field), variables: { [argument.name]: value } }),
-          });
-          const body = (await res.json()) as {
-            errors?: { extensions?: { code?: string; details?: { name: string }[] } }[];
-            data?: unknown;
-          };
-          const name = `$${dotted([argument.name, ...path])}`;
-          expect([field.name, res.status, body.errors?.[0]?.extensions?.code]).toEqual([field.name, 400, 'BAD_USER_INPUT']);
-          expect(body.errors?.[0]?.extensions?.details).toEqual([{ name, reason: expect.stringContaining('control characters') }]);
-          expect(body.data).toBeUndefined();
-          sent++;
+          const body = JSON.stringify({ query: documentFor(kind, field), variables: { [argument.name]: value } });
+          requests.push({ field: field.name, headers, body, name: `$${dotted([argument.name, ...path])}` });
         }
       }
     }
+    let sent = 0;
+    await forEachConcurrently(requests, async ({ field, headers, body: request, name }) => {
+      const res = await fetch(`${t.baseUrl}/graphql`, { method: 'POST', headers, body: request });
+      const body = (await res.json()) as {
+        errors?: { extensions?: { code?: string; details?: { name: string }[] } }[];
+        data?: unknown;
+      };
+      expect([field, res.status, body.errors?.[0]?.extensions?.code]).toEqual([field, 400, 'BAD_USER_INPUT']);
+      expect(body.errors?.[0]?.extensions?.details).toEqual([{ name, reason: expect.stringContaining('control characters') }]);
+      expect(body.data).toBeUndefined();
+      sent++;
+    });
     expect(sent).toBeGreaterThan(50);
     expect(await rowCounts()).toEqual(before);
   }, 120_000);

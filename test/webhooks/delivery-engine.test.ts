@@ -15,17 +15,17 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  */
 const HUNG: CallbackKind = {
   name: 'test.engine-hung',
-  timeoutMs: 60_000,
+  timeoutMs: () => 60_000,
   retry: { maxAttempts: 1, firstDelayMs: 1_000, maxDelayMs: 1_000 },
 };
 const ONCE: CallbackKind = {
   name: 'test.engine-once',
-  timeoutMs: 5_000,
+  timeoutMs: () => 5_000,
   retry: { maxAttempts: 1, firstDelayMs: 1_000, maxDelayMs: 1_000 },
 };
 const THRICE: CallbackKind = {
   name: 'test.engine-thrice',
-  timeoutMs: 5_000,
+  timeoutMs: () => 5_000,
   retry: { maxAttempts: 3, firstDelayMs: 60_000, maxDelayMs: 60_000 },
 };
 const EVENTS = ['epayments.payment.created.v1', 'epayments.payment.authorized.v1', 'epayments.payment.captured.v1'];

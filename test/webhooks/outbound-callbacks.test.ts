@@ -10,7 +10,12 @@ import { WebhookReceiver } from '../support/webhook-receiver.js';
  * A test-only kind: three attempts, retries a second apart (the test moves the clock). The timeout is short for a
  * test, yet long enough that a busy machine never times out an answer that was on its way.
  */
-const KIND: CallbackKind = { name: 'test.callback', timeoutMs: 2_000, retry: { maxAttempts: 3, firstDelayMs: 1_000, maxDelayMs: 4_000 } };
+const TIMEOUT_MS = 2_000;
+const KIND: CallbackKind = {
+  name: 'test.callback',
+  timeoutMs: () => TIMEOUT_MS,
+  retry: { maxAttempts: 3, firstDelayMs: 1_000, maxDelayMs: 4_000 },
+};
 
 let t: TestApp;
 let receiver: WebhookReceiver;
@@ -101,13 +106,13 @@ test('a failed callback is retried after the backoff, by the clock, and then del
 
 test('a recipient that does not answer within the kind’s timeout counts as a failed attempt', async () => {
   const { streamId, path } = fresh();
-  receiver.reply(path, () => ({ hang: 5 * KIND.timeoutMs }));
+  receiver.reply(path, () => ({ hang: 5 * TIMEOUT_MS }));
   const id = await record({ streamId, path });
   await eventually(async () => (await callback(id)).attempt_count === 1, 'the timed-out attempt');
   const [attempt] = await attempts(id);
   expect(attempt).toMatchObject({ status_code: null, error: expect.stringMatching(/^timeout/) });
   // It gave up at its timeout, not when the answer came.
-  expect(Number(attempt!.duration_ms)).toBeLessThan(5 * KIND.timeoutMs);
+  expect(Number(attempt!.duration_ms)).toBeLessThan(5 * TIMEOUT_MS);
   expect((await callback(id)).status).toBe('pending');
   receiver.reply(path, () => 200);
   t.clock.advance(KIND.retry.firstDelayMs);

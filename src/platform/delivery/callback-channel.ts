@@ -1,3 +1,4 @@
+import type { Config } from '../../config.js';
 import type { Services } from '../context.js';
 import type { Em } from '../db/orm.js';
 import { afterFailedCallbackAttempt, callbackKinds, type CallbackKind } from './callback-kinds.js';
@@ -26,11 +27,11 @@ const OUTBOUND_CALLBACKS: DeliveryTable = {
 };
 
 /** One policy per callback kind, as the kind declares it; its onOutcome runs in the recording transaction. */
-function policyOf(kind: CallbackKind): DeliveryPolicy {
+function policyOf(kind: CallbackKind, config: Config): DeliveryPolicy {
   const onOutcome = kind.onOutcome;
   return {
     metricsKind: 'callback',
-    timeoutMs: kind.timeoutMs,
+    timeoutMs: kind.timeoutMs(config),
     readResponseBody: kind.readResponseBody,
     afterFailedAttempt: (attemptCount, _createdAt, now) => afterFailedCallbackAttempt(attemptCount, now, kind.retry),
     ...(onOutcome
@@ -45,7 +46,7 @@ function policyOf(kind: CallbackKind): DeliveryPolicy {
  */
 export function callbackChannel(services: Services): DeliveryChannel {
   const policies = new Map<CallbackKind, DeliveryPolicy>();
-  const policy = (kind: CallbackKind) => policies.get(kind) ?? policies.set(kind, policyOf(kind)).get(kind)!;
+  const policy = (kind: CallbackKind) => policies.get(kind) ?? policies.set(kind, policyOf(kind, services.config)).get(kind)!;
   return {
     name: 'callbacks',
     async claim(em: Em, limit: number, perReceiver: number): Promise<ClaimedDelivery[]> {
@@ -53,7 +54,7 @@ export function callbackChannel(services: Services): DeliveryChannel {
       if (kinds.length === 0) return [];
       const now = services.clock.now();
       // One lease length for every kind: the longest timeout. A lease only matters when its holder dies.
-      const leaseUntil = new Date(now.getTime() + callbackKinds.longestTimeoutMs() + LEASE_MARGIN_MS);
+      const leaseUntil = new Date(now.getTime() + callbackKinds.longestTimeoutMs(services.config) + LEASE_MARGIN_MS);
       const rows = await claimDeliveries(em, OUTBOUND_CALLBACKS, {
         now,
         dueParams: [now, JSON.stringify(kinds)],

@@ -1,3 +1,4 @@
+import type { Config } from '../../config.js';
 import type { Em } from '../db/orm.js';
 import type { DeliveryStatus } from './delivery-status.js';
 import { backoffDelayMs } from './backoff.js';
@@ -18,7 +19,8 @@ export interface CallbackRetryPolicy {
 export interface CallbackKind {
   /** Stored on every callback row, e.g. `psp.make-payment`. */
   name: string;
-  timeoutMs: number;
+  /** How long one POST may take, fixed or read from the configuration. */
+  timeoutMs(config: Config): number;
   retry: CallbackRetryPolicy;
   /** Read the recipient's answer (bounded) and hand it to `onOutcome`. */
   readResponseBody?: boolean;
@@ -69,8 +71,8 @@ export class CallbackKindRegistry {
   }
 
   /** The longest POST any registered kind allows: what a claim's lease must outlast. */
-  longestTimeoutMs(): number {
-    return Math.max(0, ...[...this.kinds.values()].map((kind) => kind.timeoutMs));
+  longestTimeoutMs(config: Config): number {
+    return Math.max(0, ...[...this.kinds.values()].map((kind) => kind.timeoutMs(config)));
   }
 }
 

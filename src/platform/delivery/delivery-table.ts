@@ -55,7 +55,7 @@ export async function claimDeliveries(
      ), candidate as materialized (
        select c.id, c.next_attempt_at from receivers r cross join lateral (
          select d.id, d.next_attempt_at from ${t.table} d
-         -- attempt_count >= 0 is always true: it names the receiver index (see Migration20261126170000DeliveryByReceiver).
+         -- attempt_count >= 0 is always true: it names the receiver index (see the receiver index migrations, e.g. Migration20261126170000DeliveryByReceiver).
          where ${t.receiver} = r.receiver and d.status = 'pending' and d.attempt_count >= 0 and ${t.due}
            and (d.lease_until is null or d.lease_until <= ?) and not ${t.heldBack}
          order by d.next_attempt_at, d.id

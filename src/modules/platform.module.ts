@@ -1,0 +1,45 @@
+import { DateTime, MinorUnits } from '../../resolvers/scalars.js';
+import { nodeResolvers } from '../../resolvers/node.js';
+import { ApiClient } from '../platform/auth/api-client.entity.js';
+import { accessTokenRoutes } from '../platform/auth/access-token.routes.js';
+import { Migration20261122000001Foundation } from '../platform/db/migrations/Migration20261122000001Foundation.js';
+import { Migration20261122000002Webhooks } from '../platform/db/migrations/Migration20261122000002Webhooks.js';
+import { Migration20261122000003PaymentEventNotify } from '../platform/db/migrations/Migration20261122000003PaymentEventNotify.js';
+import { Migration20261123000004WebhookAttemptAtClaim } from '../platform/db/migrations/Migration20261123000004WebhookAttemptAtClaim.js';
+import { Migration20261123000005DomainEventStream } from '../platform/db/migrations/Migration20261123000005DomainEventStream.js';
+import { Migration20261123000006OutboundCallbacks } from '../platform/db/migrations/Migration20261123000006OutboundCallbacks.js';
+import { OutboundCallback, OutboundCallbackAttempt } from '../platform/delivery/outbound-callback.entity.js';
+import { DomainEvent } from '../platform/events/domain-event.entity.js';
+import { Migration20261126100200TraceParent } from '../platform/db/migrations/Migration20261126100200TraceParent.js';
+import { Migration20261126170000DeliveryByReceiver } from '../platform/db/migrations/Migration20261126170000DeliveryByReceiver.js';
+import { Migration20261123000007Principals } from '../platform/db/migrations/Migration20261123000007Principals.js';
+import { Migration20261126000008IdempotencyTarget } from '../platform/db/migrations/Migration20261126000008IdempotencyTarget.js';
+import { Migration20261126000008TestClocks } from '../platform/db/migrations/Migration20261126000008TestClocks.js';
+import { IdempotencyRecord } from '../platform/idempotency/idempotency-record.entity.js';
+import type { DomainModule } from '../platform/module.js';
+import '../platform/errors/platform.errors.js';
+
+/**
+ * What every domain stands on: API clients and access tokens, idempotency records, the outbox every domain's events
+ * go to, outbound callbacks, the graph's scalars and `node(id:)`. The first migrations predate modules and create the tables of several domains at once; a domain's
+ * later migrations live in its own folder.
+ */
+export const platformModule: DomainModule = {
+  name: 'platform',
+  entities: [ApiClient, IdempotencyRecord, DomainEvent, OutboundCallback, OutboundCallbackAttempt],
+  migrations: [
+    { name: 'Migration20261122000001Foundation', class: Migration20261122000001Foundation },
+    { name: 'Migration20261122000002Webhooks', class: Migration20261122000002Webhooks },
+    { name: 'Migration20261122000003PaymentEventNotify', class: Migration20261122000003PaymentEventNotify },
+    { name: 'Migration20261123000004WebhookAttemptAtClaim', class: Migration20261123000004WebhookAttemptAtClaim },
+    { name: 'Migration20261123000005DomainEventStream', class: Migration20261123000005DomainEventStream },
+    { name: 'Migration20261123000006OutboundCallbacks', class: Migration20261123000006OutboundCallbacks },
+    { name: 'Migration20261123000007Principals', class: Migration20261123000007Principals },
+    { name: 'Migration20261126000008IdempotencyTarget', class: Migration20261126000008IdempotencyTarget },
+    { name: 'Migration20261126000008TestClocks', class: Migration20261126000008TestClocks },
+    { name: 'Migration20261126100200TraceParent', class: Migration20261126100200TraceParent },
+    { name: 'Migration20261126170000DeliveryByReceiver', class: Migration20261126170000DeliveryByReceiver },
+  ],
+  routes: (services) => accessTokenRoutes(services),
+  resolvers: [{ DateTime, MinorUnits }, nodeResolvers],
+};
