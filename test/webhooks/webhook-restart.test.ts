@@ -25,7 +25,7 @@ describeOnPostgres('a killed instance', () => {
 
   beforeAll(() => {
     execFileSync('npm', ['run', 'build'], { stdio: 'ignore' });
-  }, 60_000);
+  }, 120_000);
 
   /** Starts the built service on `port`; `env` adds to (or overrides) the test's settings. */
   async function startService(env: Record<string, string> = {}): Promise<string> {
@@ -134,7 +134,7 @@ describeOnPostgres('a killed instance', () => {
       await db.end();
       await receiver.close();
     }
-  }, 45_000);
+  }, 90_000);
 
   test('a POST cut off by a SIGKILL is sent again, with the same event id, once its lease has run out', async () => {
     const receiver = await new WebhookReceiver().start();
@@ -181,5 +181,5 @@ describeOnPostgres('a killed instance', () => {
       await db.end();
       await receiver.close();
     }
-  }, 45_000);
+  }, 90_000);
 });
