@@ -1,4 +1,27 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { posix } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { CodegenConfig } from '@graphql-codegen/cli';
+
+/**
+ * Each folder of src/ names the graph types its values stand for in `<folder>.mappers.ts` (paths relative to that
+ * folder); they are gathered here, rewritten relative to src/generated/, so no domain's mappers live in this file.
+ */
+async function collectMappers(): Promise<Record<string, string>> {
+  const mappers: Record<string, string> = {};
+  const folders = readdirSync('src', { withFileTypes: true }).filter((entry) => entry.isDirectory());
+  for (const folder of folders.map((entry) => entry.name).sort()) {
+    const file = `src/${folder}/${folder}.mappers.ts`;
+    if (!existsSync(file)) continue;
+    const { graphMappers } = (await import(pathToFileURL(file).href)) as { graphMappers: Record<string, string> };
+    for (const [type, target] of Object.entries(graphMappers)) {
+      if (mappers[type]) throw new Error(`${file}: the graph type ${type} is mapped twice`);
+      const [path, name] = target.split('#');
+      mappers[type] = `${posix.relative('src/generated', posix.join('src', folder, path!))}#${name}`;
+    }
+  }
+  return mappers;
+}
 
 const config: CodegenConfig = {
   schema: 'schema/*.graphql',
@@ -15,40 +38,7 @@ const config: CodegenConfig = {
         enumsAsTypes: true,
         contextType: '../platform/graph/graphql-context.js#GraphQLContext',
         scalars: { DateTime: 'string', MinorUnits: 'number', Date: 'string' },
-        mappers: {
-          Payment: '../payments/payment.view.js#PaymentView',
-          PaymentEvent: '../payments/payment-event.entity.js#PaymentEvent as PaymentEventRow',
-          Webhook: '../webhooks/webhook.entity.js#Webhook as WebhookRow',
-          WebhookDelivery: '../webhooks/webhook-delivery.service.js#WebhookDeliveryView',
-          WebhookDeliveryAttempt: '../webhooks/webhook-delivery.service.js#WebhookAttemptView',
-          PaymentEventNotification: '../payments/payment-event.subscription.js#PaymentEventNotificationSource',
-          StreamEvent: '../platform/events/outbox-event.js#OutboxEvent',
-          PaymentProfile: '../payments/payment.view.js#PaymentProfileView',
-          UserInfo: '../user-profiles/user-info.graph.js#UserInfoView',
-          Ledger: '../ledgers/ledger.queries.js#LedgerView',
-          LedgerTransaction: '../ledgers/ledger.queries.js#LedgerTransactionView',
-          Viewer: '../management/management.graph.js#ViewerParent',
-          Merchant: '../management/management.graph.js#MerchantRow',
-          SalesUnit: '../management/management.graph.js#SalesUnitParent',
-          Partner: '../merchants/partner.entity.js#Partner as PartnerRow',
-          ConnectedSalesUnit: '../management/management.graph.js#ConnectedSalesUnitParent',
-          ProductOrder: '../management/product-order.entity.js#ProductOrder as ProductOrderRow',
-          ApiQualityItem: '../management/api-quality.service.js#ApiQualityItem as ApiQualityItemView',
-          ProductOrderEvent: '../platform/events/outbox-event.js#OutboxEvent',
-          CheckoutSession: '../checkout/checkout-session.entity.js#CheckoutSession as CheckoutSessionRow',
-          CheckoutSessionNotification: '../platform/events/outbox-event.js#OutboxEvent',
-          PspPayment: '../psp/psp-payment.entity.js#PspPayment as PspPaymentRow',
-          PspTransactionLogEntry: '../psp/psp-payment.entity.js#PspPaymentLog as PspPaymentLogRow',
-          PspMerchant: '../psp-signup/signup-merchant.entity.js#SignupMerchant as SignupMerchantRow',
-          PspPaymentChange: '../psp/psp-payment.queries.js#PspPaymentChangeSource',
-          // issue 9: orders and QR
-          Order: '../orders/order.view.js#OrderView',
-          PaymentOrder: '../orders/order.view.js#OrderView',
-          OrderReceipt: '../orders/order.schemas.js#ReceiptDocument',
-          RedirectQr: '../qr/qr.view.js#QrRow',
-          CallbackQr: '../qr/qr.view.js#QrRow',
-          QrCheckIn: '../qr/qr-event.types.js#CheckInPayload',
-        },
+        mappers: await collectMappers(),
         resolversNonOptionalTypename: { interfaceImplementingType: true },
       },
     },

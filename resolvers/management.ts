@@ -12,9 +12,8 @@ import {
   viewerMerchants,
   type SalesUnitParent,
 } from '../src/management/management.graph.js';
-import { ensureNotEmptyUpdate, pricePackages, updateSalesUnit } from '../src/management/management.service.js';
+import { pricePackages, updateSalesUnit } from '../src/management/management.service.js';
 import { partnerConsentsOf, setMerchantConsent } from '../src/management/merchant-consent.service.js';
-import { logoProblem } from '../src/management/product-order.rules.js';
 import { listProductOrders } from '../src/management/product-order.service.js';
 import { listProductOrderEvents } from '../src/management/product-order.events.js';
 import type { RequestContext } from '../src/platform/context.js';
@@ -169,16 +168,6 @@ export const managementResolvers: Resolvers = {
           salesUnitLogo: input.salesUnitLogo ?? undefined,
           status: input.status ?? undefined,
         };
-        const problems = [
-          ...(update.name !== undefined && (update.name.length < 1 || update.name.length > 50)
-            ? [{ name: 'name', reason: 'Must be 1 to 50 characters' }]
-            : []),
-          ...(update.salesUnitLogo !== undefined
-            ? [logoProblem('salesUnitLogo', update.salesUnitLogo)].filter((p) => p !== undefined)
-            : []),
-        ];
-        if (problems.length > 0) throw AppError.validation(problems);
-        ensureNotEmptyUpdate(update);
         const details = await updateSalesUnit(request, input.msn, update);
         return { salesUnit: { msn: details.msn, name: details.name } };
       }),

@@ -2,7 +2,7 @@ import type { CreatePaymentInput, PaymentErrorCode, QrImageFormat, Resolvers } f
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import type { CreatePaymentFields } from '../src/payments/payment.commands.js';
 import { cancelPayment, capturePayment, refundPayment } from '../src/payments/payment-modification.service.js';
-import { checkIdempotencyKey, checkReference, refuseCreatePayment } from '../src/payments/payment.rules.js';
+import { checkIdempotencyKey, checkReference } from '../src/payments/payment.rules.js';
 import { parseCreatePaymentFields, parseMoney } from '../src/payments/payment.schemas.js';
 import { createPayment, getPayment } from '../src/payments/payment.service.js';
 import { forceApprovePayment } from '../src/wallet/force-approve.service.js';
@@ -51,7 +51,6 @@ export const paymentMutationResolvers: Resolvers = {
       withUserErrors(PAYMENT_ERROR_CODES, async () => {
         const key = checkIdempotencyKey(input.idempotencyKey);
         const command = parseCreatePaymentFields(createPaymentFields(input));
-        refuseCreatePayment(command, { env: request.config.env, now: request.clock.now() });
         const payment = await createPayment(request, command, key);
         return { payment, redirectUrl: payment.redirectUrl };
       }),

@@ -1,5 +1,6 @@
 import type { PspErrorCode, Resolvers } from '../src/generated/graphql.js';
 import { cursorsOf, keysetPage, newestFirst, toGlobalId } from '../src/platform/graph/relay.js';
+import type { CreatedKey } from '../src/platform/paging/keyset.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { initiateBody, updateStatusBody } from '../src/psp/psp-payment.schemas.js';
 import {
@@ -36,7 +37,7 @@ function withoutNulls<T extends object>(input: T): Record<string, unknown> {
   return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined));
 }
 
-const createdKeyset = newestFirst<{ createdAt: Date; id: string }>();
+const createdKeyset = newestFirst<CreatedKey>();
 
 /** Thin: arguments -> PSP services -> payloads. Every read is the calling PSP's, of the request's sales unit. */
 export const pspResolvers: Resolvers = {

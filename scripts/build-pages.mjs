@@ -39,8 +39,8 @@ async function upToDate() {
     const built = (await stat(manifestPath)).mtimeMs;
     const inputs = [
       await newestMtime(sourceDir),
-      // The wallet script shares the outcome words with the server (src/wallet/kit/payment-outcome.ts).
-      (await stat(join(root, 'src/wallet/kit/payment-outcome.ts'))).mtimeMs,
+      // The wallet script shares the outcome words with the server (src/pages/kit/payment-outcome.ts).
+      (await stat(join(root, 'src/pages/kit/payment-outcome.ts'))).mtimeMs,
       (await stat(join(root, 'package-lock.json'))).mtimeMs,
       (await stat(fileURLToPath(import.meta.url))).mtimeMs,
     ];

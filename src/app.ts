@@ -25,7 +25,6 @@ import type { RestInterface } from './platform/rest/rest-interface.js';
 import { Router } from './platform/rest/router.js';
 import { Scheduler } from './platform/jobs/scheduler.js';
 import { checkStateMachines } from './platform/state-machine.js';
-import { seedTestEnvironment } from './test-environment/test-environment.seed.js';
 import { CallbackDeliverer } from './platform/delivery/callback-deliverer.job.js';
 import { callbackKinds } from './platform/delivery/callback-kinds.js';
 import { WebhookDeliverer } from './platform/delivery/webhook-deliverer.job.js';
@@ -99,8 +98,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     metrics,
   };
   const jobRun = metrics.jobRun.bind(metrics);
+  // Each module seeds its own fixed data of the test environment, in the order of the list (merchants before the
+  // ledgers and PSP sales units that name them).
   if (config.env === 'test') {
-    await seedTestEnvironment(forkEm(orm), clock.now());
     for (const module of modules) {
       const em = forkEm(orm);
       await module.seedTestEnvironment?.(em, clock.now());

@@ -2,7 +2,8 @@ import { createApp } from './app.js';
 import { loadConfig } from './config.js';
 import { shutdownTelemetry } from './platform/observability/telemetry-shutdown.js';
 import { exitOnStartupFailure } from './startup-failure.js';
-import { testMerchantClients, testPartner, testPsp, testUsers } from './test-environment/test-environment.seed.js';
+import { testMerchantClients, testPartner, testPsp } from './merchants/merchants.seed.js';
+import { testUsers } from './wallet/wallet.seed.js';
 
 const config = (() => {
   try {

@@ -1,22 +1,25 @@
-import { businessRegistryModule } from './business-registry/business-registry.module.js';
-import { checkoutModule } from './checkout/checkout.module.js';
-import { ledgersModule } from './ledgers/ledgers.module.js';
-import { managementModule, partnerApiModule } from './management/management.module.js';
-import { merchantsModule } from './merchants/merchants.module.js';
-import { operatorModule } from './operator/operator.module.js';
-import { ordersModule } from './orders/orders.module.js';
-import { pagesModule } from './pages/pages.module.js';
-import { paymentsModule } from './payments/payments.module.js';
+import { businessRegistryModule } from './modules/business-registry.module.js';
+import { checkoutModule } from './modules/checkout.module.js';
+import { ledgersModule } from './modules/ledgers.module.js';
+import { managementModule, partnerApiModule } from './modules/management.module.js';
+import { merchantsModule } from './modules/merchants.module.js';
+import { operatorModule } from './modules/operator.module.js';
+import { ordersModule } from './modules/orders.module.js';
+import { pagesModule } from './modules/pages.module.js';
+import { paymentsModule } from './modules/payments.module.js';
 import type { DomainModule } from './platform/module.js';
-import { platformModule } from './platform/platform.module.js';
-import { pspSignupModule } from './psp-signup/psp-signup.module.js';
-import { pspModule } from './psp/psp.module.js';
-import { qrModule } from './qr/qr.module.js';
-import { userProfilesModule } from './user-profiles/user-profiles.module.js';
-import { walletModule } from './wallet/wallet.module.js';
-import { webhooksModule } from './webhooks/webhooks.module.js';
+import { platformModule } from './modules/platform.module.js';
+import { pspSignupModule } from './modules/psp-signup.module.js';
+import { pspModule } from './modules/psp.module.js';
+import { qrModule } from './modules/qr.module.js';
+import { userProfilesModule } from './modules/user-profiles.module.js';
+import { walletModule } from './modules/wallet.module.js';
+import { webhooksModule } from './modules/webhooks.module.js';
 
-/** Every domain of the service. A new domain adds its folder and one line here. */
+/**
+ * Every domain of the service, by its manifest in `src/modules/`. A new domain adds its folder, its manifest and one
+ * line here. The order is the order of the test environment's seeds (a module's seed may rely on an earlier one's).
+ */
 export const modules: readonly DomainModule[] = [
   platformModule,
   merchantsModule,

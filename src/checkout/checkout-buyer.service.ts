@@ -5,6 +5,7 @@ import { contextFor } from '../platform/auth/request-context.js';
 import { salesUnitScope } from '../platform/auth/tenancy-scope.js';
 import type { Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
+import { AppError } from '../platform/errors/app-error.js';
 import type { LiveState } from '../platform/events/wait-for-state.js';
 import { MAX_AMOUNT } from '../payments/payment.rules.js';
 import { readPayment } from '../payments/payment.read-model.js';
@@ -100,7 +101,16 @@ export async function offerShipping(services: Services, token: string, form: Buy
  */
 export async function payCheckout(services: Services, token: string, form: BuyerForm): Promise<BuyerOutcome> {
   if (services.config.env !== 'test') return { ok: false, message: 'There is no simulated wallet user in production.' };
-  const initiated = await initiatePayment(services, token, form);
+  let initiated: BuyerOutcome | undefined;
+  try {
+    initiated = await initiatePayment(services, token, form);
+  } catch (error) {
+    // The payment service refused the payment (its rules hold for a checkout as for REST; a deactivated unit takes
+    // none): step one rolled back whole, so the session is as it was and nothing of a payment was written.
+    if (!(error instanceof AppError)) throw error;
+    const page = await findCheckoutPage(services, token);
+    return { ok: false, ...(page ? { page } : {}), form, message: `This order cannot be paid: ${error.message}.` };
+  }
   if (initiated) return initiated;
   return forkEm(services.orm).transactional(async (em) => {
     const session = await em.findOne(CheckoutSession, { pageToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });

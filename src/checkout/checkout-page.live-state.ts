@@ -4,7 +4,7 @@ import type { LiveReading, LiveState } from '../platform/events/wait-for-state.j
 import { CheckoutSession } from './checkout-session.entity.js';
 import { isSessionOverdue } from './checkout-session.expiry.js';
 import { CHECKOUT_SESSION_STREAM } from './checkout-session.recorder.js';
-import { formatAmount } from '../wallet/kit/money-format.js';
+import { formatAmount } from '../pages/kit/money-format.js';
 import { isEndState } from './checkout-session.transitions.js';
 
 /** Where the checkout page's script asks for the session's state (checkout.pages.ts serves it). */

@@ -8,7 +8,7 @@ import { lockPaymentForVerb } from '../payments/payment-for-verb.js';
 import { CheckoutSession } from './checkout-session.entity.js';
 import { expireSessionIfOverdue } from './checkout-session.expiry.js';
 import { moveSession, recordSessionEvent, SESSION_UPDATED_EVENT } from './checkout-session.recorder.js';
-import { sessionNotFound } from './checkout-session.service.js';
+import { sessionAmountTooSmall, sessionNotFound } from './checkout-session.service.js';
 import { canMoveSession, SESSION_UPDATABLE_STATES } from './checkout-session.transitions.js';
 import type { CheckoutSessionUpdate } from './checkout-session-update.schemas.js';
 import { toSessionInfo, type SessionInfo, type SessionPayment } from './checkout-session.view.js';
@@ -36,12 +36,17 @@ function notModifiable(session: CheckoutSession, verb: string): AppError {
   ]);
 }
 
-/** The amounts of an update in another currency than the session's are refused: the session keeps its currency. */
-function currencyProblems(session: CheckoutSession, update: CheckoutSessionUpdate): ErrorDetail[] {
+/**
+ * The amounts of an update in another currency than the session's are refused: the session keeps its currency. A new
+ * amount must be one its payment could be created with, as when the session was opened.
+ */
+function amountProblems(session: CheckoutSession, update: CheckoutSessionUpdate): ErrorDetail[] {
   const details: ErrorDetail[] = [];
   if (update.amount && update.amount.currency !== session.currency) {
     details.push({ name: 'transaction.amount.currency', reason: `Must be the session's currency ${session.currency}` });
   }
+  const tooSmall = update.amount && sessionAmountTooSmall(update.amount);
+  if (tooSmall) details.push(tooSmall);
   update.logisticOptions?.forEach((option, i) => {
     if (option.amount && option.amount.currency !== session.currency) {
       details.push({ name: `logisticOptions[${i}].amount.currency`, reason: `Must be the session's currency ${session.currency}` });
@@ -65,7 +70,7 @@ export async function updateCheckoutSession(ctx: RequestContext, reference: stri
       throw notModifiable(session, 'changed');
     }
     if (!SESSION_UPDATABLE_STATES.includes(session.state)) throw notModifiable(session, 'changed');
-    const problems = currencyProblems(session, update);
+    const problems = amountProblems(session, update);
     if (problems.length > 0) throw AppError.validation(problems);
     const transaction = { ...session.request.transaction };
     if (update.amount) {

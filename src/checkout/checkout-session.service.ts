@@ -4,13 +4,15 @@ import { scoped } from '../platform/auth/tenancy.js';
 import type { RequestContext } from '../platform/context.js';
 import type { Em } from '../platform/db/orm.js';
 import { outboundUrlProblem } from '../platform/delivery/outbound-url.js';
+import { newestFirstOrder, olderThan, type CreatedKey } from '../platform/paging/keyset.js';
 import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
 import { readPayment } from '../payments/payment.read-model.js';
+import { amountTooSmall } from '../payments/payment.rules.js';
 import { assertSalesUnitMayOpenSession } from './checkout-sales-unit.rule.js';
 import { CheckoutSession } from './checkout-session.entity.js';
 import { recordSessionEvent } from './checkout-session.recorder.js';
 import { readSessionPayments } from './checkout-session.read-model.js';
-import type { CheckoutSessionRequest } from './checkout-session.types.js';
+import type { CheckoutAmount, CheckoutSessionRequest } from './checkout-session.types.js';
 import { sessionLinks, toSessionInfo, type SessionInfo } from './checkout-session.view.js';
 
 /** A session nobody completes expires after one hour (FACTS §8). */
@@ -24,18 +26,22 @@ export interface CreatedSession {
 }
 
 /**
- * Opens a session for the caller's sales unit: the URL policy of outbound calls for the two URLs the service will
- * POST to, the sales unit rule, and a reference the merchant has used for neither a session nor a payment (409).
+ * Opens a session for the caller's sales unit: an amount its payment could be created with (the payment rules'
+ * smallest amount, so the buyer is never shown an order that cannot be paid), the URL policy of outbound calls for
+ * the two URLs the service will POST to, the sales unit rule, and a reference the merchant has used for neither a
+ * session nor a payment (409).
  */
 export async function createCheckoutSession(ctx: RequestContext, request: CheckoutSessionRequest): Promise<CreatedSession> {
-  const urlProblems: ErrorDetail[] = [];
+  const problems: ErrorDetail[] = [];
+  const tooSmall = sessionAmountTooSmall(request.transaction.amount);
+  if (tooSmall) problems.push(tooSmall);
   const callbackProblem = await outboundUrlProblem(request.merchantInfo.callbackUrl, ctx.config.env);
-  if (callbackProblem) urlProblems.push({ name: 'merchantInfo.callbackUrl', reason: callbackProblem });
+  if (callbackProblem) problems.push({ name: 'merchantInfo.callbackUrl', reason: callbackProblem });
   if (request.logistics?.dynamicOptionsCallback !== undefined) {
     const problem = await outboundUrlProblem(request.logistics.dynamicOptionsCallback, ctx.config.env);
-    if (problem) urlProblems.push({ name: 'logistics.dynamicOptionsCallback', reason: problem });
+    if (problem) problems.push({ name: 'logistics.dynamicOptionsCallback', reason: problem });
   }
-  if (urlProblems.length > 0) throw AppError.validation(urlProblems);
+  if (problems.length > 0) throw AppError.validation(problems);
   const msn = scoped(ctx).msn;
   const reference = request.transaction.reference;
   const session = await ctx.em.transactional(async (em) => {
@@ -79,6 +85,11 @@ export async function createCheckoutSession(ctx: RequestContext, request: Checko
   return { ...sessionLinks(ctx.config, session), session };
 }
 
+/** A session's amount (created or updated) that no payment could be created with, named as the session names it. */
+export function sessionAmountTooSmall(amount: CheckoutAmount): ErrorDetail | undefined {
+  return amountTooSmall(amount, 'transaction.amount.value');
+}
+
 function referenceUsed(reference: string, cause?: unknown): AppError {
   return new AppError(
     'CHECKOUT_REFERENCE_ALREADY_USED',
@@ -107,15 +118,9 @@ export async function getCheckoutSession(ctx: RequestContext, reference: string)
 }
 
 /** The caller's sessions, newest first, by keyset (never OFFSET). */
-export async function listCheckoutSessions(
-  ctx: RequestContext,
-  query: { limit: number; before?: { createdAt: Date; id: string } },
-): Promise<CheckoutSession[]> {
-  const msn = scoped(ctx).msn;
-  const where = query.before
-    ? { msn, $or: [{ createdAt: { $lt: query.before.createdAt } }, { createdAt: query.before.createdAt, id: { $lt: query.before.id } }] }
-    : { msn };
-  return ctx.em.find(CheckoutSession, where, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: query.limit });
+export async function listCheckoutSessions(ctx: RequestContext, query: { limit: number; before?: CreatedKey }): Promise<CheckoutSession[]> {
+  const where = { msn: scoped(ctx).msn, ...olderThan(query.before) };
+  return ctx.em.find(CheckoutSession, where, { orderBy: newestFirstOrder(), limit: query.limit });
 }
 
 /** `node(id:)`: the caller's session by its session id; another sales unit's is undefined like a missing one. */

@@ -1,8 +1,8 @@
 import type { PageAssets } from '../pages/assets.js';
 import { escapeHtml } from '../pages/html.js';
-import { formatAmount } from '../wallet/kit/money-format.js';
-import { liveStatePage } from '../wallet/kit/live-state.route.js';
-import { outcomeHeading, paymentSummary, walletDocument, walletMessage } from '../wallet/kit/wallet-document.js';
+import { formatAmount } from '../pages/kit/money-format.js';
+import { liveStatePage } from '../pages/kit/live-state.route.js';
+import { outcomeHeading, paymentSummary, walletDocument, walletMessage } from '../pages/kit/wallet-document.js';
 import { CHECKOUT_PAGE_STATE_PATH, checkoutTotal } from './checkout-page.live-state.js';
 import type { CheckoutPage } from './checkout-buyer.service.js';
 import type { BuyerForm, FieldErrors } from './checkout-buyer.rules.js';

@@ -1,5 +1,5 @@
 import type { Em } from '../platform/db/orm.js';
-import { testMerchants } from '../test-environment/test-environment.seed.js';
+import { testMerchants } from '../merchants/merchants.seed.js';
 import { ensureLedger } from './ensure-ledger.js';
 import type { SalesUnitPrice } from './ledger.rules.js';
 

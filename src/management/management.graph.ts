@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { RequestContext, Services } from '../platform/context.js';
 import type { Em } from '../platform/db/orm.js';
 import { defineLoader } from '../platform/graph/loader-registry.js';
+import type { CreatedKey } from '../platform/paging/keyset.js';
 import { readPaymentsOfSalesUnits } from '../payments/payment.read-model.js';
 import { toPaymentViewAt, type PaymentView } from '../payments/payment.view.js';
 import { apiQualityOf, type ApiQualityItem, type EndpointPage } from './api-quality.service.js';
@@ -140,7 +141,7 @@ export const salesUnitByMsnLoader = defineLoader(
 interface PaymentsKey {
   msn: string;
   limit: number;
-  before: { createdAt: Date; id: string } | undefined;
+  before: CreatedKey | undefined;
 }
 const paymentsKey = (k: PaymentsKey) => `${k.msn}|${k.limit}|${k.before ? `${k.before.createdAt.toISOString()}|${k.before.id}` : ''}`;
 

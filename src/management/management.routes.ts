@@ -4,13 +4,12 @@ import type { Services } from '../platform/context.js';
 import { managementProblem } from '../platform/rest/error-formats/management-problem.js';
 import type { ParamRule } from '../platform/rest/path-params.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
-import { declareBody, isJsonObject } from '../platform/validation/declare-body.js';
+import { declareBody } from '../platform/validation/declare-body.js';
 import { stringEnum } from '../platform/validation/string-enum.js';
 import { apiQuality } from './api-quality.service.js';
 import { checkIdempotencyKeyFormat, MANAGEMENT_AUTH } from './management-context.js';
 import {
   allSalesUnits,
-  ensureNotEmptyUpdate,
   getMerchant,
   listMerchants,
   merchantContracts,
@@ -19,12 +18,11 @@ import {
   salesUnitDetails,
   updateSalesUnit,
   whoami,
-  type SalesUnitUpdate,
 } from './management.service.js';
 import { createProductOrder, deleteProductOrder, readProductOrder } from './product-order.service.js';
-import { logoProblem } from './product-order.rules.js';
 import { managementProductOrderBody } from './product-order.schemas.js';
 import { contractPdf } from './contract-pdf.js';
+import type { SalesUnitUpdate } from './sales-unit-update.rules.js';
 import { merchantByIdentifier, orgnoOf, salesUnitsByIdentifier } from './business-identifier.js';
 
 /** Spec 3: `Merchant-Serial-Number` optional (a partner acting for a merchant sends it); the four system headers required. */
@@ -57,20 +55,14 @@ const orderIdParam: ParamRule = {
   jsonSchema: { type: 'string', format: 'uuid' },
 };
 
+/** The body's shape; its rules (name length, the logo) are the service's, as for the graph. */
 const SalesUnitPatch = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
-  salesUnitLogo: Type.Optional(Type.String({ minLength: 1, maxLength: 2_000_000 })),
+  name: Type.Optional(Type.String()),
+  salesUnitLogo: Type.Optional(Type.String()),
   status: Type.Optional(stringEnum(['ACTIVE', 'DEACTIVATED'] as const)),
 });
 
-const salesUnitPatchBody = declareBody(SalesUnitPatch, {
-  fieldRules: (body) => {
-    const problem =
-      isJsonObject(body) && typeof body.salesUnitLogo === 'string' ? logoProblem('salesUnitLogo', body.salesUnitLogo) : undefined;
-    return problem ? [problem] : [];
-  },
-  toCommand: (body): SalesUnitUpdate => body,
-});
+const salesUnitPatchBody = declareBody(SalesUnitPatch, { toCommand: (body): SalesUnitUpdate => body });
 
 const json = (status: number, body?: unknown) => ({ status, headers: { 'content-type': 'application/json;charset=UTF-8' }, body });
 
@@ -215,7 +207,6 @@ export function managementRoutes(services: Services): RestInterface {
         body: salesUnitPatchBody,
         success: { status: 200, description: 'No body' },
         handler: async (ctx, { params, body }) => {
-          ensureNotEmptyUpdate(body);
           await updateSalesUnit(ctx, params.msn, body);
           return { status: 200 };
         },

@@ -1,13 +1,13 @@
 import { LockMode } from '@mikro-orm/core';
 import type { RequestContext } from '../platform/context.js';
-import { AppError } from '../platform/errors/app-error.js';
 import { recordEvent } from '../platform/events/record-event.js';
 import { Merchant } from '../merchants/merchant.entity.js';
 import { Partner } from '../merchants/partner.entity.js';
-import { SalesUnit, type SalesUnitStatus } from '../merchants/sales-unit.entity.js';
+import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import { requireMerchant, requirePartner, requireVisibleUnit, visibleUnits } from './management-access.js';
 import { PricePackage } from './price-package.entity.js';
 import { contractLink } from './contract-link.js';
+import { refuseSalesUnitUpdate, type SalesUnitUpdate } from './sales-unit-update.rules.js';
 
 export interface MerchantView {
   orgno: string;
@@ -20,12 +20,6 @@ export interface SalesUnitDetails {
   name: string;
   businessIdentifier: { scheme: 'business:NO:ORG'; id: string };
   configuration: { paymentAllowed: boolean; captureType: string; skipLandingPageAllowed: boolean; recurringAllowed: boolean };
-}
-
-export interface SalesUnitUpdate {
-  name?: string;
-  salesUnitLogo?: string;
-  status?: SalesUnitStatus;
 }
 
 const merchantView = (m: Merchant): MerchantView => ({ orgno: m.orgNumber, name: m.name, status: m.status });
@@ -81,10 +75,12 @@ export function detailsOf(unit: SalesUnit, merchant: Pick<Merchant, 'orgNumber'>
 }
 
 /**
- * Changes a sales unit's name, logo or status, with its event, in one transaction; the row is locked so two
- * updates apply one after the other. Deactivating makes the unit refuse new payments (sales-unit-status.ts).
+ * Changes a sales unit's name, logo or status, with its event, in one transaction, once the update passed its rules
+ * (sales-unit-update.rules.ts); the row is locked so two updates apply one after the other. Deactivating makes the
+ * unit refuse new payments (sales-unit-status.ts).
  */
 export async function updateSalesUnit(ctx: RequestContext, msn: string, update: SalesUnitUpdate): Promise<SalesUnitDetails> {
+  refuseSalesUnitUpdate(update);
   await requireVisibleUnit(ctx, msn);
   return ctx.em.transactional(async (em) => {
     const unit = await em.findOneOrFail(SalesUnit, { msn }, { lockMode: LockMode.PESSIMISTIC_WRITE, populate: ['logo'] });
@@ -144,11 +140,3 @@ export const pricePackageView = (p: PricePackage) => ({
   visibleInSignupForm: p.visibleInSignupForm,
   productType: p.productType,
 });
-
-export function ensureNotEmptyUpdate(update: SalesUnitUpdate): void {
-  if (update.name === undefined && update.salesUnitLogo === undefined && update.status === undefined) {
-    throw new AppError('SALES_UNIT_UPDATE_INVALID', 'The update changes nothing', [
-      { name: 'body', reason: 'Give name, salesUnitLogo or status' },
-    ]);
-  }
-}

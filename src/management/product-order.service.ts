@@ -5,6 +5,7 @@ import type { RequestContext, Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { runIdempotent } from '../platform/idempotency/idempotency.service.js';
+import { newestFirstOrder, olderThan, type CreatedKey } from '../platform/paging/keyset.js';
 import { assertTransition } from '../platform/state-machine.js';
 import { Merchant } from '../merchants/merchant.entity.js';
 import { PartnerSalesUnit } from '../merchants/partner.entity.js';
@@ -238,13 +239,10 @@ export async function listProductOrders(
   ctx: RequestContext,
   partnerId: string,
   limit: number,
-  before: { createdAt: Date; id: string } | undefined,
+  before: CreatedKey | undefined,
 ): Promise<ProductOrder[]> {
-  const where: Record<string, unknown> = { partnerId, status: { $ne: 'DELETED' } };
-  if (before) {
-    where.$or = [{ createdAt: { $lt: before.createdAt } }, { createdAt: before.createdAt, id: { $lt: before.id } }];
-  }
-  return ctx.em.find(ProductOrder, where as never, { orderBy: { createdAt: 'desc', id: 'desc' }, limit });
+  const where = { partnerId, status: { $ne: 'DELETED' as const }, ...olderThan(before) };
+  return ctx.em.find(ProductOrder, where, { orderBy: newestFirstOrder(), limit });
 }
 
 /** A product order of the calling partner, for `node(id:)`. */

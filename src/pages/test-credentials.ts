@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { testMerchantClients } from '../test-environment/test-environment.seed.js';
+import { testMerchantClients } from '../merchants/merchants.seed.js';
 
 /** Merchant A's demo credentials, which the tools prefill in the test environment; production prefills nothing. */
 export interface PrefilledCredentials {

@@ -1,4 +1,5 @@
 import type { Em } from '../platform/db/orm.js';
+import { olderThanSql, type CreatedKey } from '../platform/paging/keyset.js';
 import type { PaymentEvent } from './payment-event.entity.js';
 import type { PaymentFields } from './payment.view.js';
 import type { PaymentState } from './payment.transitions.js';
@@ -43,7 +44,7 @@ export interface PaymentPageQuery {
   states?: PaymentState[];
   now: Date;
   /** Keyset position: payments strictly older than this (createdAt, id). */
-  before?: { createdAt: Date; id: string };
+  before?: CreatedKey;
   /** Outcomes as of `now` (see payment-outcome.ts). */
   outcomes?: PaymentOutcome[];
   referencePrefix?: string;
@@ -99,8 +100,9 @@ export async function readPayments(em: Em, query: PaymentPageQuery): Promise<Pay
     params.push(query.createdBefore);
   }
   if (query.before) {
-    where.push('(created_at, id) < (?, ?)');
-    params.push(query.before.createdAt, query.before.id);
+    const older = olderThanSql(query.before);
+    where.push(older.sql);
+    params.push(...older.params);
   }
   params.push(query.limit);
   const rows = await em.execute<Row[]>(
@@ -206,14 +208,15 @@ export async function readPaymentsOfSalesUnits(
   em: Em,
   msns: readonly string[],
   limit: number,
-  before: { createdAt: Date; id: string } | undefined,
+  before: CreatedKey | undefined,
 ): Promise<PaymentFields[]> {
   if (msns.length === 0) return [];
   const params: unknown[] = [...msns];
   let after = '';
   if (before) {
-    after = 'and (created_at, id) < (?, ?)';
-    params.push(before.createdAt, before.id);
+    const older = olderThanSql(before);
+    after = `and ${older.sql}`;
+    params.push(...older.params);
   }
   params.push(limit);
   const rows = await em.execute<Row[]>(

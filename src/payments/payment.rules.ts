@@ -1,13 +1,13 @@
 import type { PaygraphEnv } from '../config.js';
 import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
-import type { CreatePaymentCommand, CreatePaymentFields, Customer } from './payment.commands.js';
+import type { CreatePaymentCommand, CreatePaymentFields, Customer, Money } from './payment.commands.js';
 import type { Currency, CustomerInteraction, PaymentMethodType, QrImageFormat, UserFlow } from './payment.entity.js';
 import { orderLineTaxProblems } from '../orders/order-line-tax.js';
 
 /**
- * The ePayment rules (FACTS §1.2) that both faces apply: the limits the request shapes declare, the rules that
- * weigh one field against another, and the refusals with their public titles. REST and the graph call these;
- * neither repeats one.
+ * The ePayment rules (FACTS §1.2): the limits the request shapes declare and the rules that weigh one field against
+ * another, which both faces apply to what they read, and the refusals with their public titles, which the payment
+ * service applies to every create. Neither face repeats one.
  */
 
 export const CURRENCIES = ['NOK', 'DKK', 'EUR'] as const satisfies readonly Currency[];
@@ -180,8 +180,9 @@ export interface CreatePaymentSetting {
 }
 
 /**
- * The refusals of a well-formed create, with their public titles. They run only once every field is well-formed:
- * a body with field errors hears about all of them first, not about one domain rule a malformed field tripped.
+ * The refusals of a well-formed create, with their public titles. The payment service applies them to every create,
+ * whoever asks (REST, the graph, a checkout), once every field is well-formed: a body with field errors hears about
+ * all of them first, not about one domain rule a malformed field tripped.
  */
 export function refuseCreatePayment(command: CreatePaymentCommand, setting: CreatePaymentSetting): void {
   const ahead = command.expiresAt && command.expiresAt.getTime() - setting.now.getTime();
@@ -203,9 +204,15 @@ export function refuseCreatePayment(command: CreatePaymentCommand, setting: Crea
       { name: 'receipt', reason: 'Required when expiresAt is set' },
     ]);
   }
-  if (command.amount.currency === 'NOK' && command.amount.value < MIN_NOK_AMOUNT) {
-    throw new AppError('AMOUNT_TOO_SMALL', 'The smallest NOK payment is 100 minor units (1 NOK)', [
-      { name: 'amount.value', reason: 'Must be at least 100 for NOK' },
-    ]);
-  }
+  const tooSmall = amountTooSmall(command.amount, 'amount.value');
+  if (tooSmall) throw new AppError('AMOUNT_TOO_SMALL', 'The smallest NOK payment is 100 minor units (1 NOK)', [tooSmall]);
+}
+
+/**
+ * The smallest payable amount ("Amount too small", FACTS §1.2), named as the asking request names its amount: a
+ * checkout session refuses an order it could never pay with it.
+ */
+export function amountTooSmall(amount: Money, field: string): ErrorDetail | undefined {
+  if (amount.currency !== 'NOK' || amount.value >= MIN_NOK_AMOUNT) return undefined;
+  return { name: field, reason: `Must be at least ${MIN_NOK_AMOUNT} for NOK` };
 }

@@ -6,7 +6,7 @@ import { compileSchema } from '../platform/validation/compiled-schema.js';
 import { declareBody, isJsonObject } from '../platform/validation/declare-body.js';
 import { REASONS } from '../platform/validation/error-details.js';
 import { stringEnum } from '../platform/validation/string-enum.js';
-import { TEST_USER_PHONE_PATTERN } from '../wallet/phone-number.js';
+import { TEST_USER_PHONE_PATTERN } from '../user-profiles/phone-number.js';
 import type { CreatePaymentCommand, CreatePaymentFields, ForceApproveCommand, Money } from './payment.commands.js';
 import {
   createPaymentCrossFieldProblems,

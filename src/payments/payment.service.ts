@@ -12,13 +12,20 @@ import { Payment } from './payment.entity.js';
 import { readPayment, readPaymentEvents } from './payment.read-model.js';
 import { toPaymentView, toPaymentViewAt, type PaymentView } from './payment.view.js';
 import { newPspReference } from './psp-reference.js';
+import { refuseCreatePayment } from './payment.rules.js';
 import { scoped } from '../platform/auth/tenancy.js';
 
 /** A payment nobody acts on expires after 10 minutes (FACTS §1.7). */
 export const DEFAULT_PAYMENT_LIFETIME_MS = 10 * 60_000;
 
+/**
+ * Creates a payment for whoever asks (REST, the graph, a checkout the buyer pays): the refusals of a create apply to
+ * every caller. They run under the key, so a retry of a create that succeeded gets its answer again, though its
+ * `expiresAt` is nearer now; a refusal records nothing (its transaction rolls back).
+ */
 export async function createPayment(ctx: RequestContext, command: CreatePaymentCommand, idempotencyKey: string): Promise<PaymentView> {
   return runIdempotent(ctx, { operation: 'payment.create', key: idempotencyKey, request: command }, async (em) => {
+    refuseCreatePayment(command, { env: ctx.config.env, now: ctx.clock.now() });
     // One read of the unit serves both rules: a deactivated unit takes no payment, a long-living one needs approval.
     const unit = await requireSalesUnitAcceptsPayments(em, scoped(ctx).msn);
     if (command.expiresAt) {

@@ -18,14 +18,21 @@ type ResolverMaps = NonNullable<IExecutableSchemaDefinition['resolvers']>;
 export type ResolverMap = Exclude<ResolverMaps, readonly unknown[]>;
 
 /**
- * What a domain brings to the service. The app loops over the list in `src/modules.ts`, so a new domain adds its
- * folder and one line there: nothing else in the platform names it. Error codes register themselves when the
- * domain's `<domain>.errors.ts` is imported by its module; DataLoaders are declared beside the data they load
- * (`defineLoader`); the SDL is the domain's file in `schema/`.
+ * What a domain brings to the service: its manifest, `src/modules/<domain>.module.ts`, on the composition floor
+ * above the domain's services and its faces (routes, pages, resolvers), which it assembles. The app loops over the
+ * list in `src/modules.ts`, so a new domain adds its folder, its manifest and one line there: nothing in the
+ * platform names it. Error codes register themselves when the domain's `<domain>.errors.ts` is imported by its
+ * manifest; DataLoaders are declared beside the data they load (`defineLoader`); the SDL is the domain's file in
+ * `schema/`.
  */
 export interface DomainModule {
   readonly name: string;
   readonly entities?: readonly EntityDefinition[];
+  /**
+   * The migrations of the domain's own tables, in `src/<domain>/migrations/`: one changes only the tables its module
+   * owns (those its entities map or its migrations create). The platform's first migrations created the early
+   * domains' tables; applied, they stay where they are, and those domains' next migrations live in their own folders.
+   */
   readonly migrations?: readonly MigrationEntry[];
   /**
    * The domain's REST interface: its prefix, error format, auth, header rules and routes. A public API spread over

@@ -6,6 +6,7 @@ import { AppError } from '../platform/errors/app-error.js';
 import { issueNetworkToken, type NetworkToken } from './network-token.js';
 import { PspAgreement, PspPayment } from './psp-payment.entity.js';
 import { recordPspChange } from './psp-payment.events.js';
+import { movePspPayment } from './psp-payment.transitions.js';
 import type { PspTokenPaymentCommand } from './psp-payment.schemas.js';
 import { pspOf, refuseDuplicates } from './psp-payment.service.js';
 import { pspSalesUnitTakingPayments } from './psp-sales-unit.rules.js';
@@ -97,7 +98,7 @@ export async function processPaymentOnToken(
       });
       recordPspChange(em, payment, now, { name: 'INITIATED' });
       // Card data handed over: the agreement stands for the user's approval.
-      payment.state = 'ACCEPTED';
+      movePspPayment(payment, 'ACCEPTED');
       recordPspChange(em, payment, now, { name: 'ACCEPTED' });
       return { payment, networkToken: issueNetworkToken(now) };
     });

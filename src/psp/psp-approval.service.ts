@@ -5,7 +5,8 @@ import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import type { RequestContext, Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { timelineFilter, type Timeline } from '../platform/test-clocks.js';
+import { drainDueWork } from '../platform/jobs/due-work.js';
+import { timelineFilter } from '../platform/test-clocks.js';
 import type { LiveReading, LiveState } from '../platform/events/wait-for-state.js';
 import { isFinal } from '../platform/state-machine.js';
 import { testUserApproves } from '../wallet/test-user-approval.js';
@@ -15,7 +16,7 @@ import { PspAgreement, PspPayment } from './psp-payment.entity.js';
 import { PSP_PAYMENT_STREAM, recordPspChange } from './psp-payment.events.js';
 import type { PspForceApproveCommand } from './psp-payment.schemas.js';
 import { findOwnPspPayment } from './psp-payment.service.js';
-import { assertPspTransition, pspPaymentStateMachine } from './psp-payment.transitions.js';
+import { movePspPayment, pspPaymentStateMachine } from './psp-payment.transitions.js';
 import { signPspUserToken } from './psp-user-token.js';
 
 /** Whether the wallet user may still act on the payment: initiated and not past its 10 minutes. */
@@ -28,8 +29,7 @@ export function pspAwaitsUser(payment: Pick<PspPayment, 'state' | 'expiresAt'>, 
  * PSP asked for `psp_subscription`) is recorded in the same transaction, so the outbox sends it after any restart.
  */
 function accept(em: Em, payment: PspPayment, user: TestUser, now: Date, secret: string): void {
-  assertPspTransition(payment.state, 'ACCEPTED');
-  payment.state = 'ACCEPTED';
+  movePspPayment(payment, 'ACCEPTED');
   payment.approvedBySub = user.sub;
   payment.updatedAt = now;
   let userToken: string | undefined;
@@ -52,8 +52,7 @@ function accept(em: Em, payment: PspPayment, user: TestUser, now: Date, secret: 
 
 /** The user cancels on the landing page, or the payment timed out: the state and its callback commit together. */
 function end(em: Em, payment: PspPayment, state: 'USER_CANCEL' | 'TIMEOUT', now: Date): void {
-  assertPspTransition(payment.state, state);
-  payment.state = state;
+  movePspPayment(payment, state);
   payment.updatedAt = now;
   recordPspChange(em, payment, now, { name: state });
   recordMakePaymentCallback(em, payment, state, now);
@@ -192,31 +191,16 @@ export async function actOnPspLanding(
   });
 }
 
-const BATCH_SIZE = 100;
-
-/** The timeout job: payments nobody acted on for 10 minutes become TIMEOUT, and the PSP is told (SKIP LOCKED). */
-export async function timeOutPspPayments(services: Services): Promise<number> {
-  let total = 0;
-  for (const timeline of services.testClocks.timelines()) total += await timeOutOnTimeline(services, timeline);
-  return total;
-}
-
-/** The payments of the timeline's sales units, by their time. */
-async function timeOutOnTimeline(services: Services, timeline: Timeline): Promise<number> {
-  let total = 0;
-  for (;;) {
-    const count = await forkEm(services.orm).transactional(async (em) => {
-      const now = timeline.now;
-      const due = await em.find(
-        PspPayment,
-        { state: 'INITIATED', expiresAt: { $lte: now }, ...timelineFilter(timeline) },
-        { orderBy: { expiresAt: 'asc' }, limit: BATCH_SIZE, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
-      );
-      for (const payment of due) end(em, payment, 'TIMEOUT', now);
-      await em.flush();
-      return due.length;
-    });
-    total += count;
-    if (count < BATCH_SIZE) return total;
-  }
+/** The timeout job: payments nobody acted on for 10 minutes become TIMEOUT, and the PSP is told. */
+export function timeOutPspPayments(services: Services): Promise<number> {
+  return drainDueWork(services, async (em, timeline, limit) => {
+    const due = await em.find(
+      PspPayment,
+      { state: 'INITIATED', expiresAt: { $lte: timeline.now }, ...timelineFilter(timeline) },
+      { orderBy: { expiresAt: 'asc' }, limit, lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE },
+    );
+    for (const payment of due) end(em, payment, 'TIMEOUT', timeline.now);
+    await em.flush();
+    return due.length;
+  });
 }

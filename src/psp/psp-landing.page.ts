@@ -5,10 +5,10 @@ import type { PageRoute } from '../platform/rest/page-route.js';
 import { pageAssets, type PageAssets } from '../pages/assets.js';
 import { escapeHtml } from '../pages/html.js';
 import { pageSecurityHeaders } from '../pages/security-headers.js';
-import { approvalForms } from '../wallet/kit/approval-forms.js';
-import { liveStatePage, liveStateRoute } from '../wallet/kit/live-state.route.js';
-import { paymentOutcome } from '../wallet/kit/payment-outcome.js';
-import { ownPagePost } from '../wallet/kit/same-origin.js';
+import { approvalForms } from '../pages/kit/approval-forms.js';
+import { liveStatePage, liveStateRoute } from '../pages/kit/live-state.route.js';
+import { paymentOutcome } from '../pages/kit/payment-outcome.js';
+import { ownPagePost } from '../pages/kit/same-origin.js';
 import {
   outcomeHeading,
   paymentSummary,
@@ -16,7 +16,7 @@ import {
   walletMessage,
   walletRefusal,
   type WalletMessage,
-} from '../wallet/kit/wallet-document.js';
+} from '../pages/kit/wallet-document.js';
 import { actOnPspLanding, findPspLandingPayment, readPspLandingLiveState, type PspLandingPayment } from './psp-approval.service.js';
 
 /** Where the PSP landing page's script asks for the payment's state. */

@@ -5,7 +5,7 @@ import { recordCallback } from '../platform/delivery/record-callback.js';
 import { issueNetworkToken, type NetworkToken } from './network-token.js';
 import { PspPayment } from './psp-payment.entity.js';
 import { PSP_PAYMENT_STREAM, recordPspChange } from './psp-payment.events.js';
-import { assertPspTransition } from './psp-payment.transitions.js';
+import { movePspPayment } from './psp-payment.transitions.js';
 
 export type MakePaymentState = 'ACCEPTED' | 'TIMEOUT' | 'USER_CANCEL';
 
@@ -84,8 +84,7 @@ async function settleAcceptedPayment(em: Em, outcome: CallbackOutcome, now: Date
   if (!payment || payment.state !== 'ACCEPTED') return;
   const ok = answerAccepts(outcome);
   const to = ok ? 'RESERVED' : 'FAILED';
-  assertPspTransition(payment.state, to);
-  payment.state = to;
+  movePspPayment(payment, to);
   payment.updatedAt = now;
   if (ok) payment.reservedAmount = payment.amount;
   recordPspChange(em, payment, now, {

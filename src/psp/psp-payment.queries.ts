@@ -1,7 +1,7 @@
 import { scoped } from '../platform/auth/tenancy.js';
 import type { RequestContext } from '../platform/context.js';
 import DataLoader from 'dataloader';
-import type { CreatedKey } from '../platform/paging/keyset.js';
+import { newestFirstOrder, olderThan, type CreatedKey } from '../platform/paging/keyset.js';
 import { defineLoader } from '../platform/graph/loader-registry.js';
 import type { OutboxEvent } from '../platform/events/outbox-event.js';
 import { PspPayment, PspPaymentLog } from './psp-payment.entity.js';
@@ -32,10 +32,7 @@ export async function findPspPaymentNode(ctx: RequestContext, id: string): Promi
 export async function listPspPayments(ctx: RequestContext, page: { limit: number; after: CreatedKey | undefined }): Promise<PspPayment[]> {
   const filter = own(ctx);
   if (!filter) return [];
-  const after = page.after
-    ? { $or: [{ createdAt: { $lt: page.after.createdAt } }, { createdAt: page.after.createdAt, id: { $lt: page.after.id } }] }
-    : {};
-  return ctx.em.find(PspPayment, { ...filter, ...after }, { orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], limit: page.limit });
+  return ctx.em.find(PspPayment, { ...filter, ...olderThan(page.after) }, { orderBy: newestFirstOrder(), limit: page.limit });
 }
 
 /** The operation log of many payments in one statement. */

@@ -17,6 +17,12 @@ export const pspPaymentStateMachine = machine.defineStateMachine<PspPaymentState
   FAILED: [],
 });
 
-export function assertPspTransition(from: PspPaymentState, to: PspPaymentState): void {
-  machine.assertTransition(pspPaymentStateMachine, from, to);
+export function canMovePspPayment(from: PspPaymentState, to: PspPaymentState): boolean {
+  return machine.canTransition(pspPaymentStateMachine, from, to);
+}
+
+/** Every change of a PSP payment's state goes through the table: the approval, the callback's answer, status updates. */
+export function movePspPayment(payment: { state: PspPaymentState }, to: PspPaymentState): void {
+  machine.assertTransition(pspPaymentStateMachine, payment.state, to);
+  payment.state = to;
 }

@@ -6,6 +6,7 @@ import { PspBatchRun, PspPayment, PspStatusUpdate } from './psp-payment.entity.j
 import { recordPspChange } from './psp-payment.events.js';
 import type { PspTransactionUpdate, PspUpdateStatus } from './psp-payment.schemas.js';
 import { pspOf } from './psp-payment.service.js';
+import { canMovePspPayment, movePspPayment } from './psp-payment.transitions.js';
 
 /** The public enum a status of either vocabulary means (FACTS §0: REJECT is a failed reserve). */
 export function canonicalStatus(status: PspUpdateStatus): {
@@ -137,7 +138,8 @@ export async function applyUpdate(em: Em, update: PspStatusUpdate, now: Date): P
   if (!refusal) {
     switch (operation) {
       case 'RESERVED':
-        if (payment.state === 'ACCEPTED') payment.state = 'RESERVED';
+        // A reserve of a RESERVED payment sets its amount again; an ACCEPTED one moves by the table.
+        if (payment.state !== 'RESERVED') movePspPayment(payment, 'RESERVED');
         payment.reservedAmount = update.amount;
         break;
       case 'CAPTURED':
@@ -150,9 +152,9 @@ export async function applyUpdate(em: Em, update: PspStatusUpdate, now: Date): P
         payment.cancelledAmount = payment.reservedAmount - payment.capturedAmount;
         break;
     }
-  } else if (operation === 'RESERVED' && payment.state === 'ACCEPTED') {
-    // A failed reserve of a token payment (or REJECT) ends it.
-    payment.state = 'FAILED';
+  } else if (operation === 'RESERVED' && canMovePspPayment(payment.state, 'FAILED')) {
+    // A failed reserve of an accepted payment (a token payment, or REJECT) ends it.
+    movePspPayment(payment, 'FAILED');
   }
   payment.updatedAt = now;
   const amount = operation === 'CANCELLED' && !refusal ? payment.cancelledAmount : update.amount;
@@ -171,7 +173,7 @@ export function moneyRefusal(
   const reserved = payment.state === 'RESERVED' || payment.reservedAmount > 0;
   switch (operation) {
     case 'RESERVED':
-      if (payment.state !== 'ACCEPTED' && payment.state !== 'RESERVED') return `cannot reserve a ${payment.state} payment`;
+      if (payment.state !== 'RESERVED' && !canMovePspPayment(payment.state, 'RESERVED')) return `cannot reserve a ${payment.state} payment`;
       if (amount > payment.amount) return 'reserve amount exceeds the payment amount';
       if (amount < payment.capturedAmount + payment.cancelledAmount) return 'reserve amount is below what is captured';
       return undefined;

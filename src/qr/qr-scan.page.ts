@@ -7,8 +7,8 @@ import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import { escapeHtml } from '../pages/html.js';
 import { pageAssets, type PageAssets } from '../pages/assets.js';
 import { pageSecurityHeaders } from '../pages/security-headers.js';
-import { isSameOriginPost } from '../wallet/kit/same-origin.js';
-import { walletDocument, walletMessage, type WalletMessage } from '../wallet/kit/wallet-document.js';
+import { isSameOriginPost } from '../pages/kit/same-origin.js';
+import { walletDocument, walletMessage, type WalletMessage } from '../pages/kit/wallet-document.js';
 import { checkIn, findScannableQr, NO_WALLET_USER_IN_PRODUCTION } from './qr-check-in.service.js';
 import type { QrRow } from './qr.view.js';
 

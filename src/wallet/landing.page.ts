@@ -1,10 +1,10 @@
 import type { PageAssets } from '../pages/assets.js';
 import { escapeHtml } from '../pages/html.js';
 import type { IssuedUserToken } from '../user-profiles/user-token.js';
-import { approvalForms } from './kit/approval-forms.js';
-import { sharedScopes } from './kit/consent-scopes.js';
-import { liveStatePage } from './kit/live-state.route.js';
-import { outcomeHeading, paymentSummary, walletDocument, walletMessage, type WalletMessage } from './kit/wallet-document.js';
+import { approvalForms } from '../pages/kit/approval-forms.js';
+import { sharedScopes } from '../pages/kit/consent-scopes.js';
+import { liveStatePage } from '../pages/kit/live-state.route.js';
+import { outcomeHeading, paymentSummary, walletDocument, walletMessage, type WalletMessage } from '../pages/kit/wallet-document.js';
 import type { LandingPayment } from './landing.service.js';
 
 export { escapeHtml };

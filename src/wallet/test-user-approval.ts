@@ -2,7 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { Em } from '../platform/db/orm.js';
 import type { ConsentChannel, UserConsent } from '../user-profiles/user-consent.entity.js';
 import { recordConsent } from '../user-profiles/user-consent.recorder.js';
-import { normalizePhoneNumber } from './phone-number.js';
+import { normalizePhoneNumber } from '../user-profiles/phone-number.js';
 import { TestUser } from './test-user.entity.js';
 
 /**

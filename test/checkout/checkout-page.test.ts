@@ -1,7 +1,7 @@
 import { forkEm } from '../../src/platform/db/orm.js';
 import { useTestApp } from '../support/app-fixture.js';
 import { eventually } from '../support/subscriber.js';
-import { CheckoutClient, newSessionReference } from './support/checkout-client.js';
+import { CheckoutClient, newSessionReference, submitCheckoutPage } from './support/checkout-client.js';
 import { MerchantEndpoints } from './support/merchant-endpoints.js';
 
 const t = useTestApp();
@@ -15,14 +15,7 @@ async function openPage(url: string): Promise<{ status: number; html: string }> 
   const res = await fetch(url);
   return { status: res.status, html: await res.text() };
 }
-async function submit(path: string, token: string, fields: Record<string, string>): Promise<{ status: number; html: string }> {
-  const res = await fetch(`${t.baseUrl}${path}?token=${encodeURIComponent(token)}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: t.baseUrl },
-    body: new URLSearchParams(fields).toString(),
-  });
-  return { status: res.status, html: await res.text() };
-}
+const submit = (path: string, token: string, fields: Record<string, string>) => submitCheckoutPage(t.baseUrl, path, token, fields);
 const buyer = {
   firstName: 'Ola',
   lastName: 'Nordmann',

@@ -2,7 +2,7 @@ import { forkEm } from '../../src/platform/db/orm.js';
 import { useTestApp } from '../support/app-fixture.js';
 import { MERCHANT_B } from '../support/merchant-client.js';
 import { eventually } from '../support/subscriber.js';
-import { CheckoutClient, newSessionReference } from './support/checkout-client.js';
+import { CheckoutClient, newSessionReference, submitCheckoutPage } from './support/checkout-client.js';
 import { MerchantEndpoints } from './support/merchant-endpoints.js';
 
 // issue 19 point 4: session update and expiry, as the WooCommerce plugin (6.0.5) calls them.
@@ -56,14 +56,7 @@ const wooUpdate = {
 async function openPage(url: string): Promise<string> {
   return (await fetch(url)).text();
 }
-async function pay(token: string, fields: Record<string, string>): Promise<{ status: number; html: string }> {
-  const res = await fetch(`${t.baseUrl}/checkout/page/pay?token=${encodeURIComponent(token)}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: t.baseUrl },
-    body: new URLSearchParams(fields).toString(),
-  });
-  return { status: res.status, html: await res.text() };
-}
+const pay = (token: string, fields: Record<string, string>) => submitCheckoutPage(t.baseUrl, '/checkout/page/pay', token, fields);
 const buyer = {
   firstName: 'Ola',
   lastName: 'Nordmann',

@@ -4,7 +4,7 @@ import { useTestApp } from '../support/app-fixture.js';
 import { flushApiQuality } from '../../src/management/api-quality.counter.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { PspClient, TEST_PSP } from '../support/psp-client.js';
-import { mgmt, orderBody, PRICE_PACKAGE_I_KASSA, PRICE_PACKAGE_PA_NETT } from './management-support.js';
+import { mgmt, orderBody, png, PRICE_PACKAGE_I_KASSA, PRICE_PACKAGE_PA_NETT } from './management-support.js';
 
 // Several helpers share the machine's two cores: a request can take seconds.
 jest.setTimeout(30_000);
@@ -218,6 +218,14 @@ describe('updateSalesUnit and apiQuality in the graph', () => {
     expect(long.body.data.updateSalesUnit.userErrors).toEqual([{ code: 'VALIDATION_FAILED', field: 'name' }]);
     const other = await t.merchant.graphql(m, { input: { msn: '654321', name: 'Mine' } });
     expect(other.body.data.updateSalesUnit.userErrors).toEqual([{ code: 'SALES_UNIT_NOT_FOUND', field: 'msn' }]);
+    // The service's rules, as PATCH meets them: every failing field at once, then an update of nothing.
+    const both = await t.otherMerchant.graphql(m, { input: { msn: '654321', name: '', salesUnitLogo: await png(50, 50) } });
+    expect(both.body.data.updateSalesUnit.userErrors).toEqual([
+      { code: 'VALIDATION_FAILED', field: 'name' },
+      { code: 'VALIDATION_FAILED', field: 'salesUnitLogo' },
+    ]);
+    const nothing = await t.otherMerchant.graphql(m, { input: { msn: '654321' } });
+    expect(nothing.body.data.updateSalesUnit.userErrors).toEqual([{ code: 'SALES_UNIT_UPDATE_INVALID', field: 'body' }]);
   });
 
   test('apiQuality counts the requests made for the unit', async () => {

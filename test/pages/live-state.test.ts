@@ -6,7 +6,7 @@ import { MERCHANT_A, MerchantClient, newReference } from '../support/merchant-cl
 import { eventually } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { CheckoutClient } from '../checkout/support/checkout-client.js';
-import { formatAmount } from '../../src/wallet/kit/money-format.js';
+import { formatAmount } from '../../src/pages/kit/money-format.js';
 import { PspEndpoint } from '../psp/psp-endpoint.js';
 import { newIds, testPspClient } from '../psp/psp-fixture.js';
 

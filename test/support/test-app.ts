@@ -1,7 +1,8 @@
 import { createApp, type App } from '../../src/app.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { forkEm } from '../../src/platform/db/orm.js';
-import { seedTestEnvironment } from '../../src/test-environment/test-environment.seed.js';
+import { seedMerchants } from '../../src/merchants/merchants.seed.js';
+import { seedTestUsers } from '../../src/wallet/wallet.seed.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { migratedPgliteDump } from './pglite-dump.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
@@ -64,6 +65,7 @@ function sharedDatabase(databaseUrl: string): TestDatabase {
 /** The service with production configuration; production seeds nothing, so the demo credentials are put in as set-up. */
 export async function startProductionApp(overrides: Partial<Config> = {}): Promise<TestApp> {
   const app = await startTestApp(overrides, { PAYGRAPH_ENV: 'production', PAYGRAPH_TOKEN_SECRET: 'x'.repeat(40) });
-  await seedTestEnvironment(forkEm(app.app.services.orm), new Date());
+  await seedMerchants(forkEm(app.app.services.orm), new Date());
+  await seedTestUsers(forkEm(app.app.services.orm));
   return app;
 }

@@ -13,7 +13,7 @@ afterAll(() => t.close());
 
 const nok = (value: number) => ({ currency: 'NOK', value });
 
-/** The seeded test users (src/test-environment/test-environment.seed.ts): Kari and Ola Nordmann. */
+/** The seeded test users (src/wallet/wallet.seed.ts): Kari and Ola Nordmann. */
 const KARI = { phoneNumber: '4791234567', sub: 'c06c4afe-d9e1-4c5d-939a-177d752a0944' };
 const OLA = { phoneNumber: '4798765432' };
 

@@ -27,3 +27,22 @@ export function newestFirst<T extends { createdAt: Date | string; id: string }>(
     },
   };
 }
+
+/** The newest-first order of a (createdAt, id) list, as an entity query's `orderBy`. */
+export function newestFirstOrder() {
+  return [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
+}
+
+/**
+ * The rows after a (createdAt, id) position in newest-first order, as an entity filter to spread into a query's
+ * `where` (nothing without a position). The one definition of the position's condition; `olderThanSql` writes it
+ * for a statement of its own.
+ */
+export function olderThan(key: CreatedKey | undefined) {
+  return key ? { $or: [{ createdAt: { $lt: key.createdAt } }, { createdAt: key.createdAt, id: { $lt: key.id } }] } : {};
+}
+
+/** `olderThan` as SQL over the `created_at` and `id` columns, with its parameters. */
+export function olderThanSql(key: CreatedKey): { sql: string; params: unknown[] } {
+  return { sql: '(created_at, id) < (?, ?)', params: [key.createdAt, key.id] };
+}

@@ -96,3 +96,18 @@ export function sessionBody(overrides: Record<string, unknown> = {}): Record<str
     ...rest,
   };
 }
+
+/** The buyer's browser posting a checkout page form (`/checkout/page/pay`, ...) as a browser posts it. */
+export async function submitCheckoutPage(
+  baseUrl: string,
+  path: string,
+  token: string,
+  fields: Record<string, string>,
+): Promise<{ status: number; html: string }> {
+  const res = await fetch(`${baseUrl}${path}?token=${encodeURIComponent(token)}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: baseUrl },
+    body: new URLSearchParams(fields).toString(),
+  });
+  return { status: res.status, html: await res.text() };
+}

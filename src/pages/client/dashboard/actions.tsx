@@ -33,11 +33,6 @@ export function Actions({ graph, payment, onDone }: { graph: Graph; payment: Pay
   const currency = payment.amount.currency;
   const capturable = a.authorizedAmount.value - a.capturedAmount.value - a.cancelledAmount.value;
   const refundable = a.capturedAmount.value - a.refundedAmount.value;
-  const [captureAmount, setCaptureAmount] = useState(major(Math.max(capturable, 0)));
-  const [refundAmount, setRefundAmount] = useState(major(Math.max(refundable, 0)));
-  // What is left to capture or refund changes with every action: the boxes follow it.
-  useEffect(() => setCaptureAmount(major(Math.max(capturable, 0))), [capturable]);
-  useEffect(() => setRefundAmount(major(Math.max(refundable, 0))), [refundable]);
   const [pending, setPending] = useState<Pending | undefined>();
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>();
@@ -95,44 +90,8 @@ export function Actions({ graph, payment, onDone }: { graph: Graph; payment: Pay
         </div>
       ) : (
         <div class="action-rows">
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              ask('capture', captureAmount);
-            }}
-          >
-            <label>
-              Amount to capture (kr){' '}
-              <input
-                inputMode="decimal"
-                value={captureAmount}
-                onInput={(e) => setCaptureAmount(e.currentTarget.value)}
-                data-testid="capture-amount"
-                size={10}
-              />
-            </label>{' '}
-            <button type="submit">Capture…</button>{' '}
-            <span class="muted">{formatMoney({ value: Math.max(capturable, 0), currency })} reserved and not captured</span>
-          </form>
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              ask('refund', refundAmount);
-            }}
-          >
-            <label>
-              Amount to refund (kr){' '}
-              <input
-                inputMode="decimal"
-                value={refundAmount}
-                onInput={(e) => setRefundAmount(e.currentTarget.value)}
-                data-testid="refund-amount"
-                size={10}
-              />
-            </label>{' '}
-            <button type="submit">Refund…</button>{' '}
-            <span class="muted">{formatMoney({ value: Math.max(refundable, 0), currency })} captured and not refunded</span>
-          </form>
+          <AmountAction operation="capture" left={{ value: capturable, currency }} leftText="reserved and not captured" onAsk={ask} />
+          <AmountAction operation="refund" left={{ value: refundable, currency }} leftText="captured and not refunded" onAsk={ask} />
           <p>
             <button type="button" onClick={() => ask('cancel')}>
               Cancel…
@@ -146,5 +105,46 @@ export function Actions({ graph, payment, onDone }: { graph: Graph; payment: Pay
         </p>
       )}
     </section>
+  );
+}
+
+/** One amount-taking action (capture or refund): the box starts at, and follows, what is left to act on. */
+function AmountAction({
+  operation,
+  left,
+  leftText,
+  onAsk,
+}: {
+  operation: 'capture' | 'refund';
+  left: Money;
+  leftText: string;
+  onAsk: (operation: Operation, typed: string) => void;
+}) {
+  const remaining = Math.max(left.value, 0);
+  const [typed, setTyped] = useState(major(remaining));
+  // What is left changes with every action: the box follows it.
+  useEffect(() => setTyped(major(remaining)), [remaining]);
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        onAsk(operation, typed);
+      }}
+    >
+      <label>
+        Amount to {operation} (kr){' '}
+        <input
+          inputMode="decimal"
+          value={typed}
+          onInput={(e) => setTyped(e.currentTarget.value)}
+          data-testid={`${operation}-amount`}
+          size={10}
+        />
+      </label>{' '}
+      <button type="submit">{VERB[operation][0]}…</button>{' '}
+      <span class="muted">
+        {formatMoney({ value: remaining, currency: left.currency })} {leftText}
+      </span>
+    </form>
   );
 }

@@ -3,6 +3,7 @@ import { formatDateTime } from '../shared/format.js';
 import type { Graph } from '../shared/graph.js';
 import { REDELIVER, type AttemptData, type DeliveryData } from './queries.js';
 import { paymentHref } from './use-hash-route.js';
+import { ColumnHeads } from './parts.js';
 
 /** After a redelivery, how often and how long the page reads the payment again to show the new attempt. */
 const FOLLOW_UP_MS = 400;
@@ -95,15 +96,7 @@ export function Deliveries({
           </p>
           <table>
             <caption class="visually-hidden">Attempts of the {d.eventName} delivery</caption>
-            <thead>
-              <tr>
-                <th scope="col">At</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Status</th>
-                <th scope="col">Duration</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
+            <ColumnHeads columns={['At', 'Outcome', 'Status', 'Duration', 'Error']} />
             <tbody>
               {d.attempts.edges.map(({ node: a }, i) => (
                 <tr key={i} data-testid="attempt" data-outcome={a.outcome}>

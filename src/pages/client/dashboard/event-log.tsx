@@ -3,6 +3,7 @@ import { formatDateTime } from '../shared/format.js';
 import type { Graph } from '../shared/graph.js';
 import { EVENT_LOG, STREAM_EVENTS, type StreamEventData } from './queries.js';
 import { paymentHref } from './use-hash-route.js';
+import { Alert, ColumnHeads } from './parts.js';
 
 const PAGE = 50;
 const STREAMS: [string, string][] = [
@@ -75,21 +76,9 @@ export function EventLog({ graph }: { graph: Graph }) {
           </select>
         </label>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert error={error} />
       <table>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Event</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Reference</th>
-            <th scope="col">Id</th>
-          </tr>
-        </thead>
+        <ColumnHeads columns={['When', 'Event', 'Kind', 'Reference', 'Id']} />
         <tbody>
           {rows.map((e) => (
             <tr key={e.eventId} data-testid="log-row" data-stream={e.streamType}>

@@ -3,6 +3,7 @@ import { formatDateTime, formatMoney } from '../shared/format.js';
 import type { FeedStore } from './feed-store.js';
 import { useFeedVersion } from './use-feed.js';
 import { paymentHref } from './use-hash-route.js';
+import { AnyOf, ColumnHeads } from './parts.js';
 
 const STATES = ['CREATED', 'AUTHORIZED', 'ABORTED', 'EXPIRED', 'TERMINATED'];
 const EVENTS = ['CREATED', 'AUTHORIZED', 'ABORTED', 'EXPIRED', 'CANCELLED', 'CAPTURED', 'REFUNDED', 'TERMINATED'];
@@ -27,21 +28,11 @@ export function Feed({ feed }: { feed: FeedStore }) {
       <form class="filters" onSubmit={(e) => e.preventDefault()} role="search">
         <label>
           Payment state
-          <select value={state} onChange={(e) => setState(value(e))} data-testid="filter-state">
-            <option value="">Any</option>
-            {STATES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
+          <AnyOf options={STATES} value={state} onChange={(e) => setState(value(e))} data-testid="filter-state" />
         </label>
         <label>
           Event
-          <select value={name} onChange={(e) => setName(value(e))} data-testid="filter-event">
-            <option value="">Any</option>
-            {EVENTS.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
+          <AnyOf options={EVENTS} value={name} onChange={(e) => setName(value(e))} data-testid="filter-event" />
         </label>
         <label>
           Reference
@@ -49,15 +40,7 @@ export function Feed({ feed }: { feed: FeedStore }) {
         </label>
       </form>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Event</th>
-            <th scope="col">Reference</th>
-            <th scope="col">Amount</th>
-            <th scope="col">Payment state</th>
-          </tr>
-        </thead>
+        <ColumnHeads columns={['When', 'Event', 'Reference', 'Amount', 'Payment state']} />
         <tbody aria-live="polite" aria-relevant="additions">
           {rows.map((n) => {
             const current = feed.stateOf(n.payment.reference) ?? n.payment.state;

@@ -1,5 +1,6 @@
 import { formatMoney } from '../shared/format.js';
 import type { OrderData } from './queries.js';
+import { ColumnHeads } from './parts.js';
 
 /** The order the merchant sent with the payment: its lines and total. */
 export function Order({ order }: { order: OrderData | null }) {
@@ -21,17 +22,7 @@ export function Order({ order }: { order: OrderData | null }) {
         <p class="empty">No receipt was sent with this order.</p>
       ) : (
         <table data-testid="order">
-          <thead>
-            <tr>
-              <th scope="col">Item</th>
-              <th scope="col">Quantity</th>
-              <th scope="col">Unit price</th>
-              <th scope="col">VAT</th>
-              <th scope="col" class="num">
-                Total
-              </th>
-            </tr>
-          </thead>
+          <ColumnHeads columns={['Item', 'Quantity', 'Unit price', 'VAT', ['Total', 'num']]} />
           <tbody>
             {order.orderLines.map((line) => (
               <tr key={line.id}>

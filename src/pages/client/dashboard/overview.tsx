@@ -6,6 +6,7 @@ import { OVERVIEW, type OverviewData } from './queries.js';
 import { RateChart } from './rate-chart.js';
 import { Totals } from './totals.js';
 import { useFeedVersion } from './use-feed.js';
+import { Alert } from './parts.js';
 
 /** Events arriving together cause one read of the totals, not one each. */
 const SETTLE_MS = 150;
@@ -41,11 +42,7 @@ export function Overview({ graph, feed }: { graph: Graph; feed: FeedStore }) {
   }, [graph, version]);
   return (
     <>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert error={error} />
       {overview?.webhooks
         .filter((w) => w.failureRate.failing)
         .map((w) => (

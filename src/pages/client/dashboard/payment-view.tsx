@@ -5,6 +5,7 @@ import { Actions } from './actions.js';
 import { Deliveries } from './deliveries.js';
 import { Order } from './order.js';
 import { PAYMENT, PAYMENT_EVENTS, PAYMENT_EVENTS_PAGE, type PaymentData } from './queries.js';
+import { Alert } from './parts.js';
 
 /** One payment: its timeline, aggregate and details, and its webhook deliveries; read again at each of its events. */
 export function PaymentView({ graph, reference }: { graph: Graph; reference: string }) {
@@ -40,12 +41,7 @@ export function PaymentView({ graph, reference }: { graph: Graph; reference: str
       stopReconnect();
     };
   }, [graph, reference, load]);
-  if (error)
-    return (
-      <p class="error" role="alert">
-        {error}
-      </p>
-    );
+  if (error) return <Alert error={error} />;
   if (payment === undefined) return <p aria-busy="true">Loading {reference}…</p>;
   if (payment === null) return <p class="error">No payment {reference} in this sales unit.</p>;
   const a = payment.aggregate;

@@ -5,6 +5,7 @@ import { SEARCH, type SearchData, type SearchRow } from './queries.js';
 import { formFromParams, graphFilter, paramsFromForm, type SearchForm } from './search-filter.js';
 import { paymentHref, searchHref } from './use-hash-route.js';
 import { paymentsCsv } from './search-csv.js';
+import { Alert, AnyOf, ColumnHeads } from './parts.js';
 
 const PAGE = 50;
 /** A CSV export reads the search page by page, up to this many payments. */
@@ -104,23 +105,11 @@ export function Search({ graph, params }: { graph: Graph; params: URLSearchParam
         </label>
         <label>
           State
-          <select name="state" defaultValue={form.state} data-testid="search-state">
-            <option value="">Any</option>
-            {STATES.map((s) => (
-              <option key={s}>{s}</option>
-            ))}
-          </select>
+          <AnyOf options={STATES} name="state" defaultValue={form.state} data-testid="search-state" />
         </label>
         <label>
           Outcome
-          <select name="outcome" defaultValue={form.outcome} data-testid="search-outcome">
-            <option value="">Any</option>
-            {OUTCOMES.map(([value, label]) => (
-              <option key={value} value={value}>
-                {label}
-              </option>
-            ))}
-          </select>
+          <AnyOf options={OUTCOMES} name="outcome" defaultValue={form.outcome} data-testid="search-outcome" />
         </label>
         <label>
           Amount from (kr)
@@ -145,23 +134,9 @@ export function Search({ graph, params }: { graph: Graph; params: URLSearchParam
           Export CSV
         </button>
       </form>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Alert error={error} />
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Created</th>
-            <th scope="col">Reference</th>
-            <th scope="col">State</th>
-            <th scope="col">Amount</th>
-            <th scope="col">Captured</th>
-            <th scope="col">Refunded</th>
-            <th scope="col">Cancelled</th>
-          </tr>
-        </thead>
+        <ColumnHeads columns={['Created', 'Reference', 'State', 'Amount', 'Captured', 'Refunded', 'Cancelled']} />
         <tbody>
           {rows.map((p) => (
             <tr key={p.reference} data-testid="search-row" data-reference={p.reference}>

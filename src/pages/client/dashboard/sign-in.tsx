@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { Credentials } from '../shared/credentials.js';
+import { Alert } from './parts.js';
 
 export type SignInValues = Credentials & { msn: string };
 
@@ -34,11 +35,7 @@ export function SignIn({ prefill, onSignIn }: { prefill: SignInValues | null; on
         <Field name="clientSecret" label="Client secret" secret value={prefill?.clientSecret} />
         <Field name="subscriptionKey" label="Subscription key" secret value={prefill?.subscriptionKey} />
         <Field name="msn" label="Merchant serial number" value={prefill?.msn} />
-        {error && (
-          <p class="error" role="alert">
-            {error}
-          </p>
-        )}
+        <Alert error={error} />
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import type { Graph } from '../shared/graph.js';
 import { Deliveries } from './deliveries.js';
 import { REDELIVER_FAILED, WEBHOOKS, type WebhookData } from './queries.js';
+import { Alert } from './parts.js';
 
 /**
  * The sales unit's webhook registrations, failing ones first and marked: the share of failed attempts over the
@@ -35,12 +36,7 @@ export function Webhooks({ graph }: { graph: Graph }) {
     await load();
   };
 
-  if (error)
-    return (
-      <p class="error" role="alert">
-        {error}
-      </p>
-    );
+  if (error) return <Alert error={error} />;
   if (!webhooks) return <p aria-busy="true">Loading webhooks…</p>;
   const ordered = [...webhooks].sort((a, b) => Number(b.failureRate.failing) - Number(a.failureRate.failing));
   return (

@@ -1,4 +1,4 @@
-import { paymentOutcome } from '../../../wallet/kit/payment-outcome.js';
+import { paymentOutcome } from '../../kit/payment-outcome.js';
 
 /** The answer of a page's state route (src/platform/events/wait-for-state.ts `LiveState`). */
 interface LiveState {

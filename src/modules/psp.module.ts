@@ -1,18 +1,18 @@
 import { pspResolvers } from '../../resolvers/psp.js';
 import type { DomainModule } from '../platform/module.js';
-import { Migration20261123161000PspPayments } from './migrations/Migration20261123161000PspPayments.js';
-import { Migration20261126140000PspBatchRunPerUnit } from './migrations/Migration20261126140000PspBatchRunPerUnit.js';
-import { makePaymentCallback } from './psp-make-payment.callback.js';
-import { timeOutPspPayments } from './psp-approval.service.js';
-import { pspLandingPages } from './psp-landing.page.js';
-import { PspAgreement, PspBatchRun, PspPayment, PspPaymentLog, PspSalesUnit, PspStatusUpdate } from './psp-payment.entity.js';
-import { pspPaymentEventTypes } from './psp-payment.events.js';
-import { pspPaymentRoutes } from './psp-payment.routes.js';
-import { findPspPaymentNode } from './psp-payment.queries.js';
-import { pspPaymentStateMachine } from './psp-payment.transitions.js';
-import { runNightlyBatch } from './psp-status-update.service.js';
-import { seedPspSalesUnits } from './psp.seed.js';
-import './psp.errors.js';
+import { Migration20261123161000PspPayments } from '../psp/migrations/Migration20261123161000PspPayments.js';
+import { Migration20261126140000PspBatchRunPerUnit } from '../psp/migrations/Migration20261126140000PspBatchRunPerUnit.js';
+import { makePaymentCallback } from '../psp/psp-make-payment.callback.js';
+import { timeOutPspPayments } from '../psp/psp-approval.service.js';
+import { pspLandingPages } from '../psp/psp-landing.page.js';
+import { PspAgreement, PspBatchRun, PspPayment, PspPaymentLog, PspSalesUnit, PspStatusUpdate } from '../psp/psp-payment.entity.js';
+import { pspPaymentEventTypes } from '../psp/psp-payment.events.js';
+import { pspPaymentRoutes } from '../psp/psp-payment.routes.js';
+import { findPspPaymentNode } from '../psp/psp-payment.queries.js';
+import { pspPaymentStateMachine } from '../psp/psp-payment.transitions.js';
+import { runNightlyBatch } from '../psp/psp-status-update.service.js';
+import { seedPspSalesUnits } from '../psp/psp.seed.js';
+import '../psp/psp.errors.js';
 
 /** PSP payments (FACTS §6): the card-network-token flow, its landing page, callbacks, nightly batch and timeout. */
 export const pspModule: DomainModule = {

@@ -1,11 +1,10 @@
 import { ApiClient } from '../platform/auth/api-client.entity.js';
 import { digest } from '../platform/auth/digest.js';
 import type { Em } from '../platform/db/orm.js';
-import { Merchant } from '../merchants/merchant.entity.js';
-import { Partner, PartnerSalesUnit } from '../merchants/partner.entity.js';
-import { Psp, PspMerchant } from '../merchants/psp.entity.js';
-import { SalesUnit } from '../merchants/sales-unit.entity.js';
-import { TestUser } from '../wallet/test-user.entity.js';
+import { Merchant } from './merchant.entity.js';
+import { Partner, PartnerSalesUnit } from './partner.entity.js';
+import { Psp, PspMerchant } from './psp.entity.js';
+import { SalesUnit } from './sales-unit.entity.js';
 
 /** Merchants of the test environment (TEST-ENVIRONMENT.md), with their sales units; documented in the README. */
 export const testMerchants = [
@@ -64,26 +63,10 @@ export const testPsp = {
 };
 
 /**
- * The simulated wallet users (TEST-ENVIRONMENT.md): who they are to the wallet. Their profiles (Kari and Ola
- * Nordmann) are the user-profiles domain's test data, under the same `sub`.
+ * The merchants, partner and PSP of the test environment, with their API clients. Idempotent: existing rows are left
+ * as they are, so a restart never resets what testers did.
  */
-export const testUsers = [
-  {
-    phoneNumber: '4791234567',
-    sub: 'c06c4afe-d9e1-4c5d-939a-177d752a0944',
-    // Has approved a payment in the app before, so force approve works for this user from the start.
-    approvedPaymentsCount: 1,
-  },
-  {
-    phoneNumber: '4798765432',
-    sub: '5b1f6a7e-3f0c-4d0e-8a52-3c3b8f0d9e21',
-    // Has never approved: force approve fails until this user approves once on the landing page.
-    approvedPaymentsCount: 0,
-  },
-];
-
-/** Idempotent: existing rows are left as they are, so a restart never resets what testers did. */
-export async function seedTestEnvironment(em: Em, now: Date): Promise<void> {
+export async function seedMerchants(em: Em, now: Date): Promise<void> {
   const ignore = { onConflictAction: 'ignore' } as const;
   await em.transactional(async (tx) => {
     for (const m of testMerchants) {
@@ -105,7 +88,6 @@ export async function seedTestEnvironment(em: Em, now: Date): Promise<void> {
     await tx.upsert(Psp, { id: psp.id, name: psp.name, createdAt: now }, ignore);
     for (const merchantId of psp.merchantIds) await tx.upsert(PspMerchant, { pspId: psp.id, merchantId, createdAt: now }, ignore);
     await tx.upsert(ApiClient, { ...credentials(psp), kind: 'psp', pspId: psp.id, createdAt: now }, ignore);
-    for (const user of testUsers) await tx.upsert(TestUser, user, ignore);
   });
 }
 

@@ -1,6 +1,6 @@
 import { dashboardResolvers } from '../../resolvers/dashboard.js';
 import type { DomainModule } from '../platform/module.js';
-import { pageRoutes } from './pages.routes.js';
+import { pageRoutes } from '../pages/pages.routes.js';
 
 /**
  * The pages people use in a browser: the operations dashboard, the GraphQL IDE (test environment) and the bundles

@@ -1,10 +1,10 @@
 import type { DomainModule } from '../platform/module.js';
 import type { EventTypeDefinition } from '../platform/events/event-types.js';
-import { Migration20261123161001PspSignup } from './migrations/Migration20261123161001PspSignup.js';
-import { SignupMerchant } from './signup-merchant.entity.js';
-import { signupRoutes } from './signup.routes.js';
-import { seedPspSignupMerchants } from './signup.seed.js';
-import './signup.errors.js';
+import { Migration20261123161001PspSignup } from '../psp-signup/migrations/Migration20261123161001PspSignup.js';
+import { SignupMerchant } from '../psp-signup/signup-merchant.entity.js';
+import { signupRoutes } from '../psp-signup/signup.routes.js';
+import { seedPspSignupMerchants } from '../psp-signup/signup.seed.js';
+import '../psp-signup/signup.errors.js';
 
 /** Signup merchants' changes go to the outbox (graph subscribers); no webhook event is defined for them. */
 const signupEventTypes: EventTypeDefinition = {

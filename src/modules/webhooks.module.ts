@@ -1,9 +1,9 @@
 import { webhookResolvers } from '../../resolvers/webhooks.js';
 import type { DomainModule } from '../platform/module.js';
-import { findWebhookDelivery } from './webhook-delivery.service.js';
-import { Webhook, WebhookDelivery, WebhookDeliveryAttempt } from './webhook.entity.js';
-import { webhookRoutes } from './webhook.routes.js';
-import './webhook.errors.js';
+import { findWebhookDelivery } from '../webhooks/webhook-delivery.service.js';
+import { Webhook, WebhookDelivery, WebhookDeliveryAttempt } from '../webhooks/webhook.entity.js';
+import { webhookRoutes } from '../webhooks/webhook.routes.js';
+import '../webhooks/webhook.errors.js';
 
 /** The Webhooks API: registrations, and their deliveries and attempts in the graph. */
 export const webhooksModule: DomainModule = {

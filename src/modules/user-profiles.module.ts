@@ -1,12 +1,12 @@
 import { userProfileResolvers } from '../../resolvers/user-profiles.js';
 import type { DomainModule } from '../platform/module.js';
-import { Migration20261123120000UserProfiles } from './migrations/Migration20261123120000UserProfiles.js';
-import { Migration20261126140000ConsentGivenThrough } from './migrations/Migration20261126140000ConsentGivenThrough.js';
-import { UserConsent } from './user-consent.entity.js';
-import { UserBankAccount, UserProfile } from './user-profile.entity.js';
-import { userProfileRoutes } from './user-profile.routes.js';
-import { seedUserProfiles } from './user-profile.seed.js';
-import './user-profile.errors.js';
+import { Migration20261123120000UserProfiles } from '../user-profiles/migrations/Migration20261123120000UserProfiles.js';
+import { Migration20261126140000ConsentGivenThrough } from '../user-profiles/migrations/Migration20261126140000ConsentGivenThrough.js';
+import { UserConsent } from '../user-profiles/user-consent.entity.js';
+import { UserBankAccount, UserProfile } from '../user-profiles/user-profile.entity.js';
+import { userProfileRoutes } from '../user-profiles/user-profile.routes.js';
+import { seedUserProfiles } from '../user-profiles/user-profile.seed.js';
+import '../user-profiles/user-profile.errors.js';
 
 /** User profiles: the wallet users' profiles, the consents that share them, and the userinfo API that reads them. */
 export const userProfilesModule: DomainModule = {

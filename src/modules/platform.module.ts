@@ -1,22 +1,22 @@
 import { DateTime, MinorUnits } from '../../resolvers/scalars.js';
 import { nodeResolvers } from '../../resolvers/node.js';
-import { ApiClient } from './auth/api-client.entity.js';
-import { accessTokenRoutes } from './auth/access-token.routes.js';
-import { Migration20261122000001Foundation } from './db/migrations/Migration20261122000001Foundation.js';
-import { Migration20261122000002Webhooks } from './db/migrations/Migration20261122000002Webhooks.js';
-import { Migration20261122000003PaymentEventNotify } from './db/migrations/Migration20261122000003PaymentEventNotify.js';
-import { Migration20261123000004WebhookAttemptAtClaim } from './db/migrations/Migration20261123000004WebhookAttemptAtClaim.js';
-import { Migration20261123000005DomainEventStream } from './db/migrations/Migration20261123000005DomainEventStream.js';
-import { Migration20261123000006OutboundCallbacks } from './db/migrations/Migration20261123000006OutboundCallbacks.js';
-import { OutboundCallback, OutboundCallbackAttempt } from './delivery/outbound-callback.entity.js';
-import { DomainEvent } from './events/domain-event.entity.js';
-import { Migration20261126100200TraceParent } from './db/migrations/Migration20261126100200TraceParent.js';
-import { Migration20261123000007Principals } from './db/migrations/Migration20261123000007Principals.js';
-import { Migration20261126000008IdempotencyTarget } from './db/migrations/Migration20261126000008IdempotencyTarget.js';
-import { Migration20261126000008TestClocks } from './db/migrations/Migration20261126000008TestClocks.js';
-import { IdempotencyRecord } from './idempotency/idempotency-record.entity.js';
-import type { DomainModule } from './module.js';
-import './errors/platform.errors.js';
+import { ApiClient } from '../platform/auth/api-client.entity.js';
+import { accessTokenRoutes } from '../platform/auth/access-token.routes.js';
+import { Migration20261122000001Foundation } from '../platform/db/migrations/Migration20261122000001Foundation.js';
+import { Migration20261122000002Webhooks } from '../platform/db/migrations/Migration20261122000002Webhooks.js';
+import { Migration20261122000003PaymentEventNotify } from '../platform/db/migrations/Migration20261122000003PaymentEventNotify.js';
+import { Migration20261123000004WebhookAttemptAtClaim } from '../platform/db/migrations/Migration20261123000004WebhookAttemptAtClaim.js';
+import { Migration20261123000005DomainEventStream } from '../platform/db/migrations/Migration20261123000005DomainEventStream.js';
+import { Migration20261123000006OutboundCallbacks } from '../platform/db/migrations/Migration20261123000006OutboundCallbacks.js';
+import { OutboundCallback, OutboundCallbackAttempt } from '../platform/delivery/outbound-callback.entity.js';
+import { DomainEvent } from '../platform/events/domain-event.entity.js';
+import { Migration20261126100200TraceParent } from '../platform/db/migrations/Migration20261126100200TraceParent.js';
+import { Migration20261123000007Principals } from '../platform/db/migrations/Migration20261123000007Principals.js';
+import { Migration20261126000008IdempotencyTarget } from '../platform/db/migrations/Migration20261126000008IdempotencyTarget.js';
+import { Migration20261126000008TestClocks } from '../platform/db/migrations/Migration20261126000008TestClocks.js';
+import { IdempotencyRecord } from '../platform/idempotency/idempotency-record.entity.js';
+import type { DomainModule } from '../platform/module.js';
+import '../platform/errors/platform.errors.js';
 
 /**
  * What every domain stands on: API clients and access tokens, idempotency records, the outbox every domain's events

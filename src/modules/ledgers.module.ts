@@ -1,14 +1,14 @@
 import { ledgerResolvers } from '../../resolvers/ledgers.js';
 import type { DomainModule } from '../platform/module.js';
-import { Migration20261123161300Ledgers } from './migrations/Migration20261123161300Ledgers.js';
-import { closeLedgerDates } from './ledger-payout.job.js';
-import { Ledger, LedgerSalesUnit, LedgerTransaction } from './ledger.entity.js';
-import { ledgerProjector } from './ledger.projector.js';
-import { readLedgerTransaction, readLedgers } from './ledger.queries.js';
-import { ledgerCallerOf } from './ledger-access.js';
-import { ledgerRoutes } from './ledger.routes.js';
-import { seedLedgers } from './ledger.seed.js';
-import './ledger.errors.js';
+import { Migration20261123161300Ledgers } from '../ledgers/migrations/Migration20261123161300Ledgers.js';
+import { closeLedgerDates } from '../ledgers/ledger-payout.job.js';
+import { Ledger, LedgerSalesUnit, LedgerTransaction } from '../ledgers/ledger.entity.js';
+import { ledgerProjector } from '../ledgers/ledger.projector.js';
+import { readLedgerTransaction, readLedgers } from '../ledgers/ledger.queries.js';
+import { ledgerCallerOf } from '../ledgers/ledger-access.js';
+import { ledgerRoutes } from '../ledgers/ledger.routes.js';
+import { seedLedgers } from '../ledgers/ledger.seed.js';
+import '../ledgers/ledger.errors.js';
 
 /**
  * Settlement ledgers: what the money flow produces (captures and refunds projected from payments' events in their

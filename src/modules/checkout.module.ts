@@ -1,14 +1,14 @@
 import { checkoutResolvers } from '../../resolvers/checkout.js';
 import type { DomainModule } from '../platform/module.js';
-import { CheckoutSession } from './checkout-session.entity.js';
-import { expireDueSessions, settleSessionsFromPayments } from './checkout-session-expiry.job.js';
-import { findSessionNode } from './checkout-session.service.js';
-import { checkoutCallbackKind } from './checkout-session.recorder.js';
-import { checkoutSessionStateMachine } from './checkout-session.transitions.js';
-import { checkoutPages } from './checkout.pages.js';
-import { checkoutRoutes } from './checkout.routes.js';
-import { Migration20261123161100CheckoutSessions } from './migrations/Migration20261123161100CheckoutSessions.js';
-import './checkout.errors.js';
+import { CheckoutSession } from '../checkout/checkout-session.entity.js';
+import { expireDueSessions, settleSessionsFromPayments } from '../checkout/checkout-session-expiry.job.js';
+import { findSessionNode } from '../checkout/checkout-session.service.js';
+import { checkoutCallbackKind } from '../checkout/checkout-session.recorder.js';
+import { checkoutSessionStateMachine } from '../checkout/checkout-session.transitions.js';
+import { checkoutPages } from '../checkout/checkout.pages.js';
+import { checkoutRoutes } from '../checkout/checkout.routes.js';
+import { Migration20261123161100CheckoutSessions } from '../checkout/migrations/Migration20261123161100CheckoutSessions.js';
+import '../checkout/checkout.errors.js';
 
 /** Checkout sessions (FACTS §8): a layer over ePayment with its own page, callbacks and dynamic shipping. */
 export const checkoutModule: DomainModule = {

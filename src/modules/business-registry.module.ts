@@ -1,9 +1,9 @@
 import type { DomainModule } from '../platform/module.js';
-import { seedBusinessRegistry } from './business-registry.seed.js';
-import { Migration20261123100000BusinessRegistry } from './migrations/Migration20261123100000BusinessRegistry.js';
-import { Migration20261126100100RegistryImport } from './migrations/Migration20261126100100RegistryImport.js';
-import { RegistryEntry } from './registry-entry.entity.js';
-import './business-registry.errors.js';
+import { seedBusinessRegistry } from '../business-registry/business-registry.seed.js';
+import { Migration20261123100000BusinessRegistry } from '../business-registry/migrations/Migration20261123100000BusinessRegistry.js';
+import { Migration20261126100100RegistryImport } from '../business-registry/migrations/Migration20261126100100RegistryImport.js';
+import { RegistryEntry } from '../business-registry/registry-entry.entity.js';
+import '../business-registry/business-registry.errors.js';
 
 /** The business registry: which organisations exist, and whether they may become merchants. */
 export const businessRegistryModule: DomainModule = {

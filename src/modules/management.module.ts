@@ -1,19 +1,19 @@
 import { managementResolvers } from '../../resolvers/management.js';
 import type { DomainModule } from '../platform/module.js';
-import { findVisibleSalesUnit } from './management.graph.js';
-import { findPartnerProductOrder } from './product-order.service.js';
-import { apiQualityCounter, flushApiQuality } from './api-quality.counter.js';
-import { Migration20261123161201Management } from './migrations/Migration20261123161201Management.js';
-import { partnerApiRoutes } from './partner-api.routes.js';
-import { prefillPages } from './prefill.page.js';
-import { contractPages } from './contract.page.js';
-import { PricePackage } from './price-package.entity.js';
-import { ProductOrder } from './product-order.entity.js';
-import { productOrderEventTypes } from './product-order.events.js';
-import { productOrderMachine } from './product-order.transitions.js';
-import { managementRoutes } from './management.routes.js';
-import { seedManagement } from './management.seed.js';
-import './management.errors.js';
+import { findVisibleSalesUnit } from '../management/management.graph.js';
+import { findPartnerProductOrder } from '../management/product-order.service.js';
+import { apiQualityCounter, flushApiQuality } from '../management/api-quality.counter.js';
+import { Migration20261123161201Management } from '../management/migrations/Migration20261123161201Management.js';
+import { partnerApiRoutes } from '../management/partner-api.routes.js';
+import { prefillPages } from '../management/prefill.page.js';
+import { contractPages } from '../management/contract.page.js';
+import { PricePackage } from '../management/price-package.entity.js';
+import { ProductOrder } from '../management/product-order.entity.js';
+import { productOrderEventTypes } from '../management/product-order.events.js';
+import { productOrderMachine } from '../management/product-order.transitions.js';
+import { managementRoutes } from '../management/management.routes.js';
+import { seedManagement } from '../management/management.seed.js';
+import '../management/management.errors.js';
 
 /**
  * Merchant and partner management (spec 3): the management API, the deprecated partner API, product orders and

@@ -1,0 +1,8 @@
+/**
+ * The graph's types whose resolvers get one of this domain's values as their parent, for graphql-codegen (codegen.ts
+ * collects every `src/<folder>/<folder>.mappers.ts`): type name -> `file#Type`, the file relative to this folder.
+ */
+export const graphMappers: Record<string, string> = {
+  CheckoutSession: './checkout-session.entity.js#CheckoutSession as CheckoutSessionRow',
+  CheckoutSessionNotification: '../platform/events/outbox-event.js#OutboxEvent',
+};

@@ -1,0 +1,9 @@
+/**
+ * The graph's types whose resolvers get one of this domain's values as their parent, for graphql-codegen (codegen.ts
+ * collects every `src/<folder>/<folder>.mappers.ts`): type name -> `file#Type`, the file relative to this folder.
+ */
+export const graphMappers: Record<string, string> = {
+  PspPayment: './psp-payment.entity.js#PspPayment as PspPaymentRow',
+  PspTransactionLogEntry: './psp-payment.entity.js#PspPaymentLog as PspPaymentLogRow',
+  PspPaymentChange: './psp-payment.queries.js#PspPaymentChangeSource',
+};
