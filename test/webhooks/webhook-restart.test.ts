@@ -5,6 +5,7 @@ import { INTERRUPTED_ATTEMPT_ERROR } from '../../src/platform/delivery/webhook-d
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
 import { namesFor, WebhookReceiver } from '../support/webhook-receiver.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 // The built service as a real process, killed without warning: only a server database outlives it.
 const describeOnPostgres = onPostgres ? describe : describe.skip;
@@ -73,7 +74,7 @@ describeOnPostgres('a killed instance', () => {
   }
 
   /** Polls until `sql` counts `expected` rows (a bounded wait, failing with what it last saw). */
-  async function waitForCount(db: pg.Client, sql: string, expected: number, timeoutMs = 10_000): Promise<void> {
+  async function waitForCount(db: pg.Client, sql: string, expected: number, timeoutMs = CONDITION_DEADLINE_MS): Promise<void> {
     for (const deadline = Date.now() + timeoutMs; ;) {
       const n = await count(db, sql);
       if (n === expected) return;
