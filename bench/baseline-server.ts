@@ -6,6 +6,7 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import pg from 'pg';
+import { minimalCreate } from './minimal-create.js';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 20 });
 const MSN = '123456';
@@ -239,6 +240,8 @@ const server = createServer((req, res) => {
   const get = /^\/epayment\/v1\/payments\/([^/]+)$/.exec(url.pathname);
   let work: Promise<unknown>;
   if (req.method === 'POST' && url.pathname === '/epayment/v1/payments') work = createPayment(req).then((r) => [201, r]);
+  else if (req.method === 'POST' && url.pathname === '/minimal/payments')
+    work = body(req).then((input) => minimalCreate(pool, { clientId: CLIENT, msn: MSN }, input, String(req.headers['idempotency-key'])));
   else if (req.method === 'POST' && capture) work = capturePayment(req, capture[1]!).then((r) => [200, r]);
   else if (req.method === 'GET' && get) work = getPayment(get[1]!).then((r) => [200, r]);
   else if (req.method === 'POST' && url.pathname === '/page') work = paymentPage(50).then((r) => [200, r]);

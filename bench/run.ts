@@ -88,9 +88,10 @@ async function main(): Promise<void> {
     };
 
     // issue 20: the hostile document, alone on a quiet instance (`BENCH_ONLY=fragment-fan-out` runs this row only).
-    const fragmentFanOut = await runFragmentFanOut(paygraph.baseUrl, headers, { durationMs: DURATION_MS });
-    process.stderr.write(`${renderFragmentFanOut(fragmentFanOut)}\n`);
-    if (process.env.BENCH_ONLY === 'fragment-fan-out') {
+    const throughputOnly = process.env.BENCH_ONLY === 'throughput';
+    const fragmentFanOut = throughputOnly ? undefined : await runFragmentFanOut(paygraph.baseUrl, headers, { durationMs: DURATION_MS });
+    if (fragmentFanOut) process.stderr.write(`${renderFragmentFanOut(fragmentFanOut)}\n`);
+    if (fragmentFanOut && process.env.BENCH_ONLY === 'fragment-fan-out') {
       process.stdout.write(`${renderFragmentFanOut(fragmentFanOut)}\n`);
       return;
     }
@@ -160,49 +161,45 @@ async function main(): Promise<void> {
       '{ payments(first: 50) { edges { node { reference state aggregate { capturedAmount { value } } events { edges { node { name amount { value } timestamp } } } } } } }';
 
     const results: { operation: string; face: string; result: LoadResult }[] = [];
-    const measure = async (operation: string, face: string, work: Promise<LoadResult>) => {
-      const result = await work;
+    // `BENCH_ROWS=get,capture` measures only the operations named (by their first word), to iterate on a few rows.
+    const rows = process.env.BENCH_ROWS?.split(',').map((name) => name.trim());
+    const measure = async (operation: string, face: string, work: () => Promise<LoadResult>) => {
+      if (rows && !rows.includes(operation.split(' ')[0]!)) return;
+      const result = await work();
       results.push({ operation, face, result });
       process.stderr.write(
         `${operation} ${face}: ${result.perSecond.toFixed(0)}/s p50 ${result.p50Ms.toFixed(1)} ms p99 ${result.p99Ms.toFixed(1)} ms, ${result.failures} failures\n`,
       );
     };
 
-    await measure('create payment', 'baseline', run(baseline.baseUrl, 201, createRest));
-    await measure('create payment', 'REST', run(paygraph.baseUrl, 201, createRest));
-    await measure(
-      'create payment',
-      'GraphQL',
+    await measure('create payment', 'baseline', () => run(baseline.baseUrl, 201, createRest));
+    await measure('create payment', 'REST', () => run(paygraph.baseUrl, 201, createRest));
+    await measure('create payment', 'GraphQL', () =>
       runGraph(() => graph(CREATE, { input: { ...paymentBody(newRef()), paymentMethod: 'WALLET', idempotencyKey: randomUUID() } })),
     );
-    await measure('capture', 'baseline', run(baseline.baseUrl, 200, captureRest));
-    await measure('capture', 'REST', run(paygraph.baseUrl, 200, captureRest));
-    await measure(
-      'capture',
-      'GraphQL',
+    // The floor: create in one statement (bench/minimal-create.ts), against Paygraph's statement count per create.
+    await measure('create payment', 'minimal', () => run(baseline.baseUrl, 201, () => ({ ...createRest(), path: '/minimal/payments' })));
+    await measure('capture', 'baseline', () => run(baseline.baseUrl, 200, captureRest));
+    await measure('capture', 'REST', () => run(paygraph.baseUrl, 200, captureRest));
+    await measure('capture', 'GraphQL', () =>
       runGraph((i) =>
         graph(CAPTURE, {
           input: { reference: capturable[i % capturable.length], amount: { currency: 'NOK', value: 1 }, idempotencyKey: randomUUID() },
         }),
       ),
     );
-    await measure('get payment', 'baseline', run(baseline.baseUrl, 200, getRest));
-    await measure('get payment', 'REST', run(paygraph.baseUrl, 200, getRest));
-    await measure(
-      'get payment',
-      'GraphQL',
-      runGraph((i) => graph(GET, { r: capturable[i % capturable.length] })),
-    );
-    await measure(
-      'page of 50 payments with events',
-      'baseline',
+    await measure('get payment', 'baseline', () => run(baseline.baseUrl, 200, getRest));
+    await measure('get payment', 'REST', () => run(paygraph.baseUrl, 200, getRest));
+    await measure('get payment', 'GraphQL', () => runGraph((i) => graph(GET, { r: capturable[i % capturable.length] })));
+    await measure('page of 50 payments with events', 'baseline', () =>
       run(baseline.baseUrl, 200, () => ({ method: 'POST', path: '/page', headers, body: '{}' })),
     );
-    await measure(
-      'page of 50 payments with events',
-      'GraphQL',
-      runGraph(() => graph(PAGE, {})),
-    );
+    await measure('page of 50 payments with events', 'GraphQL', () => runGraph(() => graph(PAGE, {})));
+
+    if (throughputOnly) {
+      process.stdout.write(`${renderTable(results)}\n`);
+      return;
+    }
 
     // issue 9: the dashboard's payment page with each payment's order (category, image, receipt: one batch). It has
     // no baseline of its own, so it is reported beside the QR images rather than in the table.
@@ -251,7 +248,7 @@ async function main(): Promise<void> {
       `### QR images and orders (issue 9)\n\n${renderQrImages(qrImages)}\n\n${ordersPageRow}`,
       renderWebhookLatency(webhookLatency),
       renderFanOut(fanOut),
-      renderFragmentFanOut(fragmentFanOut),
+      renderFragmentFanOut(fragmentFanOut!),
       renderLedgerRead(ledgerRead),
     ].join('\n\n');
     process.stdout.write(`${report}\n`);

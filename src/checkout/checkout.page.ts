@@ -1,5 +1,5 @@
-import type { PageAssets } from '../pages/assets.js';
-import { escapeHtml } from '../pages/html.js';
+import type { PageAssets } from '../pages/kit/assets.js';
+import { escapeHtml } from '../pages/kit/html.js';
 import { formatAmount } from '../pages/kit/money-format.js';
 import { liveStatePage } from '../pages/kit/live-state.route.js';
 import { outcomeHeading, paymentSummary, walletDocument, walletMessage } from '../pages/kit/wallet-document.js';
@@ -16,7 +16,7 @@ export interface PageNotice {
 /**
  * The checkout page a buyer opens at `checkoutFrontendUrl`: the order, contact and address (prefilled from
  * `prefillCustomer`), the shipping options, the terms, the custom consent, and pay (as a test user) or cancel.
- * Server-rendered forms, so it works without any script; built from the wallet kit's layout and styles.
+ * Server-rendered forms, so it works without any script; built from the page kit's layout and styles.
  */
 export function checkoutPageHtml(
   assets: PageAssets,

@@ -1,7 +1,7 @@
 import type { Services } from '../platform/context.js';
 import type { PageRoute } from '../platform/rest/page-route.js';
-import { escapeHtml } from '../pages/html.js';
-import { pageSecurityHeaders } from '../pages/security-headers.js';
+import { escapeHtml } from '../pages/kit/html.js';
+import { pageSecurityHeaders } from '../pages/kit/security-headers.js';
 import { CONTRACT_LINK_PATH, openContractLink } from './contract-link.js';
 import { contractPdf } from './contract-pdf.js';
 

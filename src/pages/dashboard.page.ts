@@ -1,6 +1,6 @@
 import type { Config } from '../config.js';
-import type { PageAssets } from './assets.js';
-import { renderPage } from './page-shell.js';
+import type { PageAssets } from './kit/assets.js';
+import { renderPage } from './kit/page-shell.js';
 import { prefilledCredentials } from './test-credentials.js';
 
 /** Everything the dashboard shows comes from the graph; the page itself carries only the sign-in defaults. */

@@ -1,10 +1,10 @@
 import type { Config } from '../config.js';
 import type { PageRoute } from '../platform/rest/page-route.js';
 import type { RestInterface } from '../platform/rest/rest-interface.js';
-import { pageAssets, type PageAssets } from './assets.js';
-import { escapeHtml } from './html.js';
-import { renderPage } from './page-shell.js';
-import { pageSecurityHeaders } from './security-headers.js';
+import { pageAssets, type PageAssets } from './kit/assets.js';
+import { escapeHtml } from './kit/html.js';
+import { renderPage } from './kit/page-shell.js';
+import { pageSecurityHeaders } from './kit/security-headers.js';
 
 /** What a person opening the service's address finds: where the dashboard, the IDE and the API documents are. */
 export function frontPage(assets: PageAssets, config: Pick<Config, 'env'>, interfaces: readonly RestInterface[]): string {

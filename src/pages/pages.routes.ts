@@ -2,10 +2,10 @@ import type { Services } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { HttpRequest, HttpResponse } from '../platform/rest/http-types.js';
 import type { PageRoute } from '../platform/rest/page-route.js';
-import { ASSET_PREFIX, pageAssets, type PageAssets } from './assets.js';
+import { ASSET_PREFIX, pageAssets, type PageAssets } from './kit/assets.js';
 import { dashboardPage } from './dashboard.page.js';
 import { idePage } from './ide.page.js';
-import { pageSecurityHeaders } from './security-headers.js';
+import { pageSecurityHeaders } from './kit/security-headers.js';
 
 /** The operations dashboard and the bundles every page loads. */
 export function pageRoutes(services: Services, assets: PageAssets = pageAssets): PageRoute[] {

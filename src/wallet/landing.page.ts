@@ -1,5 +1,5 @@
-import type { PageAssets } from '../pages/assets.js';
-import { escapeHtml } from '../pages/html.js';
+import type { PageAssets } from '../pages/kit/assets.js';
+import { escapeHtml } from '../pages/kit/html.js';
 import type { IssuedUserToken } from '../user-profiles/user-token.js';
 import { approvalForms } from '../pages/kit/approval-forms.js';
 import { sharedScopes } from '../pages/kit/consent-scopes.js';

@@ -35,6 +35,15 @@ describe('signJwt / verifyJwt', () => {
     expect(verifyJwt(signJwt(claims(), SECRET), SECRET, NOW)).toEqual({ ok: true, claims: claims() });
   });
 
+  test('a token accepted once is still checked for its times, and for the secret, on every use', () => {
+    const token = signJwt(claims(), SECRET);
+    expect(reasonOf(token)).toBeUndefined();
+    expect(reasonOf(token, NOW + 3600)).toBe('The access token has expired');
+    expect(reasonOf(token, NOW - 1)).toBe('The access token is not valid yet');
+    expect(reasonOf(token, NOW, 'another-secret-of-at-least-32-characters')).toBe('The access token signature is invalid');
+    expect(reasonOf(token)).toBeUndefined();
+  });
+
   test('the token is an HS256 JWT of three base64url parts, signed over header.payload', () => {
     const token = signJwt(claims(), SECRET);
     const [header, payload, signature] = token.split('.') as [string, string, string];

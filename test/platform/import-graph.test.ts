@@ -45,9 +45,9 @@ const name = (file: string) => relative(root, file);
  * The floors of the service, bottom up. A file imports only its own floor and the floors below it:
  * - the base: the platform, and the configuration and logger it reads;
  * - the domains' services, entities and rules, one folder per floor in this order, each naming only the folders
- *   below it (the order is the one their imports already had: the wallet simulates the user who approves
- *   payments, so it stands above payments; checkout, PSP and QR approve as the wallet's test users, so they stand
- *   above the wallet);
+ *   below it (the order is the one their imports already had: the page kit stands below every domain with pages;
+ *   the wallet simulates the user who approves payments, so it stands above payments; checkout, PSP and QR approve
+ *   as the wallet's test users, so they stand above the wallet);
  * - the faces: REST routes, pages and resolvers, which call any domain's services and which no service calls;
  * - the composition: the module manifests (`src/modules/`), their list and the app built from them.
  */

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../html.js';
+import { escapeHtml } from './html.js';
 import { consentScopes } from './consent-scopes.js';
 
 export interface ApprovalForms {

@@ -1,4 +1,4 @@
-import { escapeHtml } from '../html.js';
+import { escapeHtml } from './html.js';
 
 /** What each profile scope word shares, in the words a wallet user reads. */
 const SCOPE_LABELS: Record<string, string> = {

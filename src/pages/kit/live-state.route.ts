@@ -2,7 +2,7 @@ import type { Services } from '../../platform/context.js';
 import { AppError } from '../../platform/errors/app-error.js';
 import { liveKey, waitForStateChange, type LiveReading, type LiveState } from '../../platform/events/wait-for-state.js';
 import type { PageRoute } from '../../platform/rest/page-route.js';
-import type { PageAssets } from '../assets.js';
+import type { PageAssets } from './assets.js';
 import { ownPagePost } from './same-origin.js';
 import { walletRefusal } from './wallet-document.js';
 

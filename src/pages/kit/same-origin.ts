@@ -1,6 +1,6 @@
 import type { HttpRequest, HttpResponse } from '../../platform/rest/http-types.js';
 import type { PageRoute } from '../../platform/rest/page-route.js';
-import { pageSecurityHeaders } from '../security-headers.js';
+import { pageSecurityHeaders } from './security-headers.js';
 
 /**
  * Whether a form POST may come from where it came from: a browser names the page that sent it (`Origin`, and

@@ -1,6 +1,6 @@
-import type { PageAssets } from '../assets.js';
-import { escapeHtml } from '../html.js';
-import { renderPage } from '../page-shell.js';
+import type { PageAssets } from './assets.js';
+import { escapeHtml } from './html.js';
+import { renderPage } from './page-shell.js';
 import { formatAmount } from './money-format.js';
 import { paymentOutcome } from './payment-outcome.js';
 

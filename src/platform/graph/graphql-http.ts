@@ -1,5 +1,5 @@
 import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import { GraphQLError, specifiedRules, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
 import { GRAPH_API_AUTH, GRAPH_API_HEADERS } from '../auth/merchant-api.js';
@@ -10,16 +10,31 @@ import { jsonBody } from '../rest/body.js';
 import { requestHeaders } from '../rest/headers.js';
 import type { HttpRequest, HttpResponse } from '../rest/http-types.js';
 import { logError } from '../../log.js';
+import { DirectExecution, type ErrorFormatter } from './direct-execution.js';
 import type { GraphQLContext } from './graphql-context.js';
 import { controlCharacterError } from './input-text.js';
+import { operationNameOf } from './operation-name.js';
+import { PreparedDocuments } from './prepared-documents.js';
 import { forbiddenFieldsError, refusedRootFields } from './principal-fields.js';
 import { rateLimitedByCost } from './rate-limited.js';
 import { documentTooLarge, parseLimits, queryLimitRules } from './query-limits.js';
 import { schemaDisclosure } from './schema.js';
 
+/**
+ * Requests the direct path serves without Apollo's pipeline (direct-execution.ts), by the Apollo server whose
+ * schema, rules and error format it shares.
+ */
+const directExecutions = new WeakMap<ApolloServer<GraphQLContext>, DirectExecution>();
+
 /** The WebSocket face serves the same executable schema. */
 export async function createGraphQLServer(services: Services, schema: GraphQLSchema): Promise<ApolloServer<GraphQLContext>> {
   const disclosure = schemaDisclosure(services.config.env === 'production');
+  const validationRules = [
+    ...queryLimitRules(services.config.graphqlLimits, { introspectionAllowed: !disclosure.refusesIntrospection }),
+    ...disclosure.rules,
+  ];
+  const parseOptions = parseLimits(services.config.graphqlLimits);
+  const formatError: ErrorFormatter = (formatted, error) => disclosure.formatError(scrubInternal(formatted, error));
   const apollo = new ApolloServer<GraphQLContext>({
     schema,
     // Introspection and suggestions are governed by `schemaDisclosure`, the rule graphql-ws applies too, rather
@@ -28,12 +43,9 @@ export async function createGraphQLServer(services: Services, schema: GraphQLSch
     hideSchemaDetailsFromClientErrors: false,
     includeStacktraceInErrorResponses: false,
     csrfPrevention: true,
-    parseOptions: parseLimits(services.config.graphqlLimits),
-    validationRules: [
-      ...queryLimitRules(services.config.graphqlLimits, { introspectionAllowed: !disclosure.refusesIntrospection }),
-      ...disclosure.rules,
-    ],
-    formatError: (formatted, error) => disclosure.formatError(scrubInternal(formatted, error)),
+    parseOptions,
+    validationRules,
+    formatError,
     // Apollo pretty-prints every answer by default; programs read these, and the indentation only adds bytes to
     // serialize, send and parse.
     stringifyResult: (result) => JSON.stringify(result),
@@ -47,6 +59,9 @@ export async function createGraphQLServer(services: Services, schema: GraphQLSch
       rateLimitedByCost,
     ],
   });
+  // Validated as Apollo validates: graphql-js's rules, then ours.
+  const documents = new PreparedDocuments(schema, [...specifiedRules, ...validationRules], parseOptions);
+  directExecutions.set(apollo, new DirectExecution(schema, documents, formatError));
   await apollo.start();
   return apollo;
 }
@@ -121,7 +136,7 @@ export async function handleGraphQLRequest(
       body: { errors: [{ message: error.message, extensions: { code, traceId: request.traceId, details: error.details } }] },
     };
   }
-  const body = request.method === 'POST' ? jsonBody(request) : undefined;
+  const body = request.method === 'POST' ? jsonBody(request, { numberTexts: false }) : undefined;
   const query = request.method === 'POST' ? (body as { query?: unknown } | undefined)?.query : request.query.get('query');
   const tooLarge = documentTooLarge(query, services.config.graphqlLimits);
   if (tooLarge) {
@@ -131,6 +146,9 @@ export async function handleGraphQLRequest(
       body: { errors: [{ message: tooLarge.message, extensions: { code: tooLarge.extensions.code, traceId: request.traceId } }] },
     };
   }
+  if (request.method === 'POST') request.graphOperation = operationNameOf(body);
+  const direct = await directExecutions.get(apollo)?.run(context, request, body);
+  if (direct) return direct;
   const headers = new HeaderMap();
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);

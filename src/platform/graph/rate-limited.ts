@@ -39,12 +39,9 @@ export function rateLimitedError(state: RateLimitState, overHttp: boolean): Grap
 export const rateLimitedByCost: ApolloServerPlugin<GraphQLContext> = {
   requestDidStart: async ({ contextValue }) => ({
     didResolveOperation: async ({ document, operationName, response }) => {
-      const verdict = await chargeOperation(
-        contextValue.services,
-        contextValue.request.principal.clientId,
-        document,
-        operationName ?? undefined,
-      );
+      const verdict =
+        contextValue.charged ??
+        (await chargeOperation(contextValue.services, contextValue.request.principal.clientId, document, operationName ?? undefined));
       for (const [name, value] of Object.entries(rateLimitFields(verdict.state))) response.http.headers.set(name, value);
       if (!verdict.allowed) throw rateLimitedError(verdict.state, true);
     },

@@ -15,9 +15,10 @@ import type { HttpRequest, HttpResponse } from '../rest/http-types.js';
 import type { RequestObserver } from '../rest/request-observer.js';
 import { epaymentProblem } from '../rest/error-formats/epayment-problem.js';
 import { asAppError } from '../rest/error-formats/error-format.js';
-import type { Router } from '../rest/router.js';
+import { Router, type RouteMatch } from '../rest/router.js';
 import { logError, logRequest } from '../../log.js';
 import { wantsGraphQLIde } from '../graph/graphql-ide-request.js';
+import { operationNameOf } from '../graph/operation-name.js';
 import { Readiness } from './readiness.js';
 
 /**
@@ -105,7 +106,11 @@ async function handle(
   const started = performance.now();
   const url = new URL(req.url ?? '/', 'http://localhost');
   const gone = new AbortController();
-  res.once('close', () => gone.abort());
+  // Only a request left unanswered is aborted: each abort builds a DOMException with its stack, which the profile
+  // showed on every request when it also fired for the close that follows every answer.
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
   const request: HttpRequest = {
     method: req.method ?? 'GET',
     path: url.pathname,
@@ -121,8 +126,10 @@ async function handle(
   let response: HttpResponse;
   let failure: unknown;
   try {
-    request.rawBody = await readBody(req, router.bodyLimitFor(request, MAX_BODY_BYTES));
-    response = await route(services, router, apollo, readiness, request, limitedRoutes);
+    // The route is matched once, here: its body limit, then its run. The graph has no route to look for.
+    const match = isGraphRequest(request) ? undefined : router.match(request);
+    request.rawBody = await readBody(req, Router.bodyLimitOf(match, MAX_BODY_BYTES));
+    response = await route(services, router, apollo, readiness, request, match, limitedRoutes);
   } catch (error) {
     if (error instanceof ClientClosedRequest) {
       // Nobody is left to answer; logged as nginx does (499, client closed request), observed by nobody.
@@ -159,12 +166,13 @@ async function route(
   apollo: ApolloServer<GraphQLContext>,
   readiness: Readiness,
   request: HttpRequest,
+  match: RouteMatch | undefined,
   limitedRoutes: ReadonlyMap<string, RateLimitedRoute>,
 ): Promise<HttpResponse> {
   // Alive: the process answers. Ready: it should be sent traffic (database reachable, migrations done, not draining).
   if (request.path === '/healthz') return { status: 200, body: { status: 'ok' } };
   if (request.path === '/readyz') return readiness.probe();
-  if (request.path === '/graphql' && !wantsGraphQLIde(request)) {
+  if (isGraphRequest(request)) {
     request.routePattern = '/graphql';
     const refused = await admitGraphRequest(services, request);
     if (refused) return graphRateLimited(request, refused.state);
@@ -174,7 +182,6 @@ async function route(
   // prefix, the ePayment problem.
   const errorFormat = router.errorFormatFor(request.path, epaymentProblem);
   try {
-    const match = router.match(request);
     if (!match) throw new AppError('NOT_FOUND', `No route for ${request.method} ${request.path}`);
     if ('allowed' in match) {
       const response = errorFormat.render(
@@ -203,6 +210,11 @@ async function route(
     if (!(error instanceof AppError)) logError('request failed', error, { traceId: request.traceId, path: request.path });
     return errorFormat.render(asAppError(error), request);
   }
+}
+
+/** POST /graphql and GET /graphql from a program (a browser asking for HTML is shown the IDE page). */
+function isGraphRequest(request: HttpRequest): boolean {
+  return request.path === '/graphql' && !wantsGraphQLIde(request);
 }
 
 function rateLimitMessage(state: RateLimitState): string {
@@ -265,17 +277,14 @@ function countRequest(services: Services, router: Router, request: HttpRequest, 
   // Unrouted paths share one series: a scanner's random paths must not each become one.
   const route = request.routePattern ?? (request.path === '/healthz' || request.path === '/readyz' ? request.path : 'unmatched');
   metrics.request({ interface: restInterface, route, method: request.method, status, seconds: (performance.now() - started) / 1000 });
-  if (graph && request.method === 'POST') metrics.graphqlOperation(operationName(request.rawBody), status);
+  if (graph && request.method === 'POST') metrics.graphqlOperation(operationName(request), status);
 }
 
-/** The operation's name as the client sent it (`operationName`, else the document's first named operation). */
-function operationName(body: Buffer): string {
+/** The operation's name: known once the graph read the body, else read from it here. */
+function operationName(request: HttpRequest): string {
+  if (request.graphOperation !== undefined) return request.graphOperation;
   try {
-    const parsed = JSON.parse(body.toString('utf8')) as { operationName?: unknown; query?: unknown };
-    if (typeof parsed.operationName === 'string' && parsed.operationName !== '') return parsed.operationName.slice(0, 100);
-    const named =
-      typeof parsed.query === 'string' ? /\b(?:query|mutation|subscription)\s+([_A-Za-z][_0-9A-Za-z]*)/.exec(parsed.query) : null;
-    return named?.[1]?.slice(0, 100) ?? 'anonymous';
+    return operationNameOf(JSON.parse(request.rawBody.toString('utf8')));
   } catch {
     return 'unparsed';
   }

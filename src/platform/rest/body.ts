@@ -48,11 +48,12 @@ function describeBytes(bytes: number): string {
  * empty body on POST, so an empty body is never an error here; the operation decides whether it needs one. Each
  * number's text is kept, for the request-shape layer to read a number where a string is declared as written.
  */
-export function jsonBody(request: HttpRequest): unknown {
+export function jsonBody(request: HttpRequest, options: { numberTexts?: boolean } = {}): unknown {
   const text = request.rawBody.toString('utf8').trim();
   if (text === '') return undefined;
   try {
-    return parseJson(text);
+    // The graph coerces its own numbers and never asks for their text: it skips the reviver's pass over each value.
+    return options.numberTexts === false ? (JSON.parse(text) as unknown) : parseJson(text);
   } catch {
     throw new AppError('MALFORMED_JSON', 'The request body is not valid JSON', [
       { name: 'body', reason: 'The request body is not valid JSON' },

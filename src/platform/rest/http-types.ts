@@ -19,6 +19,8 @@ export interface HttpRequest {
   authenticated?: boolean;
   /** The socket's peer: the client, or the load balancer in front of it (see `clientAddress`). */
   remoteAddress?: string;
+  /** A graph request's operation name as the client sent it, once its body was read (the metrics name it). */
+  graphOperation?: string;
   /** Aborted when the client goes away (or the server closes its connection) before the response is sent. */
   signal?: AbortSignal;
 }

@@ -70,9 +70,8 @@ export class Router {
     return this.interfaceFor(path)?.errorFormat ?? fallback;
   }
 
-  /** How large a body the route of this method and path reads: its own limit, else the default. */
-  bodyLimitFor(request: Pick<HttpRequest, 'method' | 'path'>, fallback: number): number {
-    const match = this.match(request);
+  /** How large a body the matched route reads: its own limit, else the default. */
+  static bodyLimitOf(match: RouteMatch | undefined, fallback: number): number {
     return match && 'route' in match && 'maxBodyBytes' in match.route && match.route.maxBodyBytes ? match.route.maxBodyBytes : fallback;
   }
 

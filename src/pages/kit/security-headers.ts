@@ -1,4 +1,4 @@
-import type { HttpRequest } from '../platform/rest/http-types.js';
+import type { HttpRequest } from '../../platform/rest/http-types.js';
 
 export interface PagePolicy {
   /** Extra sources of `connect-src` besides 'self' (the page's own WebSocket origin is added from the request). */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { HttpResponse } from '../platform/rest/http-types.js';
+import type { HttpResponse } from '../../platform/rest/http-types.js';
 import { projectRoot } from './project-root.js';
 
 /** One page's bundle, as scripts/build-pages.mjs names it in dist/pages/manifest.json. */
