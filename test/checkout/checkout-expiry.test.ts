@@ -32,7 +32,7 @@ describe('checkout session expiry', () => {
     await expireDueSessions(t.app.app.services);
     expect((await checkout().getSession(reference)).body.sessionState).toBe('SessionCreated');
     t.app.clock.advance(60_000);
-    await eventually(() => endpoints.at('/cb-expired').length === 1, 'the expiry callback', 10_000);
+    await eventually(() => endpoints.at('/cb-expired').length === 1, 'the expiry callback');
     const expired = await checkout().getSession(reference);
     expect(expired.body).toEqual({
       sessionId: expect.any(String),

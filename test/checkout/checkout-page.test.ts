@@ -88,7 +88,7 @@ describe('the checkout page and its payment', () => {
     const captured = await checkout().getSession(reference);
     expect(captured.body.paymentDetails.aggregate.capturedAmount).toEqual({ value: 2300, currency: 'NOK' });
 
-    await eventually(() => endpoints.at('/cb-success').length === 1, 'the checkout callback', 10_000);
+    await eventually(() => endpoints.at('/cb-success').length === 1, 'the checkout callback');
     const [callback] = endpoints.at('/cb-success');
     expect(callback!.headers.authorization).toBe('secret-cb-1');
     expect(callback!.body).toMatchObject({ reference, sessionState: 'PaymentSuccessful', paymentDetails: { state: 'AUTHORIZED' } });

@@ -145,7 +145,7 @@ describe('POST /checkout/v3/session/{reference}/expire', () => {
     expect(expired.status).toBe(200);
     expect(expired.body).toMatchObject({ reference, sessionState: 'SessionExpired' });
     expect((await checkout().getSession(reference)).body.sessionState).toBe('SessionExpired');
-    await eventually(() => endpoints.at('/cb-expire').length === 1, 'the checkout callback', 10_000);
+    await eventually(() => endpoints.at('/cb-expire').length === 1, 'the checkout callback');
     expect(endpoints.at('/cb-expire')[0]!.body).toMatchObject({ reference, sessionState: 'SessionExpired' });
 
     const again = await checkout().raw('POST', `/checkout/v3/session/${reference}/expire`, '[]', wooHeaders());

@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { seriousAxeViolations } from '../pages/support/axe.js';
 import { collectPageErrors, launchBrowser, screenshot } from '../pages/support/browser.js';
 import { mgmt, orderBody } from '../management/management-support.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 /**
  * The issue's end-to-end flow over real HTTP and a real browser: the partner pre-fills a product order, the merchant
@@ -44,7 +45,7 @@ test('pre-fill, submit on the page, a new unit takes a payment, and its API qual
 
   // 2. The merchant opens the link, reviews what the partner filled in, and submits.
   const context = await browser.newContext();
-  context.setDefaultTimeout(10_000);
+  context.setDefaultTimeout(CONDITION_DEADLINE_MS);
   page = await context.newPage();
   errors = collectPageErrors(page);
   const url = new URL(prefillUrl);
@@ -111,4 +112,4 @@ test('pre-fill, submit on the page, a new unit takes a payment, and its API qual
   );
   expect(graph.body.data.node.payments.edges).toEqual([{ node: { reference, state: 'AUTHORIZED' } }]);
   expect(graph.body.data.node.apiQuality.edges).toContainEqual({ node: { endpoint: 'POST /epayment/v1/payments', totalRequests: 1 } });
-}, 60_000);
+}, 120_000);

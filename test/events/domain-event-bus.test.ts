@@ -89,7 +89,7 @@ test('a read that fails is retried, so the events it was for still reach subscri
   expect((await merchant.createPayment({ reference })).status).toBe(201);
   const id = await newestEventId(reference);
   notifications.hear(id);
-  await eventually(() => received.length === 1, 'the event after the failed reads', 10_000);
+  await eventually(() => received.length === 1, 'the event after the failed reads');
   expect(failures).toBe(0);
   expect(received.map((event) => [event.id, event.payload.reference])).toEqual([[id, reference]]);
 });

@@ -86,7 +86,7 @@ test('resuming after an event replays what was committed while disconnected, in 
   );
   const sentinel = newReference('last');
   expect((await merchant.createPayment({ reference: sentinel })).status).toBe(201);
-  await eventually(() => events(resumed).some((e) => e.reference === sentinel), 'the sentinel', 8_000);
+  await eventually(() => events(resumed).some((e) => e.reference === sentinel), 'the sentinel');
 
   const seen = events(resumed);
   const ids = seen.map((e) => e.eventId);

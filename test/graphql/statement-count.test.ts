@@ -36,7 +36,7 @@ beforeAll(async () => {
   }
   // The caller's client and sales unit are read once and cached: warm both faces so each count is the operation's own.
   await merchant.graphql('{ __typename }');
-}, 60_000);
+}, 120_000);
 afterAll(() => t.close());
 
 const PAGE_QUERY = `query Page($first: Int!) {

@@ -5,6 +5,7 @@ import { MERCHANT_A, MERCHANT_B, MerchantClient, newReference } from '../support
 import { connectOnce, connectionParamsOf, eventually, graphqlWsUrl, median, Subscriber } from '../support/subscriber.js';
 import { onPostgres } from '../support/test-database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 const PAYMENT_EVENTS = `subscription Events($reference: String, $names: [PaymentEventName!]) {
   paymentEvents(reference: $reference, names: $names) {
@@ -270,7 +271,7 @@ async function measureCaptureLatency(reader: TestApp, merchant: MerchantClient, 
     const response = await merchant.modify(reference, 'capture', 100);
     const respondedAt = performance.now();
     expect(response.status).toBe(200);
-    const arrived = (await subscriber.waitFor(i + 1, 5_000))[i]!;
+    const arrived = (await subscriber.waitFor(i + 1))[i]!;
     expect(arrived.data.paymentEvents.event).toMatchObject({ reference, name: 'CAPTURED', amount: { value: 100 } });
     latencies.push(arrived.at - respondedAt);
   }
@@ -310,18 +311,18 @@ describeOnPostgres('two instances on one PostgreSQL database', () => {
       expect(killed.rowCount).toBe(2);
       const reference = newReference();
       expect((await merchantOnFirst.createPayment({ reference })).status).toBe(201);
-      await subscriber.waitFor(1, 5_000);
+      await subscriber.waitFor(1);
       expect(summary(subscriber)).toEqual([[reference, 'CREATED']]);
       // Once both have reconnected, live notifications flow again.
-      for (const deadline = Date.now() + 5_000; ;) {
+      for (const deadline = Date.now() + CONDITION_DEADLINE_MS; ;) {
         const { rows } = await admin.query(`select count(*)::int as n ${listeners}`, [LISTENER_APPLICATION_NAME, database]);
         if (rows[0].n === 2) break;
-        if (Date.now() > deadline) throw new Error('the listeners did not reconnect within 5 s');
+        if (Date.now() > deadline) throw new Error('the listeners did not reconnect');
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
       const later = newReference();
       await merchantOnFirst.createPayment({ reference: later });
-      await subscriber.waitFor(2, 5_000);
+      await subscriber.waitFor(2);
       expect(summary(subscriber)).toEqual([
         [reference, 'CREATED'],
         [later, 'CREATED'],

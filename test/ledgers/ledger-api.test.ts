@@ -17,7 +17,7 @@ beforeAll(async () => {
   merchantB = new MerchantClient(t.baseUrl, MERCHANT_B);
   partner = new PartnerClient(t.baseUrl, '123456');
   ledgerA = (await ledgersOf(merchantA)).items[0].ledgerId;
-}, 60_000);
+}, 120_000);
 afterAll(() => t.close());
 
 /** The report API takes the token alone (no subscription key, no sales unit). */

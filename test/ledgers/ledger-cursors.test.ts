@@ -26,7 +26,7 @@ beforeAll(async () => {
      where t.ledger_id = (select ledger_id from ledger_sales_unit where msn = ?) order by copy, t.id`,
     [(CAPTURES - 10) / 10, MERCHANT_A.msn],
   );
-}, 60_000);
+});
 afterAll(() => t.close());
 
 async function get(path: string, client: MerchantClient = merchant) {

@@ -12,7 +12,7 @@ beforeAll(async () => {
   merchant = new MerchantClient(t.baseUrl);
   const res = await merchant.raw('GET', '/settlement/v1/ledgers', undefined, { Authorization: `Bearer ${await merchant.accessToken()}` });
   ledgerId = res.body.items[0].ledgerId;
-}, 60_000);
+}, 120_000);
 afterAll(() => t.close());
 
 const ADVANCE = `mutation($input: AdvanceTestClockInput!) { advanceTestClock(input: $input) { testClock { now } userErrors { code field message } } }`;

@@ -84,7 +84,7 @@ test('an instance that runs no jobs flushes its counts every flush interval, whi
   } finally {
     await app.close();
   }
-}, 60_000);
+}, 120_000);
 
 test('a graceful stop flushes what is still counted in memory before the database closes', async () => {
   // No flush on the timer within the test: what is flushed, the stop flushes.
@@ -100,4 +100,4 @@ test('a graceful stop flushes what is still counted in memory before the databas
   }
   // The close ran the flush, one statement for both requests, while the database was still open.
   expect(flushes()).toHaveLength(1);
-}, 60_000);
+}, 120_000);

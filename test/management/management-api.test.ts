@@ -223,8 +223,7 @@ describe('sales unit update', () => {
       expect(res.body.extraDetails.map((d: { key: string }) => d.key)).toContain(field);
     }
     expect((await mgmt(t.merchant, 'PATCH', '/sales-units/654321', { name: 'Mine now' })).status).toBe(404);
-    // Decoding the PNGs takes a few seconds on a loaded machine.
-  }, 30_000);
+  });
 
   test('a deactivated unit refuses new payments on REST and in the graph until it is active again', async () => {
     const partnerForB = t.partner.forSalesUnit('654321');

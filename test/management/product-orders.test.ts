@@ -125,7 +125,7 @@ describe('pre-fill', () => {
     }
     expect((await order(orderBody({ salesUnitLogo: await png(50, 50) }))).status).toBe(400);
     expect((await order(orderBody({ salesUnitLogo: await png(300, 300) }))).status).toBe(201);
-  }, 30_000);
+  });
 
   test('only a partner pre-fills; another partner’s order or an unknown id reads as 404', async () => {
     expect((await mgmt(t.merchant, 'POST', '/product-orders', orderBody(), { 'Idempotency-Key': randomUUID() })).status).toBe(403);

@@ -257,7 +257,7 @@ describeOnPostgres('the operator command line', () => {
       403,
     );
     expect((await operator.graphql('{ viewer { kind } }')).status).toBe(403);
-  }, 60_000);
+  }, 120_000);
 
   test('a later full import marks what it no longer lists deleted, and that organisation can no longer become a merchant', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'registry-'));
@@ -276,7 +276,7 @@ describeOnPostgres('the operator command line', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, 120_000);
 
   test('the test environment keeps its fixed registry entries through a full import', async () => {
     const testDatabase = await createTestDatabase();
@@ -297,5 +297,5 @@ describeOnPostgres('the operator command line', () => {
       await seeding.kill();
       await testDatabase.drop();
     }
-  }, 60_000);
+  }, 120_000);
 });

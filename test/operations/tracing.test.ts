@@ -118,4 +118,4 @@ test('a REST request is a server span with the database driver spans beneath it,
   const delivered = webhooks.received.find((r) => r.path === '/traced')!;
   expect(delivered.verified).toBe(true);
   expect(String(delivered.headers.traceparent)).toMatch(new RegExp(`^00-${createdTrace}-[0-9a-f]{16}-0[01]$`));
-}, 90_000);
+}, 180_000);

@@ -119,7 +119,7 @@ test('a buyer sees the prefilled checkout, types an address, picks a dynamic opt
     shippingDetails: { shippingMethodId: 'pn-pickup', amount: { value: 4900, currency: 'NOK' }, streetAddress: 'Karl Johans gate 1' },
     customConsentProvided: true,
   });
-  await eventually(() => endpoints.at('/callback').length === 1, 'the merchant callback', 10_000);
+  await eventually(() => endpoints.at('/callback').length === 1, 'the merchant callback');
   expect(endpoints.at('/callback')[0]!.headers.authorization).toBe('browser-cb');
   expect(endpoints.at('/callback')[0]!.body).toMatchObject({ reference, sessionState: 'PaymentSuccessful' });
   expect((await merchant.modify(reference, 'capture', 54_800)).status).toBe(200);

@@ -6,6 +6,7 @@ import { seriousAxeViolations } from './support/axe.js';
 import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
 import { feedRow, openDashboard } from './support/dashboard-page.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 /** issue 22: the dashboard as a tool: search over history, actions on a payment, a test clock that moved. */
 let t: TestApp;
@@ -21,7 +22,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   const ops = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   // Generous: the machine that runs these may be busy; nothing here asserts a time.
-  ops.setDefaultTimeout(20_000);
+  ops.setDefaultTimeout(CONDITION_DEADLINE_MS);
   dashboard = await ops.newPage();
   errors = collectPageErrors(dashboard);
   receiver = await new WebhookReceiver().start();
@@ -68,7 +69,7 @@ test('the search finds a payment older than the feed loaded, keeps its filters i
   await dashboard.getByRole('link', { name: old }).click();
   await dashboard.getByTestId('timeline').locator('[data-event="CREATED"]').waitFor();
   // 56 payments made one by one over HTTP: on the embedded database of a busy machine, more than jest's 30 s.
-}, 90_000);
+}, 180_000);
 
 test('a capture and a refund from the payment page, each confirmed, with what the API would refuse refused alike', async () => {
   const reference = await merchant.authorizedPayment(10_000, { reference: newReference('act') });
@@ -111,7 +112,7 @@ test('a capture and a refund from the payment page, each confirmed, with what th
   expect(events.filter((e) => e.name === 'REFUNDED').map((e) => e.amount.value)).toEqual([2_500]);
   expect(await seriousAxeViolations(dashboard)).toEqual([]);
   await screenshot(dashboard, 'dashboard-actions');
-}, 60_000);
+}, 120_000);
 
 test('a failing receiver is singled out on the live page and on the webhooks page, with its next attempt time', async () => {
   const events = ['epayments.payment.created.v1'];
@@ -155,7 +156,7 @@ test('a failing receiver is singled out on the live page and on the webhooks pag
   expect(await seriousAxeViolations(dashboard)).toEqual([]);
   await screenshot(dashboard, 'dashboard-webhook-health');
   for (const id of [failing.body.id, healthy.body.id]) await merchant.request('DELETE', `/webhooks/v1/webhooks/${id}`);
-}, 60_000);
+}, 120_000);
 
 test('every kind of event can be listed and followed live, a QR check-in beside the payments', async () => {
   await merchant.request('PUT', '/qr/v1/merchant-callback/door', { locationDescription: 'Door' });
@@ -179,7 +180,7 @@ test('every kind of event can be listed and followed live, a QR check-in beside 
   await checkIns.nth(shown).waitFor();
   expect(await checkIns.count()).toBe(shown + 1);
   expect(await seriousAxeViolations(dashboard)).toEqual([]);
-}, 60_000);
+}, 120_000);
 
 test('the front page at 390 x 844 leads to the dashboard', async () => {
   const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
@@ -197,7 +198,7 @@ test('the front page at 390 x 844 leads to the dashboard', async () => {
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
   await phone.close();
   expect(phoneErrors).toEqual([]);
-}, 60_000);
+}, 120_000);
 
 test('after the test clock moved three days, the totals and chart go on by the service’s clock, with a new token', async () => {
   await dashboard.evaluate("location.hash = '#/'");
@@ -222,4 +223,4 @@ test('after the test clock moved three days, the totals and chart go on by the s
   // The token the page held ran out with the jump: the graph said 401 once, and the page signed in again.
   const refused = errors.splice(0);
   expect(refused.every((line) => /^response: 401 POST .*\/graphql/.test(line))).toBe(true);
-}, 60_000);
+}, 120_000);

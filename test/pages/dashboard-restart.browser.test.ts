@@ -11,6 +11,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { onPostgres } from '../support/test-database.js';
 import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
 import { feedRow, openDashboard } from './support/dashboard-page.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 /**
  * The dashboard outlives its server: the socket reconnects by itself, and what was committed while it was away shows
@@ -60,7 +61,7 @@ async function restart(port: number): Promise<{ app: App; baseUrl: string }> {
 
 test('after a server restart the feed reconnects and catches up on what it missed', async () => {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  context.setDefaultTimeout(20_000);
+  context.setDefaultTimeout(CONDITION_DEADLINE_MS);
   const page = await context.newPage();
   const errors = collectPageErrors(page);
   await openDashboard(page, first.baseUrl);

@@ -2,6 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 let t: TestApp;
 let browser: Browser;
@@ -12,7 +13,7 @@ beforeAll(async () => {
   t = await startTestApp();
   browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-  context.setDefaultTimeout(15_000);
+  context.setDefaultTimeout(CONDITION_DEADLINE_MS);
   page = await context.newPage();
   errors = collectPageErrors(page);
   await page.goto(`${t.baseUrl}/graphql`);

@@ -113,7 +113,7 @@ describe('the GraphQL IDE', () => {
       await production.close();
     }
     // A second app of its own: its start (migrations on a fresh database) is slow on a loaded machine.
-  }, 90_000);
+  }, 180_000);
 
   test('in the test environment the pages prefill merchant A, and no credential is put in a URL', async () => {
     const html = await (await fetch(`${t.baseUrl}/dashboard`)).text();

@@ -61,7 +61,7 @@ test('the scan page passes the axe scan on a phone; picking a test user checks i
   });
   expect(created.status).toBe(201);
   expect((await merchant.forceApprove(reference)).status).toBe(200);
-}, 60_000);
+}, 120_000);
 
 test('an unknown QR shows a readable page, not an error dump', async () => {
   const res = await page.goto(`${t.baseUrl}/qr/scan/00000000-0000-4000-8000-000000000000`);

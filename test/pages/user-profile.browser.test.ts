@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { KARI } from '../support/user-consent.js';
 import { seriousAxeViolations } from './support/axe.js';
 import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 /**
  * The profile flow as a person and a merchant go through it: a payment asks for profile scopes, the test user sees
@@ -37,7 +38,7 @@ afterAll(async () => {
 
 beforeEach(async () => {
   phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
-  phone.setDefaultTimeout(10_000);
+  phone.setDefaultTimeout(CONDITION_DEADLINE_MS);
   await phone.route(`${shopUrl}/**`, (route) =>
     route.fulfill({
       status: 200,

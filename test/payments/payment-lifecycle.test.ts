@@ -1,5 +1,6 @@
 import { MERCHANT_B, MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 let t: TestApp;
 let merchant: MerchantClient;
@@ -304,7 +305,7 @@ describe('expiry', () => {
   });
 });
 
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
+async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = CONDITION_DEADLINE_MS): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

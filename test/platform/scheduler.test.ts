@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Scheduler, type Job } from '../../src/platform/jobs/scheduler.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 /** A job that takes a while and records how many of its runs were in progress at once. */
 function slowJob(): Job & { runs: number; mostAtOnce: number } {
@@ -43,7 +44,7 @@ test('two runOnce calls at once run one after the other, and wake during a run r
   scheduler.wake();
   scheduler.wake();
   // The first wake started a run; the second, during it, asked for one more after it (the tick is a minute away).
-  for (const deadline = Date.now() + 5_000; job.runs < 4 && Date.now() < deadline;) await sleep(5);
+  for (const deadline = Date.now() + CONDITION_DEADLINE_MS; job.runs < 4 && Date.now() < deadline;) await sleep(5);
   await sleep(50);
   await scheduler.stop();
   expect(job.runs).toBe(4);
@@ -57,7 +58,7 @@ test('a wake during a run the test clock asked for runs again right after it, no
   const asked = scheduler.runOnce();
   scheduler.wake();
   await asked;
-  for (const deadline = Date.now() + 5_000; job.runs < 2 && Date.now() < deadline;) await sleep(5);
+  for (const deadline = Date.now() + CONDITION_DEADLINE_MS; job.runs < 2 && Date.now() < deadline;) await sleep(5);
   await scheduler.stop();
   expect(job.runs).toBe(2);
   expect(job.mostAtOnce).toBe(1);

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 /** One make-payment callback the PSP endpoint received. */
 export interface ReceivedCallback {
@@ -63,7 +64,11 @@ export class PspEndpoint {
   }
 }
 
-export async function eventually(condition: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000): Promise<void> {
+export async function eventually(
+  condition: () => Promise<boolean> | boolean,
+  what: string,
+  timeoutMs = CONDITION_DEADLINE_MS,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -213,7 +213,7 @@ describe('approval and the make-payment callback', () => {
       expect((await approve(body.pspTransactionId, token)).status).toBe(200);
       expect(await stateOf(body.pspTransactionId)).toBe('ACCEPTED');
       await eventually(() => endpoint.at(path).length === 1, 'the callback');
-      await eventually(async () => (await stateOf(body.pspTransactionId)) === 'FAILED', 'FAILED', 20_000);
+      await eventually(async () => (await stateOf(body.pspTransactionId)) === 'FAILED', 'FAILED');
     } finally {
       config.pspCallbackTimeoutMs = configured;
     }

@@ -204,7 +204,7 @@ describe('check-in', () => {
     sockets.push(subscriber);
     const foreign = new Subscriber(t.baseUrl, await connectionParamsOf(other)).subscribe('subscription { qrCheckIns { merchantQrId } }');
     sockets.push(foreign);
-    await eventually(() => t.app.services.events.subscriberCount === before + 2, 'both subscriptions to register', 10_000);
+    await eventually(() => t.app.services.events.subscriberCount === before + 2, 'both subscriptions to register');
 
     await merchant.request('PUT', '/qr/v1/merchant-callback/till-7', { locationDescription: 'Till 7' });
     const { qrContent } = (await merchant.request('GET', '/qr/v1/merchant-callback/till-7', undefined, SVG)).body;
@@ -232,7 +232,7 @@ describe('check-in', () => {
       });
     }
     expect(byCurrent!.body).toEqual(bySpec!.body);
-    await eventually(() => subscriber.results.length > 0, 'the subscriber to see the check-in', 10_000);
+    await eventually(() => subscriber.results.length > 0, 'the subscriber to see the check-in');
     expect(subscriber.results[0]!.data.qrCheckIns).toEqual(bySpec!.body);
 
     // The customer token names the user to a PUSH_MESSAGE payment, which is then approved.

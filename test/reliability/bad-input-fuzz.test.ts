@@ -465,7 +465,7 @@ describe('malformed requests get only documented 4xx answers', () => {
         '400 OPERATION_RESOLUTION_FAILURE',
       ]),
     );
-  }, 60_000);
+  });
 
   // issue 12: user profiles. A real user token, tampered with, truncated or swapped for look-alikes, reads nothing.
   test('the userinfo routes refuse forged and garbled user tokens and subs', async () => {
@@ -726,7 +726,7 @@ describe('malformed requests get only documented 4xx answers', () => {
       );
     });
     await assertConcurrently(properties);
-  }, 60_000);
+  });
 
   // Runs after the others in this file: the whole of the run, not one part of it, has to reach the number.
   test('at least 1,000 malformed requests in all', () => {

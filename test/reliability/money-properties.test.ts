@@ -187,7 +187,7 @@ test('random sequences of modifications never break the money invariants', async
     }),
     { numRuns: onPostgres ? 40 : 20, interruptAfterTimeLimit: 45_000 },
   );
-}, 60_000);
+}, 120_000);
 
 // issue 13: whatever ran, and after the payout job closed the dates (the test clock moved past every refund's
 // deduction date), the ledger adds up: sum = captured - refunded - fees - payouts of its payments.
@@ -240,7 +240,7 @@ test('the ledger always adds up: captures - refunds - fees - payouts', async () 
   expect(after.sum).toBe(money.captured - money.refunded - after.fees - after.payouts);
   expect(after.payouts).toBeGreaterThan(0);
   expect(after.sum).toBeLessThanOrEqual(0);
-}, 60_000);
+}, 120_000);
 
 // issue 11: checkout sessions. The buyer pays an order plus the shipping option it picks (twice at once, as a double
 // click); the merchant then captures and refunds over ePayment. One payment, of the order plus shipping, authorized
@@ -307,7 +307,7 @@ test('checkout: order plus shipping is paid once, and the session shows the paym
     ),
     { numRuns: onPostgres ? 15 : 8, interruptAfterTimeLimit: 40_000 },
   );
-}, 60_000);
+}, 120_000);
 
 // issue 10: PSP status updates. Random batches, in any order of arrival and split over any number of nights: the
 // nightly batch never makes captured exceed reserved or refunded exceed captured.

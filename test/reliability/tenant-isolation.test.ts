@@ -21,6 +21,7 @@ import type { Principal } from '../../src/platform/auth/principal.js';
 import { OperatorClient, operatorMutations } from '../support/operator-client.js';
 import type { PrincipalClient } from '../support/principal-client.js';
 import { testOperator } from '../../src/operator/operator.seed.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 /** The partner's client (TEST-ENVIRONMENT.md), naming a sales unit per request. */
 const partnerFor = (msn: string): TestMerchant => ({
@@ -162,7 +163,7 @@ async function ledgerProbe(c: MerchantClient, path: string): Promise<HttpResult>
 
 /** The outbox dispatcher creates deliveries in the background: wait for the first one. */
 async function firstDeliveryOf(webhookId: string): Promise<string> {
-  for (const deadline = Date.now() + 5_000; ;) {
+  for (const deadline = Date.now() + CONDITION_DEADLINE_MS; ;) {
     const res = await owner.graphql('query($id: ID!) { webhookDeliveries(webhookId: $id) { edges { node { id } } } }', { id: webhookId });
     const id = res.body.data?.webhookDeliveries?.edges[0]?.node.id;
     if (id) return id;

@@ -44,7 +44,7 @@ describe('one unit advances', () => {
   beforeAll(async () => {
     t = await startTestApp();
     endpoints = await new MerchantEndpoints().start();
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await t.close();
     await endpoints.stop();
@@ -80,7 +80,7 @@ describe('one unit advances', () => {
     expect((await a.getPayment(aOpen)).body.state).toBe('EXPIRED');
     expect((await checkout.getSession(session)).body.sessionState).toBe('SessionExpired');
     // The callback was recorded at A's time, two days ahead of the service's: it is due at once all the same.
-    await eventually(() => endpoints.at('/cb-clock').length === 1, 'the expiry callback', 10_000);
+    await eventually(() => endpoints.at('/cb-clock').length === 1, 'the expiry callback');
     expect(await ledgerPayouts(a)).toBe(1);
     // B: its open payment and its ledger as they were.
     expect((await b.getPayment(bOpen)).body.state).toBe('CREATED');

@@ -1,6 +1,7 @@
 import { createClient, type Client, type ExecutionResult } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { MerchantClient } from './merchant-client.js';
+import { CONDITION_DEADLINE_MS } from './deadlines.js';
 
 export function graphqlWsUrl(baseUrl: string): string {
   return `${baseUrl.replace(/^http/, 'ws')}/graphql`;
@@ -19,7 +20,11 @@ export interface ConnectionOutcome {
 }
 
 /** Connects eagerly with the given `connection_init` payload and reports how the server answered. */
-export function connectOnce(baseUrl: string, connectionParams: Record<string, unknown>, timeoutMs = 5_000): Promise<ConnectionOutcome> {
+export function connectOnce(
+  baseUrl: string,
+  connectionParams: Record<string, unknown>,
+  timeoutMs = CONDITION_DEADLINE_MS,
+): Promise<ConnectionOutcome> {
   return new Promise((resolve, reject) => {
     let acknowledged = false;
     const timer = setTimeout(() => reject(new Error('the server neither acked nor closed the socket in time')), timeoutMs);
@@ -79,7 +84,7 @@ export class Subscriber<T = any> {
   }
 
   /** Resolves once `count` results arrived; fails after `timeoutMs` or when the subscription errs. */
-  async waitFor(count: number, timeoutMs = 5_000): Promise<{ data: T; errors?: unknown; at: number }[]> {
+  async waitFor(count: number, timeoutMs = CONDITION_DEADLINE_MS): Promise<{ data: T; errors?: unknown; at: number }[]> {
     const deadline = Date.now() + timeoutMs;
     while (this.results.length < count) {
       if (this.failure) throw new Error(`subscription failed: ${describeFailure(this.failure)}`);
@@ -110,7 +115,7 @@ export class Subscriber<T = any> {
 }
 
 /** Polls a condition the server reaches asynchronously (a subscription registered), up to a deadline. */
-export async function eventually(condition: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+export async function eventually(condition: () => boolean, what: string, timeoutMs = CONDITION_DEADLINE_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -1,6 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { CONDITION_DEADLINE_MS } from './deadlines.js';
 
 export interface ReceivedWebhook {
   path: string;
@@ -75,7 +76,7 @@ export class WebhookReceiver {
   }
 
   /** Polls until `condition` holds on what was received (a bounded wait for an event, never a timing assertion). */
-  async waitFor(condition: (received: ReceivedWebhook[]) => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  async waitFor(condition: (received: ReceivedWebhook[]) => boolean, what: string, timeoutMs = CONDITION_DEADLINE_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!condition(this.received)) {
       if (Date.now() > deadline)

@@ -5,6 +5,7 @@ import { recordCallback, type NewCallback } from '../../src/platform/delivery/re
 import { onPostgres } from '../support/test-database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 /**
  * A test-only kind: three attempts, retries a second apart (the test moves the clock). The timeout is short for a
@@ -68,7 +69,7 @@ async function attempts(id: number): Promise<Row[]> {
   return sql('select status_code, duration_ms, error from outbound_callback_attempt where callback_id = ? order by id', [id]);
 }
 
-async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = CONDITION_DEADLINE_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

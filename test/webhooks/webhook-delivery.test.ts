@@ -2,6 +2,7 @@ import { MERCHANT_B, MerchantClient, newReference } from '../support/merchant-cl
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { namesFor, WebhookReceiver, type ReceivedWebhook } from '../support/webhook-receiver.js';
 import { loadConfig } from '../../src/config.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 const ALL_EVENTS = ['created', 'aborted', 'expired', 'cancelled', 'captured', 'refunded', 'authorized', 'terminated'].map(
   (n) => `epayments.payment.${n}.v1`,
@@ -74,7 +75,7 @@ async function deliveriesOf(webhookId: string, reference: string): Promise<any[]
  * outcome is recorded, so tests move the clock only after this).
  */
 async function deliveryWhen(webhookId: string, reference: string, condition: (delivery: any) => boolean): Promise<any> {
-  for (const deadline = Date.now() + 5_000; ;) {
+  for (const deadline = Date.now() + CONDITION_DEADLINE_MS; ;) {
     const [delivery] = await deliveriesOf(webhookId, reference);
     if (delivery && condition(delivery)) return delivery;
     if (Date.now() > deadline) throw new Error(`delivery not as expected: ${JSON.stringify(delivery)}`);
@@ -184,7 +185,7 @@ test('a receiver that does not answer in time, or refuses connections, is retrie
   const { reference } = await created();
 
   await receiver.waitFor(() => receiver.at('/slow').length === 1, 'the first attempt');
-  for (const deadline = Date.now() + 5_000; ;) {
+  for (const deadline = Date.now() + CONDITION_DEADLINE_MS; ;) {
     const [slow] = await deliveriesOf(slowId, reference);
     const [gone] = await deliveriesOf(refused.body.id, reference);
     // Counted once recorded: an attempt is listed from its claim on, before its outcome is known.

@@ -5,6 +5,7 @@ import { median } from '../support/subscriber.js';
 import { onPostgres } from '../support/test-database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { namesFor, WebhookReceiver } from '../support/webhook-receiver.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 // Several instances coordinate through row locks on one PostgreSQL database; PGlite is one process's database.
 const describeOnPostgres = onPostgres ? describe : describe.skip;
@@ -67,7 +68,7 @@ describeOnPostgres('two instances on one database', () => {
         ).rows[0];
       // The receiver answers before the outcome is recorded: wait until no delivery is left pending.
       for (
-        const deadline = Date.now() + 5_000;
+        const deadline = Date.now() + CONDITION_DEADLINE_MS;
         (await db.query(`select 1 from webhook_delivery where status = 'pending'`)).rowCount! > 0;
       ) {
         if (Date.now() > deadline) throw new Error(`deliveries still pending: ${JSON.stringify(await tally())}`);

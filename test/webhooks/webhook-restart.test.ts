@@ -5,6 +5,7 @@ import { INTERRUPTED_ATTEMPT_ERROR } from '../../src/platform/delivery/delivery-
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
 import { namesFor, WebhookReceiver } from '../support/webhook-receiver.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 
 // The built service as a real process, killed without warning: only a server database outlives it.
 const describeOnPostgres = onPostgres ? describe : describe.skip;
@@ -25,7 +26,7 @@ describeOnPostgres('a killed instance', () => {
 
   beforeAll(() => {
     execFileSync('npm', ['run', 'build'], { stdio: 'ignore' });
-  }, 60_000);
+  }, 120_000);
 
   /** Starts the built service on `port`; `env` adds to (or overrides) the test's settings. */
   async function startService(env: Record<string, string> = {}): Promise<string> {
@@ -73,7 +74,7 @@ describeOnPostgres('a killed instance', () => {
   }
 
   /** Polls until `sql` counts `expected` rows (a bounded wait, failing with what it last saw). */
-  async function waitForCount(db: pg.Client, sql: string, expected: number, timeoutMs = 10_000): Promise<void> {
+  async function waitForCount(db: pg.Client, sql: string, expected: number, timeoutMs = CONDITION_DEADLINE_MS): Promise<void> {
     for (const deadline = Date.now() + timeoutMs; ;) {
       const n = await count(db, sql);
       if (n === expected) return;
@@ -134,7 +135,7 @@ describeOnPostgres('a killed instance', () => {
       await db.end();
       await receiver.close();
     }
-  }, 45_000);
+  }, 90_000);
 
   test('a POST cut off by a SIGKILL is sent again, with the same event id, once its lease has run out', async () => {
     const receiver = await new WebhookReceiver().start();
@@ -181,5 +182,5 @@ describeOnPostgres('a killed instance', () => {
       await db.end();
       await receiver.close();
     }
-  }, 45_000);
+  }, 90_000);
 });

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { collectPageErrors, launchBrowser } from './browser.js';
+import { CONDITION_DEADLINE_MS } from '../../support/deadlines.js';
 
 /** The phone the wallet pages are made for. */
 export const PHONE = { width: 390, height: 844 };
@@ -27,7 +28,7 @@ export function usePhonePages(): PhonePages {
   });
   beforeEach(async () => {
     context = await browser!.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(CONDITION_DEADLINE_MS);
     const page = await context.newPage();
     current = { page, errors: collectPageErrors(page) };
   });
