@@ -21,6 +21,10 @@ interface Key {
  */
 export class ApiQualityCounter {
   private pending = new Map<string, number>();
+  /** Reads of stored and pending counts in progress, and the flush that waits for them to end. */
+  private readers = 0;
+  private readersDone: (() => void)[] = [];
+  private flushing: Promise<void> | undefined;
 
   record(request: ObservedRequest): void {
     // Anyone can name a sales unit in a header: only a caller accepted for it counts against it.
@@ -44,9 +48,38 @@ export class ApiQualityCounter {
     return found;
   }
 
+  /**
+   * Runs `read` (of the stored totals, then `pendingFor`) while no flush runs: a flush moves a batch from memory to
+   * the table, and a read beside it could see the batch in neither (read the table before the insert committed,
+   * memory after the batch left it) or in both.
+   */
+  async whileSettled<T>(read: () => Promise<T>): Promise<T> {
+    while (this.flushing) await this.flushing;
+    this.readers++;
+    try {
+      return await read();
+    } finally {
+      if (--this.readers === 0) for (const done of this.readersDone.splice(0)) done();
+    }
+  }
+
   /** Adds the pending counts to the stored totals in one statement; on failure they stay pending for the next run. */
   async flush(em: Em): Promise<number> {
+    while (this.flushing) await this.flushing;
     if (this.pending.size === 0) return 0;
+    let finished!: () => void;
+    this.flushing = new Promise<void>((resolve) => (finished = resolve));
+    try {
+      // Reads that started first finish first; later ones wait for this flush.
+      if (this.readers > 0) await new Promise<void>((resolve) => this.readersDone.push(resolve));
+      return await this.flushBatch(em);
+    } finally {
+      this.flushing = undefined;
+      finished();
+    }
+  }
+
+  private async flushBatch(em: Em): Promise<number> {
     const batch = this.pending;
     this.pending = new Map();
     const keys = [...batch.keys()].map(parseKey);

@@ -52,20 +52,24 @@ export async function apiQualityOf(
 ): Promise<Map<string, ApiQualityItem[]>> {
   if (msns.length === 0) return new Map();
   const after = page?.after;
-  const rows = await ctx.em.execute<{ msn: string; endpoint: string; status: number; count: string | number }[]>(
-    `select msn, endpoint, status, count from (
-       select msn, endpoint, status, sum(count) as count,
-         dense_rank() over (partition by msn order by endpoint collate "C") as position
-       from api_quality_count where msn in (${msns.map(() => '?').join(', ')}) ${after !== undefined ? 'and endpoint collate "C" > ?' : ''}
-       group by msn, endpoint, status
-     ) ranked ${page ? 'where position <= ?' : ''}`,
-    [...msns, ...(after !== undefined ? [after] : []), ...(page ? [page.limit] : [])],
-  );
-  const counts = rows.map((r) => ({ msn: r.msn, endpoint: r.endpoint, status: Number(r.status), count: Number(r.count) }));
   const counter = apiQualityCounter(services);
-  for (const msn of msns) {
-    for (const p of counter.pendingFor(msn)) if (after === undefined || p.endpoint > after) counts.push({ msn, ...p });
-  }
+  // Stored and pending counts read with no flush between them, so a flush's batch is counted once.
+  const counts = await counter.whileSettled(async () => {
+    const rows = await ctx.em.execute<{ msn: string; endpoint: string; status: number; count: string | number }[]>(
+      `select msn, endpoint, status, count from (
+         select msn, endpoint, status, sum(count) as count,
+           dense_rank() over (partition by msn order by endpoint collate "C") as position
+         from api_quality_count where msn in (${msns.map(() => '?').join(', ')}) ${after !== undefined ? 'and endpoint collate "C" > ?' : ''}
+         group by msn, endpoint, status
+       ) ranked ${page ? 'where position <= ?' : ''}`,
+      [...msns, ...(after !== undefined ? [after] : []), ...(page ? [page.limit] : [])],
+    );
+    const stored = rows.map((r) => ({ msn: r.msn, endpoint: r.endpoint, status: Number(r.status), count: Number(r.count) }));
+    for (const msn of msns) {
+      for (const p of counter.pendingFor(msn)) if (after === undefined || p.endpoint > after) stored.push({ msn, ...p });
+    }
+    return stored;
+  });
   const result = new Map<string, Map<string, ApiQualityItem>>();
   for (const c of counts) {
     const perUnit = result.get(c.msn) ?? new Map<string, ApiQualityItem>();

@@ -1,7 +1,9 @@
 import { jest } from '@jest/globals';
+import pg from 'pg';
 import { apiQualityCounter, flushApiQuality } from '../../src/management/api-quality.counter.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { useTestApp } from '../support/app-fixture.js';
+import { onPostgres } from '../support/test-database.js';
 import { MERCHANT_B, MerchantClient } from '../support/merchant-client.js';
 import { startTestApp } from '../support/test-app.js';
 import { mgmt } from './management-support.js';
@@ -101,3 +103,38 @@ test('a graceful stop flushes what is still counted in memory before the databas
   // The close ran the flush, one statement for both requests, while the database was still open.
   expect(flushes()).toHaveLength(1);
 }, 120_000);
+
+// A flush held up inside its insert: PGlite's one connection runs statements one at a time, so only a server can
+// hold the table while the service reads it.
+(onPostgres ? test : test.skip)(
+  'a read while a flush is writing counts each request once: the batch is neither lost between memory and table, nor counted twice',
+  async () => {
+    const app = await startTestApp({ runJobs: false, flushIntervalMs: 3_600_000 });
+    const holder = new pg.Client({ connectionString: app.app.services.config.databaseUrl });
+    await holder.connect();
+    try {
+      const client = new MerchantClient(app.baseUrl, MERCHANT_B);
+      expect((await client.getPayment('flush-race-reference')).status).toBe(404);
+      const pending = () => apiQualityCounter(app.app.services).pendingFor('654321');
+      // Counted as its answer is sent, which the client may see first.
+      while (pending().length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      // Writes to the table wait for this lock; reads of it do not.
+      await holder.query('begin');
+      await holder.query('lock table api_quality_count in exclusive mode');
+      const flushed = flushApiQuality(app.app.services);
+      // The flush has taken its batch out of memory and waits on its insert.
+      while (pending().length > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      const read = mgmt(client, 'GET', '/api-quality/sales-units/654321');
+      setTimeout(() => void holder.query('commit'), 500);
+      const items = (await read).body.ApiQualityItems as Item[];
+      await flushed;
+      expect(itemFor(items, 'GET /epayment/v1/payments/{reference}')).toEqual(
+        expect.objectContaining({ 'total Requests': 1, status404: 1 }),
+      );
+    } finally {
+      await holder.end();
+      await app.close();
+    }
+  },
+  120_000,
+);
