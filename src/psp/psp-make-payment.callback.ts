@@ -1,6 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { Em } from '../platform/db/orm.js';
-import type { CallbackKind, CallbackOutcome } from '../platform/delivery/callback-kinds.js';
+import type { CallbackKind } from '../platform/delivery/callback-kinds.js';
+import type { AttemptOutcome } from '../platform/delivery/delivery-channel.js';
 import { recordCallback } from '../platform/delivery/record-callback.js';
 import { issueNetworkToken, type NetworkToken } from './network-token.js';
 import { PspPayment } from './psp-payment.entity.js';
@@ -67,7 +68,7 @@ function noCredential(): NetworkToken {
 }
 
 /** Whether the PSP's answer accepts the card data: 200 and `paymentInfo.status` OK. */
-export function answerAccepts(outcome: Pick<CallbackOutcome, 'statusCode' | 'responseBody'>): boolean {
+export function answerAccepts(outcome: Pick<AttemptOutcome, 'statusCode' | 'responseBody'>): boolean {
   if (outcome.statusCode !== 200 || !outcome.responseBody) return false;
   try {
     const answer = JSON.parse(outcome.responseBody) as { paymentInfo?: { status?: unknown } };
@@ -77,7 +78,7 @@ export function answerAccepts(outcome: Pick<CallbackOutcome, 'statusCode' | 'res
   }
 }
 
-async function settleAcceptedPayment(em: Em, outcome: CallbackOutcome, now: Date): Promise<void> {
+async function settleAcceptedPayment(em: Em, outcome: AttemptOutcome, now: Date): Promise<void> {
   if (outcome.streamType !== PSP_PAYMENT_STREAM || !outcome.final) return;
   const payment = await em.findOne(PspPayment, { id: outcome.streamId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   // Only the ACCEPTED callback waits for an answer; USER_CANCEL and TIMEOUT callbacks change nothing.

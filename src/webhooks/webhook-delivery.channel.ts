@@ -10,7 +10,7 @@ import type {
   RecordedOutcome,
 } from '../platform/delivery/delivery-channel.js';
 import { EARLIER_DELIVERY_PENDING, EARLIER_EVENT_UNDISPATCHED } from '../platform/delivery/delivery-order.js';
-import { claimDeliveries, recordAttempts, timestamp, type DeliveryTable } from '../platform/delivery/delivery-table.js';
+import { claimDeliveries, claimedRow, recordAttempts, type DeliveryTable } from '../platform/delivery/delivery-table.js';
 import { afterFailedAttempt } from '../platform/delivery/webhook-retry.js';
 import { signWebhookRequest } from '../platform/delivery/webhook-signature.js';
 
@@ -53,18 +53,11 @@ export function webhookDeliveryChannel(services: Services): DeliveryChannel {
       const rows = await claimDeliveries(em, WEBHOOK_DELIVERIES, { now, dueParams: [now], leaseUntil, limit, perReceiver });
       return rows.map((row) => {
         const event = toOutboxEvent(row);
-        const traceParent = (row.trace_parent as string | null) ?? null;
+        const claimed = claimedRow(row, leaseUntil);
         const url = row.url as string;
         const secret = row.secret as string;
         return {
-          id: Number(row.id),
-          attemptId: Number(row.attempt_id),
-          leaseUntil,
-          attemptCount: Number(row.attempt_count),
-          createdAt: timestamp(row.created_at),
-          streamType: row.stream_type as string,
-          streamId: row.stream_id as string,
-          traceParent,
+          ...claimed,
           policy,
           now: () => clock.now(),
           request: () => {
@@ -75,7 +68,7 @@ export function webhookDeliveryChannel(services: Services): DeliveryChannel {
               [EVENT_ID_HEADER]: String(event.id),
               ...signWebhookRequest(target, body, secret, clock.now()),
               // The trace of the request that caused the event (W3C Trace Context), when it was traced.
-              ...(traceParent ? { traceparent: traceParent } : {}),
+              ...(claimed.traceParent ? { traceparent: claimed.traceParent } : {}),
             };
             return { url: target, body, headers };
           },

@@ -3,7 +3,7 @@ import type { Services } from '../context.js';
 import type { Em } from '../db/orm.js';
 import { afterFailedCallbackAttempt, callbackKinds, type CallbackKind } from './callback-kinds.js';
 import type { ClaimedDelivery, DeliveryChannel, DeliveryPolicy, RecordedAttempt, RecordedOutcome } from './delivery-channel.js';
-import { claimDeliveries, recordAttempts, timestamp, type DeliveryTable } from './delivery-table.js';
+import { claimDeliveries, claimedRow, recordAttempts, type DeliveryTable } from './delivery-table.js';
 
 /** A lease outlives the POST's timeout by this much, for recording the outcome; then the row is anyone's again. */
 const LEASE_MARGIN_MS = 5_000;
@@ -34,9 +34,7 @@ function policyOf(kind: CallbackKind, config: Config): DeliveryPolicy {
     timeoutMs: kind.timeoutMs(config),
     readResponseBody: kind.readResponseBody,
     afterFailedAttempt: (attemptCount, _createdAt, now) => afterFailedCallbackAttempt(attemptCount, now, kind.retry),
-    ...(onOutcome
-      ? { onOutcome: (em, { deliveryId, ...outcome }, now) => onOutcome.call(kind, em, { callbackId: deliveryId, ...outcome }, now) }
-      : {}),
+    ...(onOutcome ? { onOutcome: (em, outcome, now) => onOutcome.call(kind, em, outcome, now) } : {}),
   };
 }
 
@@ -66,19 +64,12 @@ export function callbackChannel(services: Services): DeliveryChannel {
         // Claimed only when registered here (the kind filter of `due`).
         const kind = callbackKinds.get(row.kind as string)!;
         const msn = (row.msn as string | null) ?? null;
-        const traceParent = (row.trace_parent as string | null) ?? null;
+        const claimed = claimedRow(row, leaseUntil);
         const authorization = (row.authorization_value as string | null) ?? null;
         const url = row.url as string;
         const body = row.body as string;
         return {
-          id: Number(row.id),
-          attemptId: Number(row.attempt_id),
-          leaseUntil,
-          attemptCount: Number(row.attempt_count),
-          createdAt: timestamp(row.created_at),
-          streamType: row.stream_type as string,
-          streamId: row.stream_id as string,
-          traceParent,
+          ...claimed,
           policy: policy(kind),
           // Retries are timed by the unit's clock, the one its due time is compared with.
           now: () => (msn === null ? services.clock.now() : services.testClocks.of(msn).now()),
@@ -86,7 +77,7 @@ export function callbackChannel(services: Services): DeliveryChannel {
             const headers: Record<string, string> = { 'content-type': 'application/json' };
             if (authorization !== null) headers.authorization = authorization;
             // The trace of the request that recorded the callback (W3C Trace Context), when it was traced.
-            if (traceParent) headers.traceparent = traceParent;
+            if (claimed.traceParent) headers.traceparent = claimed.traceParent;
             return { url: new URL(url), body, headers };
           },
         };

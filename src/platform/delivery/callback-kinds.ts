@@ -1,5 +1,6 @@
 import type { Config } from '../../config.js';
 import type { Em } from '../db/orm.js';
+import type { AttemptOutcome } from './delivery-channel.js';
 import type { DeliveryStatus } from './delivery-status.js';
 import { backoffDelayMs } from './backoff.js';
 
@@ -28,21 +29,7 @@ export interface CallbackKind {
    * Called in the transaction that records an attempt's outcome, so the domain's reaction (a PSP payment becoming
    * RESERVED or FAILED) commits with it: `final` when no further attempt follows (delivered, or out of attempts).
    */
-  onOutcome?(em: Em, outcome: CallbackOutcome, now: Date): Promise<void>;
-}
-
-/** What one attempt of a callback came to, for its kind's `onOutcome`. */
-export interface CallbackOutcome {
-  callbackId: number;
-  streamType: string;
-  streamId: string;
-  /** A 2xx status. */
-  delivered: boolean;
-  final: boolean;
-  statusCode: number | null;
-  /** The answer's body when the kind reads it. */
-  responseBody: string | null;
-  error: string | null;
+  onOutcome?(em: Em, outcome: AttemptOutcome, now: Date): Promise<void>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Em } from '../db/orm.js';
-import type { RecordedAttempt, RecordedOutcome } from './delivery-channel.js';
+import type { ClaimedDelivery, RecordedAttempt, RecordedOutcome } from './delivery-channel.js';
 
 /** What a claim writes over an attempt still without outcome: the instance that made it stopped mid-POST. */
 export const INTERRUPTED_ATTEMPT_ERROR = 'interrupted: the sending instance stopped before recording an outcome';
@@ -141,3 +141,20 @@ export async function recordAttempts(
 }
 
 export const timestamp = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
+
+/** What every claimed row says of itself, whatever its channel: the part of a ClaimedDelivery the table gives. */
+export function claimedRow(
+  row: Row,
+  leaseUntil: Date,
+): Pick<ClaimedDelivery, 'id' | 'attemptId' | 'leaseUntil' | 'attemptCount' | 'createdAt' | 'streamType' | 'streamId' | 'traceParent'> {
+  return {
+    id: Number(row.id),
+    attemptId: Number(row.attempt_id),
+    leaseUntil,
+    attemptCount: Number(row.attempt_count),
+    createdAt: timestamp(row.created_at),
+    streamType: row.stream_type as string,
+    streamId: row.stream_id as string,
+    traceParent: (row.trace_parent as string | null) ?? null,
+  };
+}
