@@ -41,6 +41,8 @@ interface Notification {
 }
 
 export interface FanOutResult {
+  /** The creates went to another instance than the one holding the subscribers. */
+  crossInstance: boolean;
   subscribers: number;
   concurrency: number;
   connectMs: number;
@@ -74,19 +76,29 @@ interface Instance {
  * database), so the resident memory shows the subscribers and not the garbage of the load before. `headers` are
  * a merchant's credentials; the access token is valid on every instance.
  */
-export async function runFanOut(startInstance: () => Promise<Instance>, headers: Record<string, string>): Promise<FanOutResult> {
+export async function runFanOut(
+  startInstance: () => Promise<Instance>,
+  headers: Record<string, string>,
+  options: { writeUrl?: string } = {},
+): Promise<FanOutResult> {
+  const crossInstance = options.writeUrl !== undefined;
   // Each socket is a descriptor in this process and one in the instance, which inherits this limit.
   const fdLimit = openFileLimit();
   if (fdLimit !== undefined && fdLimit < SUBSCRIBERS + 200) {
-    return { ...emptyResult(), skipped: `ulimit -n is ${fdLimit}; ${SUBSCRIBERS} subscribers need at least ${SUBSCRIBERS + 200}` };
+    return {
+      ...emptyResult(),
+      crossInstance,
+      skipped: `ulimit -n is ${fdLimit}; ${SUBSCRIBERS} subscribers need at least ${SUBSCRIBERS + 200}`,
+    };
   }
   const { child, baseUrl } = await startInstance();
   const pid = child.pid!;
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  // The cross-instance row writes through another instance: the events reach this one only through the database.
   const create = (reference: string) =>
     send(
       agent,
-      baseUrl,
+      options.writeUrl ?? baseUrl,
       '/epayment/v1/payments',
       { ...headers, 'Idempotency-Key': randomUUID() },
       paymentBody(reference, 10_000, 'Benchmark fan-out'),
@@ -201,6 +213,7 @@ export async function runFanOut(startInstance: () => Promise<Instance>, headers:
       }
     }
     return {
+      crossInstance,
       subscribers: SUBSCRIBERS,
       concurrency: CONCURRENCY,
       connectMs,
@@ -229,7 +242,7 @@ export async function runFanOut(startInstance: () => Promise<Instance>, headers:
 
 /** The report's section: a sentence on the set-up and a table of the figures. */
 export function renderFanOut(r: FanOutResult): string {
-  const heading = '### Subscription fan-out (graphql-ws)';
+  const heading = r.crossInstance ? '### Subscription fan-out across instances (graphql-ws)' : '### Subscription fan-out (graphql-ws)';
   if (r.skipped) return `${heading}\n\nSkipped: ${r.skipped}.`;
   const mb = (kb: number | undefined) => (kb === undefined ? 'n/a' : (kb / 1024).toFixed(1));
   const perConnection =
@@ -239,7 +252,7 @@ export function renderFanOut(r: FanOutResult): string {
     heading,
     '',
     `${r.subscribers} subscribers to \`paymentEvents\`, spread evenly over ${SUBSCRIPTIONS.length} different documents, on a fresh instance, ` +
-      `each with its own socket; then REST creates at concurrency ${r.concurrency} for ${(r.loadMs / 1000).toFixed(1)} s, each CREATED event ` +
+      `each with its own socket; then REST creates${r.crossInstance ? ' through another instance on the same database' : ''} at concurrency ${r.concurrency} for ${(r.loadMs / 1000).toFixed(1)} s, each CREATED event ` +
       `fanned out to every subscriber. Latency is from the create's HTTP request start, and from its response (negative when the ` +
       `notification beats the response), to a subscriber's receipt, correlated by reference and event name, over every ` +
       `(event, subscriber) pair. Loopback only: the load generator, its ${r.subscribers} clients and the instance share the machine's ` +
@@ -270,6 +283,7 @@ export function renderFanOut(r: FanOutResult): string {
 function emptyResult(): FanOutResult {
   const none = { p50: 0, p99: 0, max: 0 };
   return {
+    crossInstance: false,
     subscribers: SUBSCRIBERS,
     concurrency: CONCURRENCY,
     connectMs: 0,

@@ -7,6 +7,7 @@ import { forkEm, openDatabase, type DatabaseOptions, type Orm } from './platform
 import { notificationListener } from './platform/events/notification-listener.js';
 import { dispatchOutbox } from './platform/events/outbox-dispatcher.job.js';
 import { DOMAIN_EVENT_CHANNEL, DomainEventBus } from './platform/events/domain-event-bus.js';
+import { commitWakeSubscriber } from './platform/events/commit-wake.js';
 import { eventProjectors, projectionSubscriber } from './platform/events/event-projectors.js';
 import { eventTypes } from './platform/events/event-types.js';
 import { createGraphQLServer } from './platform/graph/graphql-http.js';
@@ -81,6 +82,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     for (const kind of module.callbackKinds ?? []) callbackKinds.register(kind);
   }
   const events = new DomainEventBus(orm, notificationListener(orm, config.databaseUrl, DOMAIN_EVENT_CHANNEL));
+  // A commit carrying events wakes this instance's bus and dispatcher at once, with no work inside the transaction.
+  orm.em.getEventManager().registerSubscriber(commitWakeSubscriber(() => events.committedHere()));
   await events.start();
   const nodes = new NodeRegistry<RequestContext>();
   for (const module of modules) if (module.nodes) nodes.register(module.nodes);
@@ -132,21 +135,24 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     config.flushIntervalMs,
     jobRun,
   );
-  // Webhooks run apart from expiry, never waiting behind it. A committed event (heard through LISTEN) and a
-  // settled POST wake them, so an event, and the next event of that payment, go out at once, not at the next tick.
-  // Outbound callbacks ride along: recorded with an event, they are woken by its commit too, else by the tick.
+  // Webhooks run apart from expiry, never waiting behind it. A committed event (this instance's commit, or one the
+  // bus found from another instance) and a settled POST wake them, so an event, and the next event of that payment,
+  // go out at once, not at the next tick. Outbound callbacks ride along: recorded with an event, they are woken by
+  // its commit too, else by the tick.
   const deliverer = new WebhookDeliverer(services, () => webhookJobs.wake());
   const callbacks = new CallbackDeliverer(services, () => webhookJobs.wake());
   const webhookJobs = new Scheduler(
     [
-      { name: 'dispatch-outbox', run: () => dispatchOutbox(services) },
+      // A batch dispatched is announced to every instance's bus, after the dispatcher's commit: one NOTIFY per batch.
+      { name: 'dispatch-outbox', run: () => dispatchOutbox(services).then((n) => (n > 0 ? events.announceDispatched() : undefined)) },
       { name: 'deliver-webhooks', run: () => deliverer.run() },
       { name: 'deliver-callbacks', run: () => callbacks.run() },
     ],
     config.jobIntervalMs,
     jobRun,
   );
-  events.onCommitted(() => webhookJobs.wake());
+  // Only where the jobs run: elsewhere the wake-up would do nothing, and the bus need not read for it.
+  if (config.runJobs) events.onCommitted(() => webhookJobs.wake());
 
   const observers = modules.flatMap((m) => (m.requestObserver ? [m.requestObserver(services)] : []));
   const limitedRoutes = new Map(modules.flatMap((m) => m.rateLimitedRoutes ?? []).map((r) => [`${r.method} ${r.pattern}`, r]));

@@ -11,6 +11,7 @@ import { Migration20261123000006OutboundCallbacks } from './db/migrations/Migrat
 import { OutboundCallback, OutboundCallbackAttempt } from './delivery/outbound-callback.entity.js';
 import { DomainEvent } from './events/domain-event.entity.js';
 import { Migration20261126100200TraceParent } from './db/migrations/Migration20261126100200TraceParent.js';
+import { Migration20261126170000EventsOffCommitPath } from './db/migrations/Migration20261126170000EventsOffCommitPath.js';
 import { Migration20261123000007Principals } from './db/migrations/Migration20261123000007Principals.js';
 import { Migration20261126000008IdempotencyTarget } from './db/migrations/Migration20261126000008IdempotencyTarget.js';
 import { Migration20261126000008TestClocks } from './db/migrations/Migration20261126000008TestClocks.js';
@@ -37,6 +38,7 @@ export const platformModule: DomainModule = {
     { name: 'Migration20261126000008IdempotencyTarget', class: Migration20261126000008IdempotencyTarget },
     { name: 'Migration20261126000008TestClocks', class: Migration20261126000008TestClocks },
     { name: 'Migration20261126100200TraceParent', class: Migration20261126100200TraceParent },
+    { name: 'Migration20261126170000EventsOffCommitPath', class: Migration20261126170000EventsOffCommitPath },
   ],
   routes: (services) => accessTokenRoutes(services),
   resolvers: [{ DateTime, MinorUnits }, nodeResolvers],
