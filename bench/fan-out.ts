@@ -235,8 +235,12 @@ export async function runFanOut(
     };
   } finally {
     agent.destroy();
-    await Promise.all(clients.map((client) => Promise.resolve(client.dispose()).catch(() => undefined)));
+    // The instance first, so it closes the sockets itself (1012) and exits through its graceful shutdown, which
+    // writes its CPU profile under BENCH_CPU_PROF; the clients, told not to retry, then go.
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+    await Promise.all(clients.map((client) => Promise.resolve(client.dispose()).catch(() => undefined)));
   }
 }
 

@@ -294,6 +294,8 @@ async function main(): Promise<void> {
     for (const child of children) child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
     await admin(`drop database if exists ${database} with (force)`);
+    // An instance still in its graceful shutdown would keep this process alive through its output pipe.
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 }
 
