@@ -12,6 +12,9 @@ export const DOMAIN_EVENT_CHANNEL = 'domain_event';
  * runs no dispatcher, and the safety net for a lost announcement. Cheap: one index lookup that usually finds nothing.
  */
 export const DEFAULT_POLL_MS = 100;
+/** OUTBOX_EVENT_COLUMNS' shape with no event: the row that carries the horizon. */
+const NO_EVENT_COLUMNS =
+  'null::bigint as event_id, null::text as stream_type, null::text as stream_id, null::text as msn, null::text as name, null::jsonb as payload, null::timestamptz as occurred_at';
 /** A failed read is retried after this long, doubling up to the cap, until it succeeds: no event is dropped. */
 const RETRY_FIRST_DELAY_MS = 100;
 const RETRY_MAX_DELAY_MS = 5_000;
@@ -51,7 +54,9 @@ export interface DomainEventBusOptions {
  * order within a stream (a stream's writers serialize on its row lock and draw their ids while holding it).
  */
 export class DomainEventBus {
-  private readonly subscribers = new Set<Subscriber>();
+  /** By sales unit: an event is offered only to its own unit's subscribers, however many others listen. */
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private subscribed = 0;
   private readonly commitListeners: (() => void)[] = [];
   private readonly pollMs: number;
   /** Tells this instance's own announcements apart from other instances'. */
@@ -86,7 +91,7 @@ export class DomainEventBus {
     this.horizon = first!.horizon;
     await this.read({ publish: false, tellListeners: false });
     this.pollTimer = setInterval(() => {
-      if (this.subscribers.size > 0 || this.commitListeners.length > 0) wake();
+      if (this.subscribed > 0 || this.commitListeners.length > 0) wake();
     }, this.pollMs);
     this.pollTimer.unref();
   }
@@ -97,15 +102,21 @@ export class DomainEventBus {
     this.wakeFromRetryWait?.();
     await this.notifications.stop();
     this.subscribers.clear();
+    this.subscribed = 0;
     await this.reading;
   }
 
   /** Calls `listener` with each committed event `filter` admits, from now on; returns the unsubscribe function. */
   subscribe(filter: EventFilter, listener: EventListener): () => void {
     const subscriber = { filter, listener };
-    this.subscribers.add(subscriber);
+    let unit = this.subscribers.get(filter.msn);
+    if (!unit) this.subscribers.set(filter.msn, (unit = new Set()));
+    unit.add(subscriber);
+    this.subscribed++;
     return () => {
-      this.subscribers.delete(subscriber);
+      if (!unit.delete(subscriber)) return;
+      this.subscribed = Math.max(0, this.subscribed - 1);
+      if (unit.size === 0 && this.subscribers.get(filter.msn) === unit) this.subscribers.delete(filter.msn);
     };
   }
 
@@ -121,7 +132,7 @@ export class DomainEventBus {
   committedHere(): void {
     if (this.stopped) return;
     this.callCommitListeners();
-    if (this.subscribers.size > 0) this.wake(false);
+    if (this.subscribed > 0) this.wake(false);
   }
 
   /**
@@ -133,7 +144,7 @@ export class DomainEventBus {
   }
 
   get subscriberCount(): number {
-    return this.subscribers.size;
+    return this.subscribed;
   }
 
   /** Reads soon; reads never overlap, and a wake during one makes another follow it. */
@@ -157,38 +168,28 @@ export class DomainEventBus {
   }
 
   /**
-   * One read (the rule is in the class comment): the horizon and the events at or above the last one in a single
-   * statement, hence a single snapshot; then, for those not yet published, their rows. State changes only once
-   * both statements succeeded, so a failed read is simply repeated.
+   * One read (the rule is in the class comment): the horizon and the events at or above the last one, minus those
+   * already read, in one statement and so one snapshot. With subscribers it brings the events' columns too; without,
+   * only what the rule needs. State changes once the statement succeeded, so a failed read is simply repeated.
    */
   private async read({ publish, tellListeners }: { publish: boolean; tellListeners: boolean }): Promise<void> {
-    const em = forkEm(this.orm);
-    const rows = await em.execute<{ horizon: string | null; id: unknown; xid: string | null }[]>(
-      `select pg_snapshot_xmin(pg_current_snapshot())::text as horizon, null::bigint as id, null::text as xid
+    const withRows = publish && this.subscribed > 0;
+    const known = this.unsettled.size > 0 ? `and e.id <> all('{${[...this.unsettled.keys()].join(',')}}'::bigint[])` : '';
+    const rows = await forkEm(this.orm).execute<Record<string, unknown>[]>(
+      `select pg_snapshot_xmin(pg_current_snapshot())::text as horizon, null::text as xid, ${withRows ? NO_EVENT_COLUMNS : 'null::bigint as event_id'}
        union all
-       select null, id, xid::text from domain_event where xid >= ?::xid8`,
+       select null, e.xid::text, ${withRows ? OUTBOX_EVENT_COLUMNS : 'e.id'} from domain_event e where e.xid >= ?::xid8 ${known}
+       order by event_id nulls first`,
       [this.horizon],
     );
-    let horizon = this.horizon;
-    const found: { id: number; xid: bigint }[] = [];
-    for (const row of rows) {
-      if (row.horizon !== null) horizon = row.horizon;
-      else if (!this.unsettled.has(Number(row.id))) found.push({ id: Number(row.id), xid: BigInt(row.xid!) });
-    }
-    let events: OutboxEvent[] = [];
-    if (found.length > 0 && publish && this.subscribers.size > 0) {
-      const ids = found.map((event) => event.id).join(',');
-      const eventRows = await em.execute<Record<string, unknown>[]>(
-        `select ${OUTBOX_EVENT_COLUMNS} from domain_event e where e.id = any('{${ids}}'::bigint[]) order by e.id`,
-      );
-      events = eventRows.map(toOutboxEvent);
-    }
-    for (const { id, xid } of found) this.unsettled.set(id, xid);
+    const horizon = String(rows[0]!.horizon);
+    const found = rows.slice(1);
+    for (const row of found) this.unsettled.set(Number(row.event_id), BigInt(row.xid as string));
     const settledBelow = BigInt(horizon);
     for (const [id, xid] of this.unsettled) if (xid < settledBelow) this.unsettled.delete(id);
     this.horizon = horizon;
     if (this.stopped) return;
-    this.publish(events);
+    if (withRows) this.publish(found.map(toOutboxEvent));
     if (found.length > 0 && tellListeners) this.callCommitListeners();
   }
 
@@ -226,12 +227,8 @@ export class DomainEventBus {
 
   private publish(events: OutboxEvent[]): void {
     for (const event of events) {
-      for (const { filter, listener } of this.subscribers) {
-        if (
-          filter.msn !== event.msn ||
-          (filter.streamType !== undefined && filter.streamType !== event.streamType) ||
-          (filter.names && !filter.names.has(event.name))
-        )
+      for (const { filter, listener } of this.subscribers.get(event.msn) ?? []) {
+        if ((filter.streamType !== undefined && filter.streamType !== event.streamType) || (filter.names && !filter.names.has(event.name)))
           continue;
         try {
           listener(event);
