@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createSourceEventStream, execute, print, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { createSourceEventStream, execute, print, type ExecutionArgs, type ExecutionResult, type FormattedExecutionResult } from 'graphql';
+import type { WebSocket } from 'ws';
 import { contextFor } from '../auth/request-context.js';
 import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
@@ -11,20 +12,44 @@ export function operationContext(services: Services, session: Session): GraphQLC
   return { services, request: contextFor(services, forkEm(services.orm), session.principal, session.scope, randomUUID()) };
 }
 
+/** Where one subscription's results go: its socket and the id the client gave the subscription. */
+export interface SubscriptionOutlet {
+  socket: WebSocket;
+  id: string;
+}
+
+/** An event's result for one operation, and its `next` payload as JSON, made once for every subscriber holding it. */
+interface SharedResult {
+  result: ExecutionResult;
+  /** Made by the first subscriber that writes it to a socket. */
+  payloadJson?: string;
+}
+
 /**
  * One event's result per operation, shared by every subscriber that holds the same operation (document,
- * variables, caller and sales unit): a dashboard opened a thousand times costs one execution per event, not a
- * thousand. Keyed weakly by the event object the bus hands to every subscriber, so it lives as long as the event.
+ * variables, caller and sales unit): a dashboard opened a thousand times costs one execution, and one
+ * serialization, per event, not a thousand. Keyed weakly by the event object the bus hands to every subscriber, so
+ * it lives as long as the event.
  */
-const sharedResults = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+const sharedResults = new WeakMap<object, Map<string, Promise<SharedResult>>>();
 
 /**
  * Like graphql-js `subscribe`, except that each event runs with a fresh unit of work and fresh DataLoaders: a
  * subscription lives for hours, and one identity map or loader cache for its whole life would serve stale rows.
+ *
+ * With an `outlet`, each result is written to the subscription's socket from here, as the `next` message graphql-ws
+ * would send, around the payload serialized once per operation and event (`format` applies the client error
+ * format, as graphql-ws's `onNext` does): fanning one event out to a thousand sockets was mostly a thousand
+ * serializations and promise hops through graphql-ws (bench/README.md). The iterator handed to graphql-ws then
+ * yields nothing and ends when the events end; a source failure (a subscriber too slow) still reaches graphql-ws,
+ * which sends the error as before. Each write waits for the socket to take it before the next event is taken, as
+ * graphql-ws's own loop does, so a slow socket backs up into the subscriber's bounded buffer.
  */
 export async function subscribeWithFreshContextPerEvent(
   services: Services,
   args: ExecutionArgs,
+  outlet?: SubscriptionOutlet,
+  format: (result: ExecutionResult) => ExecutionResult | FormattedExecutionResult = (result) => result,
 ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const stream = await createSourceEventStream(args);
   if (!(Symbol.asyncIterator in stream)) return stream;
@@ -38,21 +63,34 @@ export async function subscribeWithFreshContextPerEvent(
     args.operationName ?? '',
     JSON.stringify(args.variableValues ?? {}),
   ].join('\n');
-  const run = (event: unknown): Promise<ExecutionResult> => {
-    const execution = () =>
-      execute({ ...args, rootValue: event, contextValue: operationContext(services, session) }) as Promise<ExecutionResult>;
-    if (typeof event !== 'object' || event === null) return execution();
+  const execution = async (event: unknown): Promise<SharedResult> => {
+    const result = (await execute({ ...args, rootValue: event, contextValue: operationContext(services, session) })) as ExecutionResult;
+    return { result };
+  };
+  const run = (event: unknown): Promise<SharedResult> => {
+    if (typeof event !== 'object' || event === null) return execution(event);
     let byOperation = sharedResults.get(event);
     if (!byOperation) sharedResults.set(event, (byOperation = new Map()));
-    let result = byOperation.get(operationKey);
-    if (!result) byOperation.set(operationKey, (result = execution()));
-    return result;
+    let shared = byOperation.get(operationKey);
+    if (!shared) byOperation.set(operationKey, (shared = execution(event)));
+    return shared;
+  };
+  const next = async (): Promise<IteratorResult<ExecutionResult>> => {
+    if (!outlet) {
+      const event = await iterator.next();
+      return event.done ? { done: true, value: undefined } : { done: false, value: (await run(event.value)).result };
+    }
+    const messageStart = `{"id":${JSON.stringify(outlet.id)},"type":"next","payload":`;
+    for (;;) {
+      const event = await iterator.next();
+      if (event.done) return { done: true, value: undefined };
+      const shared = await run(event.value);
+      shared.payloadJson ??= JSON.stringify(format(shared.result));
+      await sendText(outlet.socket, messageStart + shared.payloadJson + '}');
+    }
   };
   const results: AsyncIterableIterator<ExecutionResult> = {
-    next: async () => {
-      const result = await iterator.next();
-      return result.done ? { done: true, value: undefined } : { done: false, value: await run(result.value) };
-    },
+    next,
     // Called when the client completes or the socket closes: must end a `next()` that is waiting for an event.
     return: async () => {
       await iterator.return?.();
@@ -67,4 +105,10 @@ export async function subscribeWithFreshContextPerEvent(
     },
   };
   return results;
+}
+
+/** As graphql-ws sends: nothing once the socket is no longer open, else resolved when the socket took the frame. */
+function sendText(socket: WebSocket, text: string): Promise<void> {
+  if (socket.readyState !== socket.OPEN) return Promise.resolve();
+  return new Promise((resolve, reject) => socket.send(text, (error) => (error ? reject(error) : resolve())));
 }
