@@ -43,7 +43,8 @@ const sharedResults = new WeakMap<object, Map<string, Promise<SharedResult>>>();
  * serializations and promise hops through graphql-ws (bench/README.md). The iterator handed to graphql-ws then
  * yields nothing and ends when the events end; a source failure (a subscriber too slow) still reaches graphql-ws,
  * which sends the error as before. Each write waits for the socket to take it before the next event is taken, as
- * graphql-ws's own loop does, so a slow socket backs up into the subscriber's bounded buffer.
+ * graphql-ws's own loop does, once the socket has a backlog (sendText), so a slow socket backs up into the subscriber's
+ * bounded buffer.
  */
 export async function subscribeWithFreshContextPerEvent(
   services: Services,
@@ -86,7 +87,8 @@ export async function subscribeWithFreshContextPerEvent(
       if (event.done) return { done: true, value: undefined };
       const shared = await run(event.value);
       shared.payloadJson ??= JSON.stringify(format(shared.result));
-      await sendText(outlet.socket, messageStart + shared.payloadJson + '}');
+      const backlog = sendText(outlet.socket, messageStart + shared.payloadJson + '}');
+      if (backlog) await backlog;
     }
   };
   const results: AsyncIterableIterator<ExecutionResult> = {
@@ -107,8 +109,19 @@ export async function subscribeWithFreshContextPerEvent(
   return results;
 }
 
-/** As graphql-ws sends: nothing once the socket is no longer open, else resolved when the socket took the frame. */
-function sendText(socket: WebSocket, text: string): Promise<void> {
-  if (socket.readyState !== socket.OPEN) return Promise.resolve();
+/** Past this much unsent on a socket, a write waits until the socket took it: a slow client backs up into its buffer. */
+const SOCKET_BACKLOG_BYTES = 64 * 1024;
+
+/**
+ * As graphql-ws sends: nothing once the socket is no longer open. A socket that keeps up is written to without
+ * waiting for the write's callback (one promise and one callback fewer per subscriber and event); one that has a
+ * backlog makes the write wait until it has taken it, as graphql-ws's own loop always waits.
+ */
+function sendText(socket: WebSocket, text: string): Promise<void> | undefined {
+  if (socket.readyState !== socket.OPEN) return undefined;
+  if (socket.bufferedAmount < SOCKET_BACKLOG_BYTES) {
+    socket.send(text);
+    return undefined;
+  }
   return new Promise((resolve, reject) => socket.send(text, (error) => (error ? reject(error) : resolve())));
 }
