@@ -62,6 +62,8 @@ export interface FanOutResult {
   fromRequest: Percentiles;
   /** CPU seconds per wall-clock second during the load and drain: the instance, and this process. */
   serverCores: number | undefined;
+  /** The instance's CPU seconds during the load and drain: with the machine shared, its cost per notification. */
+  serverCpuSeconds: number | undefined;
   clientCores: number;
   skipped?: string;
 }
@@ -232,6 +234,7 @@ export async function runFanOut(
       serverCores:
         serverCpuBefore !== undefined && serverCpuAfter !== undefined ? (serverCpuAfter - serverCpuBefore) / wallSeconds : undefined,
       clientCores: (clientCpu.user + clientCpu.system) / 1e6 / wallSeconds,
+      serverCpuSeconds: serverCpuBefore !== undefined && serverCpuAfter !== undefined ? serverCpuAfter - serverCpuBefore : undefined,
     };
   } finally {
     agent.destroy();
@@ -268,6 +271,8 @@ export function renderFanOut(r: FanOutResult): string {
     `| creates (events) during the load | ${r.creates} (${((r.creates * 1000) / r.loadMs).toFixed(0)}/s), ${r.createFailures} failed |`,
     `| notifications delivered | ${r.delivered} of ${r.expected} in ${(r.deliveryMs / 1000).toFixed(1)} s, ${r.subscriptionErrors} subscription errors |`,
     `| notifications per second, all subscribers | ${((r.delivered * 1000) / r.deliveryMs).toFixed(0)} |`,
+    // On a machine shared with other work the latency follows the CPU the instance gets; its CPU per notification does not.
+    `| instance CPU per notification (creates included) | ${r.serverCpuSeconds !== undefined && r.delivered > 0 ? ((r.serverCpuSeconds * 1e6) / r.delivered).toFixed(0) : 'n/a'} µs |`,
     '',
     '| latency to the subscriber | p50 ms | p99 ms | max ms |',
     '|---|---:|---:|---:|',
@@ -304,6 +309,7 @@ function emptyResult(): FanOutResult {
     fromResponse: none,
     fromRequest: none,
     serverCores: undefined,
+    serverCpuSeconds: undefined,
     clientCores: 0,
   };
 }
