@@ -191,3 +191,22 @@ testOnPostgres('a writing transaction sends no notification: the insert trigger 
     await listener.end();
   }
 });
+
+test("a commit carrying an event wakes this instance's bus before the response", async () => {
+  const bus = t.app.services.events;
+  let wakes = 0;
+  const committedHere = bus.committedHere.bind(bus);
+  bus.committedHere = () => {
+    wakes++;
+    committedHere();
+  };
+  try {
+    expect((await merchant.createPayment({ reference: newReference() })).status).toBe(201);
+    expect(wakes).toBe(1);
+    // A request that commits no event wakes nothing.
+    expect((await merchant.getPayment(newReference())).status).toBe(404);
+    expect(wakes).toBe(1);
+  } finally {
+    delete (bus as Partial<typeof bus>).committedHere;
+  }
+});
