@@ -12,6 +12,8 @@ export const DOMAIN_EVENT_CHANNEL = 'domain_event';
  * runs no dispatcher, and the safety net for a lost announcement. Cheap: one index lookup that usually finds nothing.
  */
 export const DEFAULT_POLL_MS = 100;
+/** The bus's reads are the instance's background work, not a request's: kept out of the per-request query log. */
+const BACKGROUND = { enabled: false };
 /** OUTBOX_EVENT_COLUMNS' shape with no event: the row that carries the horizon. */
 const NO_EVENT_COLUMNS =
   'null::bigint as event_id, null::text as stream_type, null::text as stream_id, null::text as msn, null::text as name, null::jsonb as payload, null::timestamptz as occurred_at';
@@ -87,12 +89,15 @@ export class DomainEventBus {
     // Everything committed by now is history, not news: read once, published to nobody.
     const [first] = await forkEm(this.orm).execute<{ horizon: string }[]>(
       'select pg_snapshot_xmin(pg_current_snapshot())::text as horizon',
+      [],
+      'all',
+      BACKGROUND,
     );
     this.horizon = first!.horizon;
     await this.read({ publish: false, tellListeners: false });
-    this.pollTimer = setInterval(() => {
-      if (this.subscribed > 0 || this.commitListeners.length > 0) wake();
-    }, this.pollMs);
+    // Always, subscribers or not: a read keeps the horizon current, so a first subscriber is not handed what committed
+    // while nobody listened.
+    this.pollTimer = setInterval(wake, this.pollMs);
     this.pollTimer.unref();
   }
 
@@ -128,11 +133,16 @@ export class DomainEventBus {
     this.commitListeners.push(listener);
   }
 
-  /** A transaction of this instance committed events (commit-wake.ts): the commit listeners, then a read. */
+  /**
+   * A transaction of this instance committed events (commit-wake.ts): the commit listeners, then a read, with or
+   * without subscribers: read at once, the events become history before anyone subscribes after them (a subscriber
+   * gets what commits after it subscribed, not what committed just before). Without subscribers the read fetches
+   * ids only.
+   */
   committedHere(): void {
     if (this.stopped) return;
     this.callCommitListeners();
-    if (this.subscribed > 0) this.wake(false);
+    this.wake(false);
   }
 
   /**
@@ -181,6 +191,8 @@ export class DomainEventBus {
        select null, e.xid::text, ${withRows ? OUTBOX_EVENT_COLUMNS : 'e.id'} from domain_event e where e.xid >= ?::xid8 ${known}
        order by event_id nulls first`,
       [this.horizon],
+      'all',
+      BACKGROUND,
     );
     const horizon = String(rows[0]!.horizon);
     const found = rows.slice(1);
