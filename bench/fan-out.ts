@@ -41,6 +41,8 @@ interface Notification {
 }
 
 export interface FanOutResult {
+  /** The creates went to another instance than the one holding the subscribers. */
+  crossInstance: boolean;
   subscribers: number;
   concurrency: number;
   connectMs: number;
@@ -60,6 +62,8 @@ export interface FanOutResult {
   fromRequest: Percentiles;
   /** CPU seconds per wall-clock second during the load and drain: the instance, and this process. */
   serverCores: number | undefined;
+  /** The instance's CPU seconds during the load and drain: with the machine shared, its cost per notification. */
+  serverCpuSeconds: number | undefined;
   clientCores: number;
   skipped?: string;
 }
@@ -74,19 +78,29 @@ interface Instance {
  * database), so the resident memory shows the subscribers and not the garbage of the load before. `headers` are
  * a merchant's credentials; the access token is valid on every instance.
  */
-export async function runFanOut(startInstance: () => Promise<Instance>, headers: Record<string, string>): Promise<FanOutResult> {
+export async function runFanOut(
+  startInstance: () => Promise<Instance>,
+  headers: Record<string, string>,
+  options: { writeUrl?: string } = {},
+): Promise<FanOutResult> {
+  const crossInstance = options.writeUrl !== undefined;
   // Each socket is a descriptor in this process and one in the instance, which inherits this limit.
   const fdLimit = openFileLimit();
   if (fdLimit !== undefined && fdLimit < SUBSCRIBERS + 200) {
-    return { ...emptyResult(), skipped: `ulimit -n is ${fdLimit}; ${SUBSCRIBERS} subscribers need at least ${SUBSCRIBERS + 200}` };
+    return {
+      ...emptyResult(),
+      crossInstance,
+      skipped: `ulimit -n is ${fdLimit}; ${SUBSCRIBERS} subscribers need at least ${SUBSCRIBERS + 200}`,
+    };
   }
   const { child, baseUrl } = await startInstance();
   const pid = child.pid!;
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  // The cross-instance row writes through another instance: the events reach this one only through the database.
   const create = (reference: string) =>
     send(
       agent,
-      baseUrl,
+      options.writeUrl ?? baseUrl,
       '/epayment/v1/payments',
       { ...headers, 'Idempotency-Key': randomUUID() },
       paymentBody(reference, 10_000, 'Benchmark fan-out'),
@@ -201,6 +215,7 @@ export async function runFanOut(startInstance: () => Promise<Instance>, headers:
       }
     }
     return {
+      crossInstance,
       subscribers: SUBSCRIBERS,
       concurrency: CONCURRENCY,
       connectMs,
@@ -219,17 +234,22 @@ export async function runFanOut(startInstance: () => Promise<Instance>, headers:
       serverCores:
         serverCpuBefore !== undefined && serverCpuAfter !== undefined ? (serverCpuAfter - serverCpuBefore) / wallSeconds : undefined,
       clientCores: (clientCpu.user + clientCpu.system) / 1e6 / wallSeconds,
+      serverCpuSeconds: serverCpuBefore !== undefined && serverCpuAfter !== undefined ? serverCpuAfter - serverCpuBefore : undefined,
     };
   } finally {
     agent.destroy();
-    await Promise.all(clients.map((client) => Promise.resolve(client.dispose()).catch(() => undefined)));
+    // The instance first, so it closes the sockets itself (1012) and exits through its graceful shutdown, which
+    // writes its CPU profile under BENCH_CPU_PROF; the clients, told not to retry, then go.
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+    await Promise.all(clients.map((client) => Promise.resolve(client.dispose()).catch(() => undefined)));
   }
 }
 
 /** The report's section: a sentence on the set-up and a table of the figures. */
 export function renderFanOut(r: FanOutResult): string {
-  const heading = '### Subscription fan-out (graphql-ws)';
+  const heading = r.crossInstance ? '### Subscription fan-out across instances (graphql-ws)' : '### Subscription fan-out (graphql-ws)';
   if (r.skipped) return `${heading}\n\nSkipped: ${r.skipped}.`;
   const mb = (kb: number | undefined) => (kb === undefined ? 'n/a' : (kb / 1024).toFixed(1));
   const perConnection =
@@ -239,7 +259,7 @@ export function renderFanOut(r: FanOutResult): string {
     heading,
     '',
     `${r.subscribers} subscribers to \`paymentEvents\`, spread evenly over ${SUBSCRIPTIONS.length} different documents, on a fresh instance, ` +
-      `each with its own socket; then REST creates at concurrency ${r.concurrency} for ${(r.loadMs / 1000).toFixed(1)} s, each CREATED event ` +
+      `each with its own socket; then REST creates${r.crossInstance ? ' through another instance on the same database' : ''} at concurrency ${r.concurrency} for ${(r.loadMs / 1000).toFixed(1)} s, each CREATED event ` +
       `fanned out to every subscriber. Latency is from the create's HTTP request start, and from its response (negative when the ` +
       `notification beats the response), to a subscriber's receipt, correlated by reference and event name, over every ` +
       `(event, subscriber) pair. Loopback only: the load generator, its ${r.subscribers} clients and the instance share the machine's ` +
@@ -251,6 +271,8 @@ export function renderFanOut(r: FanOutResult): string {
     `| creates (events) during the load | ${r.creates} (${((r.creates * 1000) / r.loadMs).toFixed(0)}/s), ${r.createFailures} failed |`,
     `| notifications delivered | ${r.delivered} of ${r.expected} in ${(r.deliveryMs / 1000).toFixed(1)} s, ${r.subscriptionErrors} subscription errors |`,
     `| notifications per second, all subscribers | ${((r.delivered * 1000) / r.deliveryMs).toFixed(0)} |`,
+    // On a machine shared with other work the latency follows the CPU the instance gets; its CPU per notification does not.
+    `| instance CPU per notification (creates included) | ${r.serverCpuSeconds !== undefined && r.delivered > 0 ? ((r.serverCpuSeconds * 1e6) / r.delivered).toFixed(0) : 'n/a'} µs |`,
     '',
     '| latency to the subscriber | p50 ms | p99 ms | max ms |',
     '|---|---:|---:|---:|',
@@ -270,6 +292,7 @@ export function renderFanOut(r: FanOutResult): string {
 function emptyResult(): FanOutResult {
   const none = { p50: 0, p99: 0, max: 0 };
   return {
+    crossInstance: false,
     subscribers: SUBSCRIBERS,
     concurrency: CONCURRENCY,
     connectMs: 0,
@@ -286,6 +309,7 @@ function emptyResult(): FanOutResult {
     fromResponse: none,
     fromRequest: none,
     serverCores: undefined,
+    serverCpuSeconds: undefined,
     clientCores: 0,
   };
 }

@@ -19,12 +19,17 @@ import { renderWebhookThroughput, runWebhookThroughput } from './webhook-through
 import { graphqlSucceeded, runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { paymentBody } from './payment-body.js';
 import { renderQrImages, runQrImages } from './qr-images.js';
+import { renderTwoInstanceCreates, runTwoInstanceCreates } from './two-instance-creates.js';
 
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 4000);
 const WARM_UP_MS = Number(process.env.BENCH_WARM_UP_MS ?? 1000);
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '../..');
+/** Where Paygraph's build is taken from: this checkout, or another one's (a "before" figure on main). */
+const appRoot = process.env.BENCH_APP_ROOT ?? root;
+/** One row alone: `fragment-fan-out`, `two-instance-creates`, `fan-out` or `fan-out-cross-instance`. */
+const only = process.env.BENCH_ONLY;
 
 async function admin(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: SERVER_URL });
@@ -35,7 +40,11 @@ async function admin(sql: string): Promise<void> {
 
 function start(script: string, env: Record<string, string>): Promise<{ child: ChildProcess; baseUrl: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--experimental-async-context-frame', join(root, script)], {
+    // BENCH_CPU_PROF=<dir>: each Paygraph instance writes a V8 CPU profile there when it exits.
+    const profile =
+      process.env.BENCH_CPU_PROF && script.startsWith('dist/src/') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+    const scriptRoot = script.startsWith('dist/src/') ? appRoot : root;
+    const child = spawn(process.execPath, ['--experimental-async-context-frame', ...profile, join(scriptRoot, script)], {
       // Several instances run at once: each takes any free metrics port.
       env: { ...process.env, ...env, PORT: '0', METRICS_PORT: '0', PAYGRAPH_LOG_REQUESTS: 'false' },
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -73,8 +82,9 @@ async function main(): Promise<void> {
   try {
     const paygraph = await start('dist/src/main.js', env);
     children.push(paygraph.child);
-    const baseline = await start('dist/bench/baseline-server.js', env);
-    children.push(baseline.child);
+    // A row run alone needs no baseline beside it.
+    const baseline = only ? paygraph : await start('dist/bench/baseline-server.js', env);
+    if (!only) children.push(baseline.child);
 
     const token = await json(paygraph.baseUrl, 'POST', '/accesstoken/get', {
       client_id: 'test-client-123456',
@@ -90,16 +100,37 @@ async function main(): Promise<void> {
 
     const call = (method: string, path: string, h: Record<string, string>, body?: unknown) => json(paygraph.baseUrl, method, path, h, body);
     // issue 23: deliveries against payment events at a fixed rate (`BENCH_ONLY=webhook-throughput` runs this row only).
-    if (process.env.BENCH_ONLY === 'webhook-throughput') {
+    if (only === 'webhook-throughput') {
       process.stdout.write(`${renderWebhookThroughput(await runWebhookThroughput(call, url.toString()))}\n`);
+      return;
+    }
+    const startInstance = async () => {
+      const instance = await start('dist/src/main.js', env);
+      children.push(instance.child);
+      return instance;
+    };
+    // issue 23: rows that can run alone, each on instances of their own.
+    const twoInstanceCreates = () =>
+      startInstance().then((second) =>
+        runTwoInstanceCreates([paygraph, second], url.toString(), headers, { durationMs: DURATION_MS, warmUpMs: WARM_UP_MS }),
+      );
+    const TWO_INSTANCE_LABEL = `Creates from two instances at concurrency 64 (${process.env.BENCH_TWO_INSTANCE_LABEL ?? 'this build'})`;
+    // Writes go to the instance the other rows run on; the subscribers sit on a fresh one.
+    const crossInstanceFanOut = () => runFanOut(startInstance, headers, { writeUrl: paygraph.baseUrl });
+    if (only === 'two-instance-creates' || only === 'fan-out' || only === 'fan-out-cross-instance') {
+      const report =
+        only === 'two-instance-creates'
+          ? renderTwoInstanceCreates(await twoInstanceCreates(), TWO_INSTANCE_LABEL)
+          : renderFanOut(only === 'fan-out' ? await runFanOut(startInstance, headers) : await crossInstanceFanOut());
+      process.stdout.write(`${report}\n`);
       return;
     }
 
     // issue 20: the hostile document, alone on a quiet instance (`BENCH_ONLY=fragment-fan-out` runs this row only).
-    const throughputOnly = process.env.BENCH_ONLY === 'throughput';
+    const throughputOnly = only === 'throughput';
     const fragmentFanOut = throughputOnly ? undefined : await runFragmentFanOut(paygraph.baseUrl, headers, { durationMs: DURATION_MS });
     if (fragmentFanOut) process.stderr.write(`${renderFragmentFanOut(fragmentFanOut)}\n`);
-    if (fragmentFanOut && process.env.BENCH_ONLY === 'fragment-fan-out') {
+    if (fragmentFanOut && only === 'fragment-fan-out') {
       process.stdout.write(`${renderFragmentFanOut(fragmentFanOut)}\n`);
       return;
     }
@@ -239,12 +270,12 @@ async function main(): Promise<void> {
     process.stderr.write(`${renderWebhookThroughput(webhookThroughput)}\n`);
 
     // An instance of its own on the same database, so its resident memory shows the subscribers, not the load above.
-    const fanOut = await runFanOut(async () => {
-      const instance = await start('dist/src/main.js', env);
-      children.push(instance.child);
-      return instance;
-    }, headers);
+    const fanOut = await runFanOut(startInstance, headers);
     process.stderr.write(`${renderFanOut(fanOut)}\n`);
+    const fanOutCrossInstance = await crossInstanceFanOut();
+    process.stderr.write(`${renderFanOut(fanOutCrossInstance)}\n`);
+    const twoInstance = renderTwoInstanceCreates(await twoInstanceCreates(), TWO_INSTANCE_LABEL);
+    process.stderr.write(`${twoInstance}\n`);
 
     // Last: it adds a million rows to the database the rows above were measured on.
     const ledgerRead = await runLedgerRead(paygraph.baseUrl, baseline.baseUrl, url.toString(), headers);
@@ -259,6 +290,8 @@ async function main(): Promise<void> {
       renderWebhookLatency(webhookLatency),
       renderWebhookThroughput(webhookThroughput),
       renderFanOut(fanOut),
+      renderFanOut(fanOutCrossInstance),
+      `### Creates from two instances (issue 23)\n\n${twoInstance}`,
       renderFragmentFanOut(fragmentFanOut!),
       renderLedgerRead(ledgerRead),
     ].join('\n\n');
@@ -268,6 +301,8 @@ async function main(): Promise<void> {
     for (const child of children) child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
     await admin(`drop database if exists ${database} with (force)`);
+    // An instance still in its graceful shutdown would keep this process alive through its output pipe.
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
 }
 

@@ -7,6 +7,7 @@ import { forkEm, openBackgroundLane, openDatabase, type DatabaseOptions, type Or
 import { notificationListener } from './platform/events/notification-listener.js';
 import { dispatchOutbox } from './platform/events/outbox-dispatcher.job.js';
 import { DOMAIN_EVENT_CHANNEL, DomainEventBus } from './platform/events/domain-event-bus.js';
+import { commitWakeSubscriber } from './platform/events/commit-wake.js';
 import { eventProjectors, projectionSubscriber } from './platform/events/event-projectors.js';
 import { eventTypes } from './platform/events/event-types.js';
 import { createGraphQLServer } from './platform/graph/graphql-http.js';
@@ -87,6 +88,9 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     for (const kind of module.callbackKinds ?? []) callbackKinds.register(kind);
   }
   const events = new DomainEventBus(orm, notificationListener(orm, config.databaseUrl, DOMAIN_EVENT_CHANNEL));
+  // A commit carrying events wakes this instance's bus and dispatcher at once, with no work inside the transaction.
+  // The lane commits events too: a callback's outcome (a PSP payment reserved) is recorded there.
+  for (const each of new Set([orm, lane])) each.em.getEventManager().registerSubscriber(commitWakeSubscriber(() => events.committedHere()));
   await events.start();
   const nodes = new NodeRegistry<RequestContext>();
   for (const module of modules) if (module.nodes) nodes.register(module.nodes);
@@ -140,7 +144,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     jobRun,
   );
   // Deliveries run apart from expiry, never waiting behind it, and apart from the outbox fan-out, so a claim never
-  // waits for a dispatch. A committed event (heard through LISTEN) wakes the fan-out, which wakes the deliveries when
+  // waits for a dispatch. A committed event (this instance's commit, or one the bus found from another instance) wakes the fan-out, which wakes the deliveries when
   // it made some; recorded outcomes wake them too, so the next event of a stream goes out at once, not at the next
   // tick. Outbound callbacks, recorded with an event, are woken by its commit too, else by the tick.
   const background: Services = { ...services, orm: lane };
@@ -152,17 +156,22 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       {
         name: 'dispatch-outbox',
         run: async () => {
-          if ((await dispatchOutbox(background)) > 0) deliveryJobs.wake();
+          if ((await dispatchOutbox(background)) === 0) return;
+          deliveryJobs.wake();
+          // Announced to every instance's bus after the dispatcher's commit: one NOTIFY per dispatch run.
+          await events.announceDispatched();
         },
       },
     ],
     config.jobIntervalMs,
     jobRun,
   );
-  events.onCommitted(() => {
-    webhookJobs.wake();
-    deliveryJobs.wake();
-  });
+  // Only where the jobs run: elsewhere the wake-up would do nothing, and the bus need not read for it.
+  if (config.runJobs)
+    events.onCommitted(() => {
+      webhookJobs.wake();
+      deliveryJobs.wake();
+    });
 
   const observers = modules.flatMap((m) => (m.requestObserver ? [m.requestObserver(services)] : []));
   const limitedRoutes = new Map(modules.flatMap((m) => m.rateLimitedRoutes ?? []).map((r) => [`${r.method} ${r.pattern}`, r]));

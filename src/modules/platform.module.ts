@@ -12,6 +12,7 @@ import { OutboundCallback, OutboundCallbackAttempt } from '../platform/delivery/
 import { DomainEvent } from '../platform/events/domain-event.entity.js';
 import { Migration20261126100200TraceParent } from '../platform/db/migrations/Migration20261126100200TraceParent.js';
 import { Migration20261126170000DeliveryByReceiver } from '../platform/db/migrations/Migration20261126170000DeliveryByReceiver.js';
+import { Migration20261126170100EventsOffCommitPath } from '../platform/db/migrations/Migration20261126170100EventsOffCommitPath.js';
 import { Migration20261123000007Principals } from '../platform/db/migrations/Migration20261123000007Principals.js';
 import { Migration20261126000008IdempotencyTarget } from '../platform/db/migrations/Migration20261126000008IdempotencyTarget.js';
 import { Migration20261126000008TestClocks } from '../platform/db/migrations/Migration20261126000008TestClocks.js';
@@ -39,6 +40,7 @@ export const platformModule: DomainModule = {
     { name: 'Migration20261126000008TestClocks', class: Migration20261126000008TestClocks },
     { name: 'Migration20261126100200TraceParent', class: Migration20261126100200TraceParent },
     { name: 'Migration20261126170000DeliveryByReceiver', class: Migration20261126170000DeliveryByReceiver },
+    { name: 'Migration20261126170100EventsOffCommitPath', class: Migration20261126170100EventsOffCommitPath },
   ],
   routes: (services) => accessTokenRoutes(services),
   resolvers: [{ DateTime, MinorUnits }, nodeResolvers],

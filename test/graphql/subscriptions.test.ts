@@ -293,7 +293,7 @@ describeOnPostgres('two instances on one PostgreSQL database', () => {
   test('a capture through instance A reaches a subscriber connected to instance B', async () => {
     const latencies = await measureCaptureLatency(second, merchantOnFirst, 20);
     console.log(
-      `cross-instance subscription latency (PostgreSQL NOTIFY): median ${median(latencies).toFixed(2)} ms over ${latencies.length} captures (max ${Math.max(...latencies).toFixed(2)})`,
+      `cross-instance subscription latency (outbox read, woken by the dispatcher's announcement): median ${median(latencies).toFixed(2)} ms over ${latencies.length} captures (max ${Math.max(...latencies).toFixed(2)})`,
     );
     // Each capture's notification had to arrive (measureCaptureLatency's wait fails otherwise); how fast is logged only.
     expect(latencies).toHaveLength(20);

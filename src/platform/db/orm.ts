@@ -74,7 +74,10 @@ function queryLogging(onQuery: (sql: string) => void): { debug: LoggerNamespace[
     },
     error: () => undefined,
     warn: () => undefined,
-    logQuery: (context) => onQuery(context.query ?? ''),
+    // A statement run with logging off (`enabled: false`, the event bus's background reads) is no request's statement.
+    logQuery: (context) => {
+      if (context.enabled !== false) onQuery(context.query ?? '');
+    },
     setDebugMode: () => undefined,
     isEnabled: (namespace) => namespace === 'query',
   };

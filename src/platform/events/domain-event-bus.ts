@@ -1,24 +1,22 @@
+import { randomUUID } from 'node:crypto';
 import { forkEm, type Orm } from '../db/orm.js';
 import { logError } from '../../log.js';
-import { DomainEvent } from './domain-event.entity.js';
 import type { NotificationListener } from './notification-listener.js';
-import type { OutboxEvent } from './outbox-event.js';
+import { OUTBOX_EVENT_COLUMNS, toOutboxEvent, type OutboxEvent } from './outbox-event.js';
 
-/** The channel the domain_event insert trigger notifies (Migration20261123000005DomainEventStream). */
+/** The channel the outbox dispatcher announces a dispatched batch on, after its own commit (never a writer's). */
 export const DOMAIN_EVENT_CHANNEL = 'domain_event';
 
-/** Rows read per statement while catching up after a reconnect. */
-const CATCH_UP_PAGE = 1_000;
 /**
- * How far below the highest id heard a catch-up looks for events nobody heard. Sequence ids follow insert order,
- * not commit order: a transaction that drew a lower id may commit after a higher id was heard, so catching up
- * from the highest id alone would skip it. Every id heard within this window is remembered, so the catch-up
- * reads the window and publishes only what was not heard. It misses an event only if its transaction stayed open
- * while 10,000 later events were drawn; transactions here are short (no outbound call runs inside one) and their
- * number is bounded by the connection pools, so that needs a transaction open for a very long time at a very
- * high event rate.
+ * How often the outbox is read when nothing woke the bus: the floor for events written through an instance that
+ * runs no dispatcher, and the safety net for a lost announcement. Cheap: one index lookup that usually finds nothing.
  */
-const CATCH_UP_WINDOW = 10_000;
+export const DEFAULT_POLL_MS = 100;
+/** The bus's reads are the instance's background work, not a request's: kept out of the per-request query log. */
+const BACKGROUND = { enabled: false };
+/** OUTBOX_EVENT_COLUMNS' shape with no event: the row that carries the horizon. */
+const NO_EVENT_COLUMNS =
+  'null::bigint as event_id, null::text as stream_type, null::text as stream_id, null::text as msn, null::text as name, null::jsonb as payload, null::timestamptz as occurred_at';
 /** A failed read is retried after this long, doubling up to the cap, until it succeeds: no event is dropped. */
 const RETRY_FIRST_DELAY_MS = 100;
 const RETRY_MAX_DELAY_MS = 5_000;
@@ -39,172 +37,210 @@ interface Subscriber {
   listener: EventListener;
 }
 
+export interface DomainEventBusOptions {
+  pollMs?: number;
+}
+
 /**
- * Fans committed outbox events, of every domain, out to this process's subscribers. Every instance LISTENs on the
- * database, so an event committed through any instance reaches subscribers on all of them. A notification carries
- * only the event id; ids that arrive together are read in one statement, and a subscriber gets only the events its
- * filter admits (its sales unit's, of its stream type), in commit order.
+ * Fans committed outbox events, of every domain, out to this process's subscribers, reading them from the outbox
+ * itself: nothing is added to the writing transaction. Reads are woken at once by a commit on this instance
+ * (`committedHere`), by another instance's dispatcher announcing a batch, and otherwise every `pollMs`.
+ *
+ * The rule that keeps a late commit from being skipped (sequence ids are drawn in insert order, not commit order):
+ * each event carries the id of the transaction that wrote it (`xid`), and a read takes, in the same snapshot, the
+ * oldest transaction still running (`pg_snapshot_xmin(pg_current_snapshot())`, the horizon). Every transaction below
+ * the horizon has ended, so all its events were visible to that read; only events of transactions at or above it may
+ * still appear. The next read therefore looks at events with `xid >= horizon` of the previous read, and skips those
+ * it already published. No event id serves as a cursor, so a lower id committing after a higher one was read is
+ * found by the first read whose snapshot sees it. Each read publishes what it found in id order, which is commit
+ * order within a stream (a stream's writers serialize on its row lock and draw their ids while holding it).
  */
 export class DomainEventBus {
-  private readonly subscribers = new Set<Subscriber>();
+  /** By sales unit: an event is offered only to its own unit's subscribers, however many others listen. */
+  private readonly subscribers = new Map<string, Set<Subscriber>>();
+  private subscribed = 0;
   private readonly commitListeners: (() => void)[] = [];
-  private pending: number[] = [];
-  private flushScheduled = false;
-  /** Reads run one after another, so events leave in the order their notifications arrived. */
-  private delivering: Promise<void> = Promise.resolve();
-  private highestSeenId = 0;
-  /** Ids heard (or published by a catch-up) above `highestSeenId - CATCH_UP_WINDOW`: what a catch-up skips. */
-  private readonly seen = new Set<number>();
+  private readonly pollMs: number;
+  /** Tells this instance's own announcements apart from other instances'. */
+  private readonly instanceTag = randomUUID();
+  /** The last read's horizon: every transaction below it had ended, and its events were read. */
+  private horizon = '0';
+  /** Events read whose transaction is at or above the horizon (id to xid): they come back in the next read. */
+  private readonly unsettled = new Map<number, bigint>();
+  private reading: Promise<void> | undefined;
+  private readAgain = false;
+  /** The read about to run may find events committed elsewhere: tell the commit listeners if it does. */
+  private tellListeners = false;
+  private pollTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private wakeFromRetryWait: (() => void) | undefined;
 
   constructor(
     private readonly orm: Orm,
     private readonly notifications: NotificationListener,
-  ) {}
+    options: DomainEventBusOptions = {},
+  ) {
+    this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+  }
 
   async start(): Promise<void> {
-    await this.notifications.start(
-      (payload) => this.onNotification(payload),
-      () => this.catchUp(),
+    const wake = () => this.wake(true);
+    await this.notifications.start((payload) => payload !== this.instanceTag && wake(), wake);
+    // Everything committed by now is history, not news: read once, published to nobody.
+    const [first] = await forkEm(this.orm).execute<{ horizon: string }[]>(
+      'select pg_snapshot_xmin(pg_current_snapshot())::text as horizon',
+      [],
+      'all',
+      BACKGROUND,
     );
-    // Everything committed by now is history, not news: remembered as seen, a catch-up never replays it. Anything
-    // committing later is heard, since LISTEN is already on, or found by a catch-up after a reconnect.
-    const newest = await forkEm(this.orm).findOne(DomainEvent, { id: { $gt: 0 } }, { orderBy: { id: 'desc' }, fields: ['id'] });
-    if (newest) for (const id of await this.idsAbove(newest.id - CATCH_UP_WINDOW)) this.markSeen(id);
+    this.horizon = first!.horizon;
+    await this.read({ publish: false, tellListeners: false });
+    // Always, subscribers or not: a read keeps the horizon current, so a first subscriber is not handed what committed
+    // while nobody listened.
+    this.pollTimer = setInterval(wake, this.pollMs);
+    this.pollTimer.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.pollTimer);
     this.wakeFromRetryWait?.();
     await this.notifications.stop();
     this.subscribers.clear();
-    await this.delivering;
+    this.subscribed = 0;
+    await this.reading;
   }
 
   /** Calls `listener` with each committed event `filter` admits, from now on; returns the unsubscribe function. */
   subscribe(filter: EventFilter, listener: EventListener): () => void {
     const subscriber = { filter, listener };
-    this.subscribers.add(subscriber);
+    let unit = this.subscribers.get(filter.msn);
+    if (!unit) this.subscribers.set(filter.msn, (unit = new Set()));
+    unit.add(subscriber);
+    this.subscribed++;
     return () => {
-      this.subscribers.delete(subscriber);
+      if (!unit.delete(subscriber)) return;
+      this.subscribed = Math.max(0, this.subscribed - 1);
+      if (unit.size === 0 && this.subscribers.get(filter.msn) === unit) this.subscribers.delete(filter.msn);
     };
   }
 
   /**
-   * Calls `listener` whenever an event commits, on any instance, without reading it: how the webhook dispatcher
-   * learns there is work at once instead of at its next tick.
+   * Calls `listener` whenever events commit, through this instance (at once) or another (when a read finds them),
+   * without reading them: how the outbox dispatcher learns there is work before its next tick.
    */
   onCommitted(listener: () => void): void {
     this.commitListeners.push(listener);
   }
 
+  /**
+   * A transaction of this instance committed events (commit-wake.ts): the commit listeners, then a read, with or
+   * without subscribers: read at once, the events become history before anyone subscribes after them (a subscriber
+   * gets what commits after it subscribed, not what committed just before). Without subscribers the read fetches
+   * ids only.
+   */
+  committedHere(): void {
+    if (this.stopped) return;
+    this.callCommitListeners();
+    this.wake(false);
+  }
+
+  /**
+   * Tells every instance that a batch of events was dispatched, so their buses read now rather than at their next
+   * poll: one NOTIFY per batch, in a statement of its own after the dispatcher's commit, so no writer waits on it.
+   */
+  async announceDispatched(): Promise<void> {
+    await forkEm(this.orm).execute('select pg_notify(?, ?)', [DOMAIN_EVENT_CHANNEL, this.instanceTag]);
+  }
+
   get subscriberCount(): number {
-    return this.subscribers.size;
+    return this.subscribed;
   }
 
-  private onNotification(payload: string): void {
-    const id = Number(payload);
-    if (!Number.isSafeInteger(id) || id <= 0) return;
-    for (const listener of this.commitListeners) listener();
-    // Already published by a catch-up that read it before its notification arrived.
-    if (this.seen.has(id)) return;
-    this.markSeen(id);
-    // Nobody listening here: no read at all, so an instance without subscribers costs the database nothing.
-    if (this.subscribers.size === 0) return;
-    this.pending.push(id);
-    if (this.flushScheduled) return;
-    this.flushScheduled = true;
-    // Notifications of one burst (a transaction with several events, or many commits) arrive in the same turn.
-    setImmediate(() => {
-      this.flushScheduled = false;
-      const ids = this.pending;
-      this.pending = [];
-      this.enqueue(() => this.deliverIds(ids));
-    });
+  /** Reads soon; reads never overlap, and a wake during one makes another follow it. */
+  private wake(mayBeFromElsewhere: boolean): void {
+    if (this.stopped) return;
+    if (mayBeFromElsewhere) this.tellListeners = true;
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = this.readUntilQuiet().finally(() => (this.reading = undefined));
   }
 
-  /**
-   * After a dropped LISTEN connection: events committed meanwhile sent notifications nobody heard. They may have
-   * any id above the window's floor (see CATCH_UP_WINDOW), so the whole window is read and what was heard skipped.
-   * Notifications heard from now on are the new connection's; one for an event this catch-up publishes is dropped
-   * as seen.
-   */
-  private catchUp(): void {
-    this.enqueue(async () => {
-      const unheard = (await this.idsAbove(this.highestSeenId - CATCH_UP_WINDOW)).filter((id) => !this.seen.has(id));
-      // Marked before the read, so a notification arriving meanwhile is not published twice.
-      for (const id of unheard) this.markSeen(id);
-      if (this.subscribers.size === 0) return;
-      for (let start = 0; start < unheard.length && !this.stopped; start += CATCH_UP_PAGE) {
-        const ids = unheard.slice(start, start + CATCH_UP_PAGE);
-        const events = await forkEm(this.orm).find(DomainEvent, { id: { $in: ids } }, { orderBy: { id: 'asc' } });
-        this.publish(events);
-      }
-    });
-  }
-
-  /** The ids of committed events above `floor`, in id order: integers from an index, even for a wide window. */
-  private async idsAbove(floor: number): Promise<number[]> {
-    const rows = await forkEm(this.orm).execute<{ id: unknown }[]>('select id from domain_event where id > ? order by id', [
-      Math.max(floor, 0),
-    ]);
-    return rows.map((row) => Number(row.id));
-  }
-
-  private markSeen(id: number): void {
-    this.seen.add(id);
-    if (id <= this.highestSeenId) return;
-    this.highestSeenId = id;
-    // Pruned in bulk once the set holds twice the window, so the cost per id stays constant.
-    if (this.seen.size <= 2 * CATCH_UP_WINDOW) return;
-    const floor = this.highestSeenId - CATCH_UP_WINDOW;
-    for (const seenId of this.seen) if (seenId <= floor) this.seen.delete(seenId);
+  private async readUntilQuiet(): Promise<void> {
+    do {
+      this.readAgain = false;
+      const tellListeners = this.tellListeners;
+      this.tellListeners = false;
+      await this.retried(() => this.read({ publish: true, tellListeners }));
+    } while (this.readAgain && !this.stopped);
   }
 
   /**
-   * Runs `work` after the work queued before it, so events leave in the order their notifications arrived. A
-   * failed read is retried (with backoff) rather than dropped: the events it was for would otherwise be lost, as
-   * their notifications will not come again.
+   * One read (the rule is in the class comment): the horizon and the events at or above the last one, minus those
+   * already read, in one statement and so one snapshot. With subscribers it brings the events' columns too; without,
+   * only what the rule needs. State changes once the statement succeeded, so a failed read is simply repeated.
    */
-  private enqueue(work: () => Promise<void>): void {
-    this.delivering = this.delivering.then(async () => {
-      for (let delay = RETRY_FIRST_DELAY_MS; !this.stopped; delay = Math.min(delay * 2, RETRY_MAX_DELAY_MS)) {
-        try {
-          await work();
-          return;
-        } catch (error) {
-          // Work queued just before stop must not touch a database that is closing; stop() ends the wait.
-          if (this.stopped) return;
-          logError('event fan-out failed; retrying', error, { retryInMs: delay });
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, delay);
-            this.wakeFromRetryWait = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-          this.wakeFromRetryWait = undefined;
-        }
-      }
-    });
+  private async read({ publish, tellListeners }: { publish: boolean; tellListeners: boolean }): Promise<void> {
+    const withRows = publish && this.subscribed > 0;
+    const known = this.unsettled.size > 0 ? `and e.id <> all('{${[...this.unsettled.keys()].join(',')}}'::bigint[])` : '';
+    const rows = await forkEm(this.orm).execute<Record<string, unknown>[]>(
+      `select pg_snapshot_xmin(pg_current_snapshot())::text as horizon, null::text as xid, ${withRows ? NO_EVENT_COLUMNS : 'null::bigint as event_id'}
+       union all
+       select null, e.xid::text, ${withRows ? OUTBOX_EVENT_COLUMNS : 'e.id'} from domain_event e where e.xid >= ?::xid8 ${known}
+       order by event_id nulls first`,
+      [this.horizon],
+      'all',
+      BACKGROUND,
+    );
+    const horizon = String(rows[0]!.horizon);
+    const found = rows.slice(1);
+    for (const row of found) this.unsettled.set(Number(row.event_id), BigInt(row.xid as string));
+    const settledBelow = BigInt(horizon);
+    for (const [id, xid] of this.unsettled) if (xid < settledBelow) this.unsettled.delete(id);
+    this.horizon = horizon;
+    if (this.stopped) return;
+    if (withRows) this.publish(found.map(toOutboxEvent));
+    if (found.length > 0 && tellListeners) this.callCommitListeners();
   }
 
-  private async deliverIds(ids: number[]): Promise<void> {
-    if (this.subscribers.size === 0) return;
-    const rows = await forkEm(this.orm).find(DomainEvent, { id: { $in: ids } });
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    this.publish(ids.flatMap((id) => byId.get(id) ?? []));
+  private callCommitListeners(): void {
+    for (const listener of this.commitListeners) {
+      try {
+        listener();
+      } catch (error) {
+        logError('commit listener failed', error);
+      }
+    }
+  }
+
+  /** Runs `work` until it succeeds (with backoff) or the bus stops: the events it was for would otherwise wait. */
+  private async retried(work: () => Promise<void>): Promise<void> {
+    for (let delay = RETRY_FIRST_DELAY_MS; !this.stopped; delay = Math.min(delay * 2, RETRY_MAX_DELAY_MS)) {
+      try {
+        await work();
+        return;
+      } catch (error) {
+        // A read queued just before stop must not touch a database that is closing; stop() ends the wait.
+        if (this.stopped) return;
+        logError('event fan-out failed; retrying', error, { retryInMs: delay });
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          this.wakeFromRetryWait = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wakeFromRetryWait = undefined;
+      }
+    }
   }
 
   private publish(events: OutboxEvent[]): void {
     for (const event of events) {
-      for (const { filter, listener } of this.subscribers) {
-        if (
-          filter.msn !== event.msn ||
-          (filter.streamType !== undefined && filter.streamType !== event.streamType) ||
-          (filter.names && !filter.names.has(event.name))
-        )
+      for (const { filter, listener } of this.subscribers.get(event.msn) ?? []) {
+        if ((filter.streamType !== undefined && filter.streamType !== event.streamType) || (filter.names && !filter.names.has(event.name)))
           continue;
         try {
           listener(event);

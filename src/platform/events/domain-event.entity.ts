@@ -3,7 +3,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 /**
  * The outbox, one table for every domain: each row is one event of one stream (a payment, a PSP payment, a
  * checkout session, ...), written in the transaction of the change it records (see `recordEvent`). The sequence
- * `id` orders events and is what NOTIFY carries; `dispatched_at` (set by the dispatcher's own SQL, so not mapped
+ * `id` orders events and is what cursors name; `dispatched_at` (set by the dispatcher's own SQL, so not mapped
  * here) marks the event as fanned out.
  */
 export const DomainEvent = defineEntity({

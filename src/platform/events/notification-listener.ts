@@ -4,8 +4,8 @@ import type { Orm } from '../db/orm.js';
 import { logError } from '../../log.js';
 
 /**
- * One PostgreSQL LISTEN channel, whichever database serves it. `onPayload` gets each NOTIFY payload in the order
- * the notifying transactions committed; `onReconnected` tells the owner that notifications sent while the
+ * One PostgreSQL LISTEN channel, whichever database serves it: how the event bus hears another instance's dispatcher
+ * announce a batch. `onPayload` gets each NOTIFY payload; `onReconnected` tells the owner that notifications sent while the
  * connection was down are lost, so it can catch up from the table.
  */
 export interface NotificationListener {

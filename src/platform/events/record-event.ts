@@ -16,7 +16,7 @@ export interface NewEvent {
 /**
  * Appends an event to the outbox in the caller's unit of work, so the change and its event commit or roll back
  * together: the one way every domain records events. The row goes out with the caller's flush (no statement of
- * its own), and its insert trigger announces it once the transaction commits. Projectors registered for its stream
+ * its own); once the transaction commits, the bus finds it by reading the outbox (domain-event-bus.ts). Projectors registered for its stream
  * (`DomainModule.projectors`) run at that flush, in the same transaction.
  */
 export function recordEvent(em: Em, event: NewEvent): DomainEvent {

@@ -1,6 +1,13 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { GraphQLError, getOperationAST, specifiedRules, type GraphQLFormattedError, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLError,
+  getOperationAST,
+  specifiedRules,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+} from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Services } from '../context.js';
@@ -13,7 +20,7 @@ import { chargeOperation, rateLimitedError } from './rate-limited.js';
 import { schemaDisclosure } from './schema.js';
 import { GRAPHQL_WS_PATH, prepareOperation } from './socket-operation.js';
 import { authenticateSocket, sessionOf, type SocketExtra } from './socket-session.js';
-import { operationContext, subscribeWithFreshContextPerEvent } from './subscription-execution.js';
+import { operationContext, subscribeWithFreshContextPerEvent, type SubscriptionOutlet } from './subscription-execution.js';
 
 export { GRAPHQL_WS_PATH } from './socket-operation.js';
 
@@ -51,6 +58,9 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
   const queryLimits = queryLimitRules(services.config.graphqlLimits, { introspectionAllowed: !disclosure.refusesIntrospection });
   const rules = [...specifiedRules, ...queryLimits, ...disclosure.rules];
   const clientError = (error: GraphQLError) => disclosure.formatError(scrub(error));
+  const clientResult = (result: ExecutionResult) => (result.errors ? { ...result, errors: result.errors.map(clientError) } : result);
+  /** Each operation's socket and subscription id, by its context: where its results are written. */
+  const outlets = new WeakMap<object, SubscriptionOutlet>();
 
   const disposable = useServer<Record<string, unknown>, SocketExtra>(
     {
@@ -81,9 +91,14 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
         );
         return charged.allowed ? prepared : [rateLimitedError(charged.state, false)];
       },
-      context: (ctx) => operationContext(services, sessionOf(ctx)),
-      subscribe: (args) => subscribeWithFreshContextPerEvent(services, args),
-      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? { ...result, errors: result.errors.map(clientError) } : undefined),
+      context: (ctx, id) => {
+        const context = operationContext(services, sessionOf(ctx));
+        outlets.set(context, { socket: ctx.extra.socket, id });
+        return context;
+      },
+      // Results are written to the socket by the subscription itself, serialized once per operation and event.
+      subscribe: (args) => subscribeWithFreshContextPerEvent(services, args, outlets.get(args.contextValue as object), clientResult),
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? clientResult(result) : undefined),
       onError: (_ctx, _id, _payload, errors) => errors.map(clientError),
     },
     wss,

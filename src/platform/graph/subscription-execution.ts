@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createSourceEventStream, execute, print, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { createSourceEventStream, execute, print, type ExecutionArgs, type ExecutionResult, type FormattedExecutionResult } from 'graphql';
+import type { Socket } from 'node:net';
+import type { WebSocket } from 'ws';
 import { contextFor } from '../auth/request-context.js';
 import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
@@ -11,20 +13,45 @@ export function operationContext(services: Services, session: Session): GraphQLC
   return { services, request: contextFor(services, forkEm(services.orm), session.principal, session.scope, randomUUID()) };
 }
 
+/** Where one subscription's results go: its socket and the id the client gave the subscription. */
+export interface SubscriptionOutlet {
+  socket: WebSocket;
+  id: string;
+}
+
+/** An event's result for one operation, and its `next` payload as JSON, made once for every subscriber holding it. */
+interface SharedResult {
+  result: ExecutionResult;
+  /** The payload as UTF-8 JSON, made by the first subscriber that writes it to a socket. */
+  payload?: Buffer;
+}
+
 /**
  * One event's result per operation, shared by every subscriber that holds the same operation (document,
- * variables, caller and sales unit): a dashboard opened a thousand times costs one execution per event, not a
- * thousand. Keyed weakly by the event object the bus hands to every subscriber, so it lives as long as the event.
+ * variables, caller and sales unit): a dashboard opened a thousand times costs one execution, and one
+ * serialization, per event, not a thousand. Keyed weakly by the event object the bus hands to every subscriber, so
+ * it lives as long as the event.
  */
-const sharedResults = new WeakMap<object, Map<string, Promise<ExecutionResult>>>();
+const sharedResults = new WeakMap<object, Map<string, Promise<SharedResult>>>();
 
 /**
  * Like graphql-js `subscribe`, except that each event runs with a fresh unit of work and fresh DataLoaders: a
  * subscription lives for hours, and one identity map or loader cache for its whole life would serve stale rows.
+ *
+ * With an `outlet`, each result is written to the subscription's socket from here, as the `next` message graphql-ws
+ * would send, around the payload serialized once per operation and event (`format` applies the client error
+ * format, as graphql-ws's `onNext` does): fanning one event out to a thousand sockets was mostly a thousand
+ * serializations and promise hops through graphql-ws (bench/README.md). The iterator handed to graphql-ws then
+ * yields nothing and ends when the events end; a source failure (a subscriber too slow) still reaches graphql-ws,
+ * which sends the error as before. Each write waits for the socket to take it before the next event is taken, as
+ * graphql-ws's own loop does, once the socket has a backlog (sendText), so a slow socket backs up into the subscriber's
+ * bounded buffer.
  */
 export async function subscribeWithFreshContextPerEvent(
   services: Services,
   args: ExecutionArgs,
+  outlet?: SubscriptionOutlet,
+  format: (result: ExecutionResult) => ExecutionResult | FormattedExecutionResult = (result) => result,
 ): Promise<AsyncIterableIterator<ExecutionResult> | ExecutionResult> {
   const stream = await createSourceEventStream(args);
   if (!(Symbol.asyncIterator in stream)) return stream;
@@ -38,21 +65,37 @@ export async function subscribeWithFreshContextPerEvent(
     args.operationName ?? '',
     JSON.stringify(args.variableValues ?? {}),
   ].join('\n');
-  const run = (event: unknown): Promise<ExecutionResult> => {
-    const execution = () =>
-      execute({ ...args, rootValue: event, contextValue: operationContext(services, session) }) as Promise<ExecutionResult>;
-    if (typeof event !== 'object' || event === null) return execution();
+  const execution = async (event: unknown): Promise<SharedResult> => {
+    const result = (await execute({ ...args, rootValue: event, contextValue: operationContext(services, session) })) as ExecutionResult;
+    return { result };
+  };
+  const run = (event: unknown): Promise<SharedResult> => {
+    if (typeof event !== 'object' || event === null) return execution(event);
     let byOperation = sharedResults.get(event);
     if (!byOperation) sharedResults.set(event, (byOperation = new Map()));
-    let result = byOperation.get(operationKey);
-    if (!result) byOperation.set(operationKey, (result = execution()));
-    return result;
+    let shared = byOperation.get(operationKey);
+    if (!shared) byOperation.set(operationKey, (shared = execution(event)));
+    return shared;
+  };
+  const next = async (): Promise<IteratorResult<ExecutionResult>> => {
+    if (!outlet) {
+      const event = await iterator.next();
+      return event.done ? { done: true, value: undefined } : { done: false, value: (await run(event.value)).result };
+    }
+    // The message graphql-ws would send, byte for byte: only the id is this subscriber's own.
+    const messageStart = Buffer.from(`{"id":${JSON.stringify(outlet.id)},"type":"next","payload":`);
+    for (;;) {
+      const event = await iterator.next();
+      if (event.done) return { done: true, value: undefined };
+      const shared = await run(event.value);
+      shared.payload ??= Buffer.from(JSON.stringify(format(shared.result)));
+      const message = Buffer.concat([messageStart, shared.payload, MESSAGE_END], messageStart.length + shared.payload.length + 1);
+      const backlog = sendText(outlet.socket, message);
+      if (backlog) await backlog;
+    }
   };
   const results: AsyncIterableIterator<ExecutionResult> = {
-    next: async () => {
-      const result = await iterator.next();
-      return result.done ? { done: true, value: undefined } : { done: false, value: await run(result.value) };
-    },
+    next,
     // Called when the client completes or the socket closes: must end a `next()` that is waiting for an event.
     return: async () => {
       await iterator.return?.();
@@ -67,4 +110,45 @@ export async function subscribeWithFreshContextPerEvent(
     },
   };
   return results;
+}
+
+const MESSAGE_END = Buffer.from('}');
+
+/** Past this much unsent on a socket, a write waits until the socket took it: a slow client backs up into its buffer. */
+const SOCKET_BACKLOG_BYTES = 64 * 1024;
+
+/**
+ * As graphql-ws sends: nothing once the socket is no longer open. A socket that keeps up is written to without
+ * waiting for the write's callback (one promise and one callback fewer per subscriber and event); one that has a
+ * backlog makes the write wait until it has taken it, as graphql-ws's own loop always waits.
+ */
+function sendText(socket: WebSocket, text: Buffer): Promise<void> | undefined {
+  if (socket.readyState !== socket.OPEN) return undefined;
+  holdWritesUntilTurnEnds(socket);
+  if (socket.bufferedAmount < SOCKET_BACKLOG_BYTES) {
+    socket.send(text, { binary: false });
+    return undefined;
+  }
+  return new Promise((resolve, reject) => socket.send(text, { binary: false }, (error) => (error ? reject(error) : resolve())));
+}
+
+/** TCP sockets corked during this turn of the event loop, uncorked together once it ends. */
+const corked = new Set<Socket>();
+
+/**
+ * Several events for one socket in one turn (a read that found a batch) leave in one system call instead of one
+ * each: the socket's writes are held (cork) until the turn ends. The write to the kernel was the largest cost of
+ * the fan-out profile. ws corks each frame itself; the hold nests around it.
+ */
+function holdWritesUntilTurnEnds(socket: WebSocket): void {
+  const tcp = (socket as unknown as { _socket?: Socket })._socket;
+  if (!tcp || corked.has(tcp)) return;
+  if (corked.size === 0) setImmediate(releaseHeldWrites);
+  tcp.cork();
+  corked.add(tcp);
+}
+
+function releaseHeldWrites(): void {
+  for (const tcp of corked) tcp.uncork();
+  corked.clear();
 }
