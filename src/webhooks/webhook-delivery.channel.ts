@@ -10,14 +10,12 @@ import type {
   RecordedOutcome,
 } from '../platform/delivery/delivery-channel.js';
 import { EARLIER_DELIVERY_PENDING, EARLIER_EVENT_UNDISPATCHED } from '../platform/delivery/delivery-order.js';
-import { claimDeliveries, claimedRow, recordAttempts, type DeliveryTable } from '../platform/delivery/delivery-table.js';
+import { claimDeliveries, claimedRow, leaseEnd, recordAttempts, type DeliveryTable } from '../platform/delivery/delivery-table.js';
 import { afterFailedAttempt } from '../platform/delivery/webhook-retry.js';
 import { signWebhookRequest } from '../platform/delivery/webhook-signature.js';
 
 /** The header a receiver de-duplicates on: the outbox id of the event, the same on every retry. */
 export const EVENT_ID_HEADER = 'x-paygraph-event-id';
-/** A lease outlives the POST's timeout by this much, for recording the outcome (a short transaction). */
-const LEASE_MARGIN_MS = 5_000;
 
 /** Webhook deliveries: one per (registration, event), the registration being the receiver. */
 const WEBHOOK_DELIVERIES: DeliveryTable = {
@@ -49,7 +47,7 @@ export function webhookDeliveryChannel(services: Services): DeliveryChannel {
     name: 'webhooks',
     async claim(em: Em, limit: number, perReceiver: number): Promise<ClaimedDelivery[]> {
       const now = clock.now();
-      const leaseUntil = new Date(now.getTime() + config.webhooks.timeoutMs + LEASE_MARGIN_MS);
+      const leaseUntil = leaseEnd(now, config.webhooks.timeoutMs);
       const rows = await claimDeliveries(em, WEBHOOK_DELIVERIES, { now, dueParams: [now], leaseUntil, limit, perReceiver });
       return rows.map((row) => {
         const event = toOutboxEvent(row);

@@ -3,10 +3,7 @@ import type { Services } from '../context.js';
 import type { Em } from '../db/orm.js';
 import { afterFailedCallbackAttempt, callbackKinds, type CallbackKind } from './callback-kinds.js';
 import type { ClaimedDelivery, DeliveryChannel, DeliveryPolicy, RecordedAttempt, RecordedOutcome } from './delivery-channel.js';
-import { claimDeliveries, claimedRow, recordAttempts, type DeliveryTable } from './delivery-table.js';
-
-/** A lease outlives the POST's timeout by this much, for recording the outcome; then the row is anyone's again. */
-const LEASE_MARGIN_MS = 5_000;
+import { claimDeliveries, claimedRow, leaseEnd, recordAttempts, type DeliveryTable } from './delivery-table.js';
 
 /** Outbound callbacks: the URL (chosen by the recipient per callback) is the receiver. */
 const OUTBOUND_CALLBACKS: DeliveryTable = {
@@ -52,7 +49,7 @@ export function callbackChannel(services: Services): DeliveryChannel {
       if (kinds.length === 0) return [];
       const now = services.clock.now();
       // One lease length for every kind: the longest timeout. A lease only matters when its holder dies.
-      const leaseUntil = new Date(now.getTime() + callbackKinds.longestTimeoutMs(services.config) + LEASE_MARGIN_MS);
+      const leaseUntil = leaseEnd(now, callbackKinds.longestTimeoutMs(services.config));
       const rows = await claimDeliveries(em, OUTBOUND_CALLBACKS, {
         now,
         dueParams: [now, JSON.stringify(kinds)],

@@ -140,6 +140,12 @@ export async function recordAttempts(
   return new Set(moved.map((row) => Number(row.id)));
 }
 
+/** A lease outlives the POST's timeout by this much, for recording the outcome; after that the row is anyone's again. */
+const LEASE_MARGIN_MS = 5_000;
+
+/** Until when a claim holds its deliveries, whose POSTs may take up to `timeoutMs`. */
+export const leaseEnd = (now: Date, timeoutMs: number): Date => new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS);
+
 export const timestamp = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
 
 /** What every claimed row says of itself, whatever its channel: the part of a ClaimedDelivery the table gives. */
