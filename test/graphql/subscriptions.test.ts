@@ -158,6 +158,18 @@ describe('paymentEvents', () => {
     expect(new Set(same.map((s) => JSON.stringify(s.results[0]!.data))).size).toBe(1);
   });
 
+  test('events committed back to back arrive in commit order, each with its own payment, while their executions overlap', async () => {
+    const subscribers = [await subscribed(t, merchantA), await subscribed(t, merchantA)];
+    const references = Array.from({ length: 6 }, () => newReference());
+    // Not waiting for a notification between creates: the bus reads several at once and their executions run together.
+    for (const reference of references) expect((await merchantA.createPayment({ reference })).status).toBe(201);
+    for (const subscriber of subscribers) {
+      const notifications = (await subscriber.waitFor(references.length)).map((r) => r.data.paymentEvents);
+      expect(notifications.map((n) => n.event.reference)).toEqual(references);
+      expect(notifications.map((n) => n.payment.reference)).toEqual(references);
+    }
+  });
+
   test('unsubscribing releases the subscription on the server', async () => {
     const before = t.app.services.paymentEvents.subscriberCount;
     const subscriber = await subscribed(t, merchantA);

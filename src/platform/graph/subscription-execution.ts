@@ -6,6 +6,7 @@ import { contextFor } from '../auth/request-context.js';
 import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
 import type { GraphQLContext } from './graphql-context.js';
+import { ExecutedAhead, type StartedExecution } from './executed-ahead.js';
 import type { Session } from './socket-session.js';
 
 /** A context for one operation or one event of the socket's session: a fresh unit of work and fresh loaders. */
@@ -32,7 +33,10 @@ interface SharedResult {
  * serialization, per event, not a thousand. Keyed weakly by the event object the bus hands to every subscriber, so
  * it lives as long as the event.
  */
-const sharedResults = new WeakMap<object, Map<string, Promise<SharedResult>>>();
+const sharedResults = new WeakMap<object, Map<string, StartedExecution<SharedResult>>>();
+
+/** Events a subscriber's executions may run ahead of its writes (executed-ahead.ts). */
+const EXECUTED_AHEAD = 16;
 
 /**
  * Like graphql-js `subscribe`, except that each event runs with a fresh unit of work and fresh DataLoaders: a
@@ -43,9 +47,10 @@ const sharedResults = new WeakMap<object, Map<string, Promise<SharedResult>>>();
  * format, as graphql-ws's `onNext` does): fanning one event out to a thousand sockets was mostly a thousand
  * serializations and promise hops through graphql-ws (bench/README.md). The iterator handed to graphql-ws then
  * yields nothing and ends when the events end; a source failure (a subscriber too slow) still reaches graphql-ws,
- * which sends the error as before. Each write waits for the socket to take it before the next event is taken, as
- * graphql-ws's own loop does, once the socket has a backlog (sendText), so a slow socket backs up into the subscriber's
- * bounded buffer.
+ * which sends the error as before. Each event's execution starts as the event arrives, while earlier results are
+ * still being written (executed-ahead.ts), and results are written in the events' order. A write waits for the
+ * socket to take it, as graphql-ws's own loop does, once the socket has a backlog (sendText), so a slow socket backs
+ * up into the subscriber's bounded buffer.
  */
 export async function subscribeWithFreshContextPerEvent(
   services: Services,
@@ -69,25 +74,36 @@ export async function subscribeWithFreshContextPerEvent(
     const result = (await execute({ ...args, rootValue: event, contextValue: operationContext(services, session) })) as ExecutionResult;
     return { result };
   };
-  const run = (event: unknown): Promise<SharedResult> => {
-    if (typeof event !== 'object' || event === null) return execution(event);
+  const started = (event: unknown): StartedExecution<SharedResult> => {
+    const shared: StartedExecution<SharedResult> = { promise: execution(event) };
+    shared.promise.then(
+      (result) => (shared.settled = result),
+      // Whoever reads it sees the failure; this only keeps it from counting as unhandled until then.
+      () => undefined,
+    );
+    return shared;
+  };
+  const run = (event: unknown): StartedExecution<SharedResult> => {
+    if (typeof event !== 'object' || event === null) return started(event);
     let byOperation = sharedResults.get(event);
     if (!byOperation) sharedResults.set(event, (byOperation = new Map()));
     let shared = byOperation.get(operationKey);
-    if (!shared) byOperation.set(operationKey, (shared = execution(event)));
+    if (!shared) byOperation.set(operationKey, (shared = started(event)));
     return shared;
   };
+  const ahead = outlet ? new ExecutedAhead(iterator, run, EXECUTED_AHEAD) : undefined;
   const next = async (): Promise<IteratorResult<ExecutionResult>> => {
-    if (!outlet) {
+    if (!outlet || !ahead) {
       const event = await iterator.next();
-      return event.done ? { done: true, value: undefined } : { done: false, value: (await run(event.value)).result };
+      return event.done ? { done: true, value: undefined } : { done: false, value: (await run(event.value).promise).result };
     }
     // The message graphql-ws would send, byte for byte: only the id is this subscriber's own.
     const messageStart = Buffer.from(`{"id":${JSON.stringify(outlet.id)},"type":"next","payload":`);
     for (;;) {
-      const event = await iterator.next();
-      if (event.done) return { done: true, value: undefined };
-      const shared = await run(event.value);
+      // Results already there are written in this turn, without a promise each: a socket's writes of one turn
+      // leave together (holdWritesUntilTurnEnds).
+      const shared = ahead.nextSettled() ?? (await ahead.next());
+      if (shared === undefined) return { done: true, value: undefined };
       shared.payload ??= Buffer.from(JSON.stringify(format(shared.result)));
       const message = Buffer.concat([messageStart, shared.payload, MESSAGE_END], messageStart.length + shared.payload.length + 1);
       const backlog = sendText(outlet.socket, message);
@@ -98,10 +114,12 @@ export async function subscribeWithFreshContextPerEvent(
     next,
     // Called when the client completes or the socket closes: must end a `next()` that is waiting for an event.
     return: async () => {
+      ahead?.stop();
       await iterator.return?.();
       return { done: true, value: undefined };
     },
     throw: async (error: unknown) => {
+      ahead?.stop();
       await iterator.return?.();
       throw error;
     },
