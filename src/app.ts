@@ -223,7 +223,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     },
     shutdown: async (deadlineMs) => {
       const draining = http.drain(deadlineMs);
-      await subscriptions.close({ code: 1012, reason: 'Service Restart' });
+      await subscriptions.close({ code: 1012, reason: 'Service Restart' }, deadlineMs);
       await draining;
       await stopWork();
       await closeRest();

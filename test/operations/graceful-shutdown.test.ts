@@ -2,7 +2,8 @@ import { connect, type Socket } from 'node:net';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { MerchantClient } from '../support/merchant-client.js';
-import { connectionParamsOf, graphqlWsUrl } from '../support/subscriber.js';
+import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
+import { connectionParamsOf, eventually, graphqlWsUrl } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
@@ -86,3 +87,29 @@ function open(port: number): Promise<Socket> {
     socket.once('error', reject);
   });
 }
+
+test(
+  'a graceful shutdown cuts, at its deadline, the socket of a subscriber that stopped reading',
+  async () => {
+    // An app of its own: this test shuts it down too.
+    const app = await startTestApp(database.databaseUrl ? { databaseUrl: database.databaseUrl } : {});
+    const socket = new WebSocket(graphqlWsUrl(app.baseUrl), 'graphql-transport-ws');
+    const messages: { type: string }[] = [];
+    socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as { type: string }));
+    const closed = new Promise<number>((resolve) => socket.once('close', (code: number) => resolve(code)));
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send(JSON.stringify({ type: 'connection_init', payload: await connectionParamsOf(new MerchantClient(app.baseUrl)) }));
+    await eventually(() => messages.some((m) => m.type === 'connection_ack'), 'the socket to be acknowledged');
+    socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { paymentEvents { event { name } } }' } }));
+    await eventually(() => app.app.services.paymentEvents.subscriberCount > 0, 'the subscription to register');
+    // The client stops reading: it never sees the server's close frame, so it never answers it.
+    socket.pause();
+
+    await app.app.shutdown(200);
+    socket.resume();
+    // The server's close frame (1012) was sent before the cut, so the client reports it once it reads again.
+    expect(await closed).toBe(1012);
+    // Before, the shutdown waited for ws's own 30 s close timer; this test's deadline is below it.
+  },
+  CONDITION_DEADLINE_MS,
+);

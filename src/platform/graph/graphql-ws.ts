@@ -28,8 +28,10 @@ export interface SubscriptionServer {
   /**
    * Closes every subscriber's socket and stops accepting new ones: 1001 Going away by default; a graceful shutdown
    * says 1012 Service Restart, on which graphql-ws clients reconnect (through the balancer, to another instance).
+   * A socket whose client has not answered the close by `deadlineMs` is cut: a client that stopped reading never
+   * answers, and ws would otherwise wait 30 s for each.
    */
-  close(closing?: { code: number; reason: string }): Promise<void>;
+  close(closing?: { code: number; reason: string }, deadlineMs?: number): Promise<void>;
   /** Sockets open now (the open-subscriptions metric). */
   openSockets(): number;
 }
@@ -107,13 +109,24 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
 
   return {
     openSockets: () => wss.clients.size,
-    close: async (closing) => {
+    close: async (closing, deadlineMs = CLOSE_DEADLINE_MS) => {
       server.off('upgrade', onUpgrade);
       if (closing) for (const socket of wss.clients) socket.close(closing.code, closing.reason);
-      await disposable.dispose();
+      // dispose() resolves once every socket closed, which a client that stopped reading never lets happen.
+      const cut = setTimeout(() => {
+        for (const socket of wss.clients) socket.terminate();
+      }, deadlineMs);
+      try {
+        await disposable.dispose();
+      } finally {
+        clearTimeout(cut);
+      }
     },
   };
 }
+
+/** How long close() waits, unless told otherwise, for clients to answer the close before it cuts their sockets. */
+const CLOSE_DEADLINE_MS = 5_000;
 
 /**
  * ws closes a socket that sends a frame past `maxPayload` itself (1009) and then emits the error, which graphql-ws
