@@ -35,6 +35,13 @@ interface SharedResult {
  */
 const sharedResults = new WeakMap<object, Map<string, StartedExecution<SharedResult>>>();
 
+/**
+ * One context per event and caller (principal and sales unit), shared by that caller's different operations on the
+ * event: like the fields of one request, they share a unit of work and loaders, so the event's payment is read once
+ * for all the dashboards' documents rather than once each. Still fresh per event; never shared between callers.
+ */
+const sharedContexts = new WeakMap<object, Map<string, GraphQLContext>>();
+
 /** Events a subscriber's executions may run ahead of its writes (executed-ahead.ts). */
 const EXECUTED_AHEAD = 16;
 
@@ -63,15 +70,18 @@ export async function subscribeWithFreshContextPerEvent(
   const iterator = stream[Symbol.asyncIterator]();
   const base = args.contextValue as GraphQLContext;
   const session: Session = { principal: base.request.principal, scope: base.request.scope };
-  const operationKey = [
-    session.principal.clientId,
-    session.scope.actingFor ?? '',
-    print(args.document),
-    args.operationName ?? '',
-    JSON.stringify(args.variableValues ?? {}),
-  ].join('\n');
+  const callerKey = [session.principal.kind, session.principal.clientId, session.scope.msn, session.scope.actingFor ?? ''].join('\n');
+  const operationKey = [callerKey, print(args.document), args.operationName ?? '', JSON.stringify(args.variableValues ?? {})].join('\n');
+  const contextOf = (event: unknown): GraphQLContext => {
+    if (typeof event !== 'object' || event === null) return operationContext(services, session);
+    let byCaller = sharedContexts.get(event);
+    if (!byCaller) sharedContexts.set(event, (byCaller = new Map()));
+    let context = byCaller.get(callerKey);
+    if (!context) byCaller.set(callerKey, (context = operationContext(services, session)));
+    return context;
+  };
   const execution = async (event: unknown): Promise<SharedResult> => {
-    const result = (await execute({ ...args, rootValue: event, contextValue: operationContext(services, session) })) as ExecutionResult;
+    const result = (await execute({ ...args, rootValue: event, contextValue: contextOf(event) })) as ExecutionResult;
     return { result };
   };
   const started = (event: unknown): StartedExecution<SharedResult> => {
