@@ -1,7 +1,7 @@
 import { currentTraceParent } from '../observability/trace-context.js';
 import type { Em } from '../db/orm.js';
 import { callbackKinds, type CallbackKind } from './callback-kinds.js';
-import { OutboundCallback } from './outbound-callback.entity.js';
+import { Delivery } from './delivery.entity.js';
 
 export interface NewCallback {
   streamType: string;
@@ -19,11 +19,15 @@ export interface NewCallback {
  * Records a callback in the caller's unit of work, so it commits with the change that calls for it (a crash
  * before the commit loses both, after it neither) and the callback deliverer sends it from then on.
  */
-export function recordCallback(em: Em, kind: CallbackKind, callback: NewCallback, now: Date): OutboundCallback {
+export function recordCallback(em: Em, kind: CallbackKind, callback: NewCallback, now: Date): Delivery {
   // A kind its process does not know would never be sent; failing here tells the producer at once.
   if (callbackKinds.get(kind.name) !== kind) throw new Error(`Callback kind ${kind.name} is not registered`);
-  return em.create(OutboundCallback, {
+  return em.create(Delivery, {
     kind: kind.name,
+    // The URL receives it: fairness and per-stream order are per URL.
+    receiver: callback.url,
+    webhookId: null,
+    eventId: null,
     streamType: callback.streamType,
     streamId: callback.streamId,
     msn: callback.msn ?? null,
