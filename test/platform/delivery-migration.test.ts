@@ -235,6 +235,20 @@ test('every delivery and attempt moves into the generic tables, webhook deliveri
   );
   expect(Number(next!.id)).toBeGreaterThan(Math.max(...moved.map((row) => Number(row.id))));
   await sql('delete from delivery where id = ?', [next!.id]);
+
+  // Reverted, the old tables come back with the same rows (callbacks under their new ids), and up again.
+  await orm.migrator.down({ to: BEFORE });
+  expect(await sql(`select ${WEBHOOK_COLUMNS} from webhook_delivery order by id`)).toEqual(webhooks);
+  expect(await sql(`select id, delivery_id, ${ATTEMPT_COLUMNS} from webhook_delivery_attempt order by id`)).toEqual(webhookAttempts);
+  const back = await sql(`select id, ${CALLBACK_COLUMNS} from outbound_callback order by id`);
+  expect(back.map(({ id: _id, ...rest }) => rest)).toEqual(callbacks.map(({ id: _id, ...rest }) => rest));
+  expect(back.map((row) => Number(row.id))).toEqual(moved.map((row) => Number(row.id)));
+  expect(await sql(`select ${ATTEMPT_COLUMNS} from outbound_callback_attempt order by id`)).toEqual(
+    callbackAttempts.map(({ callback_id: _id, ...rest }) => rest),
+  );
+  await orm.migrator.up({ to: UNDER_TEST });
+  expect(await sql(`select ${WEBHOOK_COLUMNS} from delivery where kind = 'webhook' order by id`)).toEqual(webhooks);
+  expect(await sql('select count(*)::int as n from delivery_attempt')).toEqual([{ n: 6 }]);
 });
 
 test('the service started on the migrated database sends what was pending and shows the deliveries as before', async () => {
