@@ -6,6 +6,7 @@ import { modules } from '../../src/modules.js';
 import { seedMerchants } from '../../src/merchants/merchants.seed.js';
 import { forkEm, openDatabase, type Orm } from '../../src/platform/db/orm.js';
 import { callbackKinds, type CallbackKind } from '../../src/platform/delivery/callback-kinds.js';
+import { callbackReceiver } from '../../src/platform/delivery/record-callback.js';
 import { INTERRUPTED_ATTEMPT_ERROR } from '../../src/platform/delivery/delivery-table.js';
 import { toGlobalId } from '../../src/platform/graph/relay.js';
 import { MerchantClient } from '../support/merchant-client.js';
@@ -214,7 +215,7 @@ test('every delivery and attempt moves into the generic tables, webhook deliveri
   // Callbacks: the same rows in the same order (which orders a stream's callbacks), under ids above the webhooks'.
   const moved = await sql(`select id, receiver, ${CALLBACK_COLUMNS} from delivery where kind <> 'webhook' order by id`);
   expect(moved.map(({ id: _id, receiver: _receiver, ...rest }) => rest)).toEqual(callbacks.map(({ id: _id, ...rest }) => rest));
-  expect(moved.map((row) => row.receiver)).toEqual(callbacks.map((row) => row.url));
+  expect(moved.map((row) => row.receiver)).toEqual(callbacks.map((row) => callbackReceiver(row.url as string)));
   expect(Math.min(...moved.map((row) => Number(row.id)))).toBeGreaterThan(Math.max(...webhookIds.map(Number)));
   // Each callback's attempts follow it to its new id.
   const newIdOf = new Map(callbacks.map((row, i) => [Number(row.id), Number(moved[i]!.id)]));
@@ -230,7 +231,7 @@ test('every delivery and attempt moves into the generic tables, webhook deliveri
   expect(await sql('select count(*)::int as n from delivery_attempt')).toEqual([{ n: 6 }]);
   const [next] = await sql(
     `insert into delivery (kind, receiver, stream_type, stream_id, url, body, status, attempt_count, next_attempt_at, created_at)
-     values (?, 'http://127.0.0.1:9/x', 's', 'x', 'http://127.0.0.1:9/x', '{}', 'failed', 0, ?, ?) returning id`,
+     values (?, md5('http://127.0.0.1:9/x')::uuid, 's', 'x', 'http://127.0.0.1:9/x', '{}', 'failed', 0, ?, ?) returning id`,
     [KIND.name, at, at],
   );
   expect(Number(next!.id)).toBeGreaterThan(Math.max(...moved.map((row) => Number(row.id))));

@@ -176,7 +176,7 @@ test('after a restart mid-POST (a lease run out, an attempt without outcome) the
   const [row] = await sql(
     `with callback as (
        insert into delivery (kind, receiver, stream_type, stream_id, url, body, status, attempt_count, next_attempt_at, lease_until, created_at)
-       values (?, ?, 'test-stream', ?, ?, '{"n":1}', 'pending', 0, ?, ?, ?) returning id
+       values (?, md5(?)::uuid, 'test-stream', ?, ?, '{"n":1}', 'pending', 0, ?, ?, ?) returning id
      )
      insert into delivery_attempt (delivery_id, attempted_at) select id, ? from callback returning delivery_id as callback_id`,
     [

@@ -18,9 +18,9 @@ export const Delivery = defineEntity({
     kind: p.string(),
     /**
      * Who receives it, the unit of per-receiver fairness and of per-stream order: a webhook registration's id, a
-     * callback's URL.
+     * callback's URL as its digest (callbackReceiver), so the key is as narrow for both.
      */
-    receiver: p.string(),
+    receiver: p.uuid(),
     /** A webhook delivery's registration (deleting it deletes its deliveries); null for callbacks. */
     webhookId: p.uuid().nullable(),
     /** A webhook delivery's event, whose body it sends and whose id orders its stream; null for callbacks. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { currentTraceParent } from '../observability/trace-context.js';
 import type { Em } from '../db/orm.js';
 import { callbackKinds, type CallbackKind } from './callback-kinds.js';
@@ -25,7 +26,7 @@ export function recordCallback(em: Em, kind: CallbackKind, callback: NewCallback
   return em.create(Delivery, {
     kind: kind.name,
     // The URL receives it: fairness and per-stream order are per URL.
-    receiver: callback.url,
+    receiver: callbackReceiver(callback.url),
     webhookId: null,
     eventId: null,
     streamType: callback.streamType,
@@ -43,4 +44,10 @@ export function recordCallback(em: Em, kind: CallbackKind, callback: NewCallback
     createdAt: now,
     traceParent: currentTraceParent(),
   });
+}
+
+/** A callback URL's receiver key: its MD5 digest as a uuid, as the database's `md5(url)::uuid` gives it. */
+export function callbackReceiver(url: string): string {
+  const hex = createHash('md5').update(url, 'utf8').digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }

@@ -30,7 +30,7 @@ export async function dispatchOutbox(services: Services): Promise<number> {
        ), fanned_out as (
          insert into delivery (kind, receiver, webhook_id, event_id, stream_type, stream_id, status, attempt_count,
            next_attempt_at, trace_parent, created_at)
-         select '${WEBHOOK_KIND}', w.id::text, w.id, c.id, c.stream_type, c.stream_id, 'pending', 0, ?, c.trace_parent, ?
+         select '${WEBHOOK_KIND}', w.id, w.id, c.id, c.stream_type, c.stream_id, 'pending', 0, ?, c.trace_parent, ?
          from claimed c
          join webhook w on w.msn = c.msn and (
            w.events @> jsonb_build_array(c.name)

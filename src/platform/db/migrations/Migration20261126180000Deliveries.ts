@@ -15,7 +15,7 @@ export class Migration20261126180000Deliveries extends Migration {
       create table delivery (
         id bigint generated always as identity primary key,
         kind varchar(40) not null,
-        receiver text not null,
+        receiver uuid not null,
         webhook_id uuid references webhook (id) on delete cascade,
         event_id bigint references domain_event (id),
         stream_type varchar(40) not null,
@@ -33,11 +33,12 @@ export class Migration20261126180000Deliveries extends Migration {
         trace_parent varchar(55),
         created_at timestamptz not null,
         constraint delivery_webhook_event_unique unique (webhook_id, event_id),
-        -- A webhook delivery names its registration (its receiver) and its event; a callback carries its URL (its
-        -- receiver) and body.
+        -- A webhook delivery names its registration (its receiver) and its event; a callback carries its URL and
+        -- body, its receiver the URL's MD5 digest as a uuid (a key of fixed width, as narrow as a registration's id).
+        -- The claim reads every pending row's receiver and walks two indexes that lead with it.
         constraint delivery_kind_check check (case when kind = 'webhook'
-          then webhook_id is not null and event_id is not null and receiver = webhook_id::text
-          else webhook_id is null and event_id is null and url is not null and body is not null and receiver = url end)
+          then webhook_id is not null and event_id is not null and receiver = webhook_id
+          else webhook_id is null and event_id is null and url is not null and body is not null and receiver = md5(url)::uuid end)
       );`);
     // The claim's scans: due pending rows; per receiver, its due rows in due order (attempt_count >= 0, always true,
     // keeps the held-back probe off this index: see Migration20261126170000DeliveryByReceiver); and an earlier
@@ -63,7 +64,7 @@ export class Migration20261126180000Deliveries extends Migration {
       insert into delivery (id, kind, receiver, webhook_id, event_id, stream_type, stream_id, status, attempt_count,
         next_attempt_at, lease_until, delivered_at, last_status_code, trace_parent, created_at)
       overriding system value
-      select d.id, 'webhook', d.webhook_id::text, d.webhook_id, d.event_id, d.stream_type, d.stream_id, d.status,
+      select d.id, 'webhook', d.webhook_id, d.webhook_id, d.event_id, d.stream_type, d.stream_id, d.status,
         d.attempt_count, d.next_attempt_at, d.lease_until, d.delivered_at, d.last_status_code, e.trace_parent, d.created_at
       from webhook_delivery d join domain_event e on e.id = d.event_id;`);
     this.addSql(`
@@ -77,7 +78,7 @@ export class Migration20261126180000Deliveries extends Migration {
       insert into delivery (id, kind, receiver, stream_type, stream_id, msn, url, authorization_value, body, status,
         attempt_count, next_attempt_at, lease_until, delivered_at, last_status_code, trace_parent, created_at)
       overriding system value
-      select m.new_id, c.kind, c.url, c.stream_type, c.stream_id, c.msn, c.url, c.authorization_value, c.body, c.status,
+      select m.new_id, c.kind, md5(c.url)::uuid, c.stream_type, c.stream_id, c.msn, c.url, c.authorization_value, c.body, c.status,
         c.attempt_count, c.next_attempt_at, c.lease_until, c.delivered_at, c.last_status_code, c.trace_parent, c.created_at
       from outbound_callback c join (${callbackIds}) m on m.old_id = c.id;`);
     this.addSql(`
