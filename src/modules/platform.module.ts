@@ -8,11 +8,12 @@ import { Migration20261122000003PaymentEventNotify } from '../platform/db/migrat
 import { Migration20261123000004WebhookAttemptAtClaim } from '../platform/db/migrations/Migration20261123000004WebhookAttemptAtClaim.js';
 import { Migration20261123000005DomainEventStream } from '../platform/db/migrations/Migration20261123000005DomainEventStream.js';
 import { Migration20261123000006OutboundCallbacks } from '../platform/db/migrations/Migration20261123000006OutboundCallbacks.js';
-import { OutboundCallback, OutboundCallbackAttempt } from '../platform/delivery/outbound-callback.entity.js';
+import { Delivery, DeliveryAttempt } from '../platform/delivery/delivery.entity.js';
 import { DomainEvent } from '../platform/events/domain-event.entity.js';
 import { Migration20261126100200TraceParent } from '../platform/db/migrations/Migration20261126100200TraceParent.js';
 import { Migration20261126170000DeliveryByReceiver } from '../platform/db/migrations/Migration20261126170000DeliveryByReceiver.js';
 import { Migration20261126170100EventsOffCommitPath } from '../platform/db/migrations/Migration20261126170100EventsOffCommitPath.js';
+import { Migration20261126180000Deliveries } from '../platform/db/migrations/Migration20261126180000Deliveries.js';
 import { Migration20261123000007Principals } from '../platform/db/migrations/Migration20261123000007Principals.js';
 import { Migration20261126000008IdempotencyTarget } from '../platform/db/migrations/Migration20261126000008IdempotencyTarget.js';
 import { Migration20261126000008TestClocks } from '../platform/db/migrations/Migration20261126000008TestClocks.js';
@@ -22,12 +23,12 @@ import '../platform/errors/platform.errors.js';
 
 /**
  * What every domain stands on: API clients and access tokens, idempotency records, the outbox every domain's events
- * go to, outbound callbacks, the graph's scalars and `node(id:)`. The first migrations predate modules and create the tables of several domains at once; a domain's
+ * go to, outbound deliveries of every kind (webhooks, callbacks) and their attempts, the graph's scalars and `node(id:)`. The first migrations predate modules and create the tables of several domains at once; a domain's
  * later migrations live in its own folder.
  */
 export const platformModule: DomainModule = {
   name: 'platform',
-  entities: [ApiClient, IdempotencyRecord, DomainEvent, OutboundCallback, OutboundCallbackAttempt],
+  entities: [ApiClient, IdempotencyRecord, DomainEvent, Delivery, DeliveryAttempt],
   migrations: [
     { name: 'Migration20261122000001Foundation', class: Migration20261122000001Foundation },
     { name: 'Migration20261122000002Webhooks', class: Migration20261122000002Webhooks },
@@ -41,6 +42,7 @@ export const platformModule: DomainModule = {
     { name: 'Migration20261126100200TraceParent', class: Migration20261126100200TraceParent },
     { name: 'Migration20261126170000DeliveryByReceiver', class: Migration20261126170000DeliveryByReceiver },
     { name: 'Migration20261126170100EventsOffCommitPath', class: Migration20261126170100EventsOffCommitPath },
+    { name: 'Migration20261126180000Deliveries', class: Migration20261126180000Deliveries },
   ],
   routes: (services) => accessTokenRoutes(services),
   resolvers: [{ DateTime, MinorUnits }, nodeResolvers],

@@ -14,7 +14,7 @@ export async function listPaymentWebhookDeliveries(
   page: { limit: number; beforeId?: number },
 ): Promise<WebhookDeliveryView[]> {
   const rows = await ctx.em.execute<Row[]>(
-    `select ${DELIVERY_COLUMNS} from domain_event e join webhook_delivery d on d.event_id = e.id
+    `select ${DELIVERY_COLUMNS} from domain_event e join delivery d on d.event_id = e.id
      where e.stream_type = 'payment' and e.stream_id = ? and e.msn = ? and (?::bigint is null or d.id < ?::bigint)
      order by d.id desc limit ?`,
     [paymentId, scoped(ctx).msn, page.beforeId ?? null, page.beforeId ?? null, page.limit],
@@ -40,7 +40,7 @@ export const FAILING_RATE = 0.2;
 export async function readWebhookFailureRate(ctx: RequestContext, webhookId: string, since: Date): Promise<WebhookFailureRate> {
   const [row] = await ctx.em.execute<Row[]>(
     `select count(*) as attempts, count(*) filter (where a.status_code is null or a.status_code not between 200 and 299) as failed
-     from webhook_delivery_attempt a join webhook_delivery d on d.id = a.delivery_id join webhook w on w.id = d.webhook_id
+     from delivery_attempt a join delivery d on d.id = a.delivery_id join webhook w on w.id = d.webhook_id
      where d.webhook_id = ? and w.msn = ? and a.attempted_at >= ? and a.duration_ms is not null`,
     [webhookId, scoped(ctx).msn, since],
   );

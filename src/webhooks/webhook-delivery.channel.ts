@@ -10,7 +10,8 @@ import type {
   RecordedOutcome,
 } from '../platform/delivery/delivery-channel.js';
 import { EARLIER_DELIVERY_PENDING, EARLIER_EVENT_UNDISPATCHED } from '../platform/delivery/delivery-order.js';
-import { claimDeliveries, claimedRow, leaseEnd, recordAttempts, type DeliveryTable } from '../platform/delivery/delivery-table.js';
+import { claimDeliveries, claimedRow, leaseEnd, recordAttempts, type DeliveryFamily } from '../platform/delivery/delivery-table.js';
+import { WEBHOOK_KIND } from '../platform/delivery/delivery.entity.js';
 import { afterFailedAttempt } from '../platform/delivery/webhook-retry.js';
 import { signWebhookRequest } from '../platform/delivery/webhook-signature.js';
 
@@ -18,17 +19,13 @@ import { signWebhookRequest } from '../platform/delivery/webhook-signature.js';
 export const EVENT_ID_HEADER = 'x-paygraph-event-id';
 
 /** Webhook deliveries: one per (registration, event), the registration being the receiver. */
-const WEBHOOK_DELIVERIES: DeliveryTable = {
-  table: 'webhook_delivery',
-  attempts: 'webhook_delivery_attempt',
-  attemptOf: 'delivery_id',
-  receiver: 'd.webhook_id',
-  due: 'd.next_attempt_at <= ?',
+const WEBHOOK_DELIVERIES: DeliveryFamily = {
+  due: `d.kind = '${WEBHOOK_KIND}' and d.next_attempt_at <= ?`,
   heldBack: `(${EARLIER_DELIVERY_PENDING} or ${EARLIER_EVENT_UNDISPATCHED})`,
   returning: {
     from: ', webhook w, domain_event e',
     where: ' and w.id = d.webhook_id and e.id = d.event_id',
-    columns: `w.url, w.secret, e.trace_parent, ${OUTBOX_EVENT_COLUMNS}`,
+    columns: `w.url, w.secret, ${OUTBOX_EVENT_COLUMNS}`,
   },
 };
 
@@ -73,7 +70,6 @@ export function webhookDeliveryChannel(services: Services): DeliveryChannel {
         };
       });
     },
-    record: (em: Em, attempts: readonly RecordedAttempt[], outcomes: readonly RecordedOutcome[]) =>
-      recordAttempts(em, WEBHOOK_DELIVERIES, attempts, outcomes),
+    record: (em: Em, attempts: readonly RecordedAttempt[], outcomes: readonly RecordedOutcome[]) => recordAttempts(em, attempts, outcomes),
   };
 }

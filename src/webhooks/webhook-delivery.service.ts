@@ -79,7 +79,7 @@ export async function readDeliveryPages(em: Em, pages: readonly DeliveryPageRequ
   const rows = await em.execute<Row[]>(
     `select k.ord, d.* from jsonb_to_recordset(?::jsonb) as k(ord int, webhook_id uuid, before_id bigint, lim int, statuses text[])
      cross join lateral (
-       select ${DELIVERY_COLUMNS} from webhook_delivery d join domain_event e on e.id = d.event_id
+       select ${DELIVERY_COLUMNS} from delivery d join domain_event e on e.id = d.event_id
        where d.webhook_id = k.webhook_id and (k.before_id is null or d.id < k.before_id)
          and (k.statuses is null or d.status = any(k.statuses))
        order by d.id desc limit k.lim) d
@@ -95,7 +95,7 @@ export async function readAttemptPages(em: Em, pages: readonly AttemptPageReques
   const rows = await em.execute<Row[]>(
     `select k.ord, a.* from jsonb_to_recordset(?::jsonb) as k(ord int, delivery_id bigint, after_id bigint, lim int)
      cross join lateral (
-       select a.id, a.attempted_at, a.status_code, a.duration_ms, a.error from webhook_delivery_attempt a
+       select a.id, a.attempted_at, a.status_code, a.duration_ms, a.error from delivery_attempt a
        where a.delivery_id = k.delivery_id and (k.after_id is null or a.id > k.after_id)
        order by a.id limit k.lim) a
      order by k.ord, a.id`,
@@ -121,7 +121,7 @@ function groupByOrdinal<T>(count: number, rows: Row[], map: (row: Row) => T): T[
 export async function findWebhookDelivery(ctx: RequestContext, deliveryId: number): Promise<WebhookDeliveryView | undefined> {
   if (!Number.isSafeInteger(deliveryId)) return undefined;
   const [row] = await ctx.em.execute<Row[]>(
-    `select ${DELIVERY_COLUMNS} from webhook_delivery d join domain_event e on e.id = d.event_id
+    `select ${DELIVERY_COLUMNS} from delivery d join domain_event e on e.id = d.event_id
      where d.id = ? and exists (select 1 from webhook w where w.id = d.webhook_id and w.msn = ?)`,
     [deliveryId, scoped(ctx).msn],
   );
@@ -149,7 +149,7 @@ export async function redeliverWebhookDelivery(ctx: RequestContext, deliveryId: 
   const now = ctx.clock.now();
   const owned = `d.id = ? and exists (select 1 from webhook w where w.id = d.webhook_id and w.msn = ?)`;
   const [current] = Number.isSafeInteger(deliveryId)
-    ? await ctx.em.execute<Row[]>(`select d.status from webhook_delivery d where ${owned}`, [deliveryId, scoped(ctx).msn])
+    ? await ctx.em.execute<Row[]>(`select d.status from delivery d where ${owned}`, [deliveryId, scoped(ctx).msn])
     : [];
   if (!current)
     throw new AppError('WEBHOOK_DELIVERY_NOT_FOUND', 'No such webhook delivery for this Merchant-Serial-Number', [
@@ -160,13 +160,13 @@ export async function redeliverWebhookDelivery(ctx: RequestContext, deliveryId: 
       { name: 'deliveryId', reason: 'Already delivered' },
     ]);
   }
-  await ctx.em.execute(`update webhook_delivery d set status = 'pending', next_attempt_at = ? where ${owned} and d.status <> 'delivered'`, [
+  await ctx.em.execute(`update delivery d set status = 'pending', next_attempt_at = ? where ${owned} and d.status <> 'delivered'`, [
     now,
     deliveryId,
     scoped(ctx).msn,
   ]);
   const [row] = await ctx.em.execute<Row[]>(
-    `select ${DELIVERY_COLUMNS} from webhook_delivery d join domain_event e on e.id = d.event_id where d.id = ?`,
+    `select ${DELIVERY_COLUMNS} from delivery d join domain_event e on e.id = d.event_id where d.id = ?`,
     [deliveryId],
   );
   return toDeliveryView(row!);
@@ -206,7 +206,7 @@ export async function redeliverFailedWebhookDeliveries(ctx: RequestContext, webh
     : [];
   if (!owned) throw webhookNotFound(webhookId);
   const rows = await ctx.em.execute<Row[]>(
-    `update webhook_delivery set status = 'pending', next_attempt_at = ? where webhook_id = ? and status = 'failed' returning id`,
+    `update delivery set status = 'pending', next_attempt_at = ? where webhook_id = ? and status = 'failed' returning id`,
     [ctx.clock.now(), webhookId],
   );
   return rows.length;

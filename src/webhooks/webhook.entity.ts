@@ -18,45 +18,5 @@ export const Webhook = defineEntity({
 });
 export type Webhook = InferEntity<typeof Webhook>;
 
+/** Where a delivery to a registration stands (its rows live in the platform's generic `delivery` table). */
 export type WebhookDeliveryStatus = DeliveryStatus;
-
-/** One event for one registration, retried until delivered or out of time. */
-export const WebhookDelivery = defineEntity({
-  name: 'WebhookDelivery',
-  tableName: 'webhook_delivery',
-  properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    webhookId: p.uuid(),
-    eventId: p.bigint('number'),
-    /** Copied from the event, so "an earlier delivery of this stream is still pending" is an index lookup. */
-    streamType: p.string(),
-    streamId: p.string(),
-    status: p.string().$type<WebhookDeliveryStatus>(),
-    attemptCount: p.integer(),
-    nextAttemptAt: p.datetime(),
-    /** While set and in the future, one deliverer owns the row (its POST runs outside any transaction). */
-    leaseUntil: p.datetime().nullable(),
-    deliveredAt: p.datetime().nullable(),
-    lastStatusCode: p.integer().nullable(),
-    createdAt: p.datetime(),
-  },
-});
-export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;
-
-/**
- * What happened on one POST: the receiver's status code, or why there was none. Written when the delivery is
- * claimed and completed when the POST ends; one without a duration is in flight, or interrupted (with `error`).
- */
-export const WebhookDeliveryAttempt = defineEntity({
-  name: 'WebhookDeliveryAttempt',
-  tableName: 'webhook_delivery_attempt',
-  properties: {
-    id: p.bigint('number').primary().autoincrement(),
-    deliveryId: p.bigint('number'),
-    attemptedAt: p.datetime(),
-    statusCode: p.integer().nullable(),
-    durationMs: p.integer().nullable(),
-    error: p.string().nullable(),
-  },
-});
-export type WebhookDeliveryAttempt = InferEntity<typeof WebhookDeliveryAttempt>;

@@ -143,7 +143,7 @@ describe('the checkout page and its payment', () => {
     const callbackRow = async () =>
       (
         await forkEm(t.app.app.services.orm).execute<{ attempt_count: number; status: string }[]>(
-          'select attempt_count, status from outbound_callback where url = ?',
+          'select attempt_count, status from delivery where url = ?',
           [callbackUrl],
         )
       )[0];

@@ -1,3 +1,6 @@
+import { forkEm } from '../../src/platform/db/orm.js';
+import { callbackKinds, type CallbackKind } from '../../src/platform/delivery/callback-kinds.js';
+import { recordCallback } from '../../src/platform/delivery/record-callback.js';
 import { dispatchOutbox } from '../../src/platform/events/outbox-dispatcher.job.js';
 import { MerchantClient } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -70,4 +73,35 @@ test('the outbox lag rises while the dispatcher is held and is 0 once it has dis
   expect(sample(await scrape(), 'paygraph_outbox_lag_seconds', {})).toBeGreaterThanOrEqual(90);
   await dispatchOutbox(t.app.services);
   expect(sample(await scrape(), 'paygraph_outbox_lag_seconds', {})).toBe(0);
+});
+
+test('the delivery lag is told apart by kind, webhooks and callbacks sharing one table', async () => {
+  const kind: CallbackKind = {
+    name: 'test.metrics-lag',
+    timeoutMs: () => 1_000,
+    retry: { maxAttempts: 1, firstDelayMs: 1, maxDelayMs: 1 },
+  };
+  callbackKinds.register(kind);
+  const merchant = new MerchantClient(t.baseUrl);
+  const registered = await merchant.request('POST', '/webhooks/v1/webhooks', {
+    url: 'http://127.0.0.1:9/hook',
+    events: ['epayments.payment.created.v1'],
+  });
+  expect(registered.status).toBe(201);
+  expect((await merchant.createPayment()).status).toBe(201);
+  await dispatchOutbox(t.app.services);
+  // No jobs run here: the webhook delivery stays due while the clock moves.
+  t.clock.advance(60_000);
+  let text = await scrape();
+  expect(sample(text, 'paygraph_delivery_lag_seconds', { kind: 'webhook' })).toBeGreaterThanOrEqual(60);
+  expect(sample(text, 'paygraph_delivery_lag_seconds', { kind: 'callback' })).toBe(0);
+  const em = forkEm(t.app.services.orm);
+  recordCallback(em, kind, { streamType: 'test-stream', streamId: 'lag', url: 'http://127.0.0.1:9/callback', body: {} }, t.clock.now());
+  await em.flush();
+  t.clock.advance(30_000);
+  text = await scrape();
+  expect(sample(text, 'paygraph_delivery_lag_seconds', { kind: 'webhook' })).toBeGreaterThanOrEqual(90);
+  const callbackLag = sample(text, 'paygraph_delivery_lag_seconds', { kind: 'callback' })!;
+  expect(callbackLag).toBeGreaterThanOrEqual(30);
+  expect(callbackLag).toBeLessThan(90);
 });

@@ -79,6 +79,7 @@ describe('entities and migrations', () => {
       for (const entry of module.migrations ?? []) {
         if (ownedBefore.has(entry.name)) continue;
         for (const table of await tablesChangedBy(orm, entry)) {
+          if (movedOut.get(table)?.by === entry.name) continue;
           const owner = owners.get(table);
           if (owner !== module.name) wrong.push(`${module.name}: ${entry.name} changes ${table}, which is ${owner ?? 'no module'}'s`);
         }
@@ -96,9 +97,8 @@ describe('entities and migrations', () => {
         .filter((table) => owners.has(table) && owners.get(table) !== 'platform')
         .map((table) => `${relative(root, file)} writes ${table}`),
     );
-    // The outbox dispatcher still writes the webhooks domain's deliveries (its fan-out; the webhooks module's delivery
-    // channel claims and records them). Nothing else may join it.
-    expect([...new Set(writes)].sort()).toEqual(['src/platform/events/outbox-dispatcher.job.ts writes webhook_delivery']);
+    // The outbox dispatcher's fan-out writes the platform's own generic deliveries (kind `webhook`).
+    expect([...new Set(writes)].sort()).toEqual([]);
   });
 });
 
@@ -124,8 +124,19 @@ const ownedBefore = new Set([
 ]);
 
 /**
+ * Tables another module's migration emptied into its own and dropped: their last owner, and that migration, the one
+ * of another module allowed to change them. The webhooks module's deliveries and attempts moved into the platform's
+ * generic delivery tables, which every kind of delivery shares (callbacks moved there from the platform's own).
+ */
+const movedOut = new Map([
+  ['webhook_delivery', { owner: 'webhooks', by: 'Migration20261126180000Deliveries' }],
+  ['webhook_delivery_attempt', { owner: 'webhooks', by: 'Migration20261126180000Deliveries' }],
+]);
+
+/**
  * Which module owns each table: the module whose entity maps it, else the module whose migration created it (the
- * platform's early migrations created tables no entity maps: the payments' event view reads the outbox).
+ * platform's early migrations created tables no entity maps: the payments' event view reads the outbox), and a
+ * dropped table its last owner.
  */
 async function tableOwners(orm: Orm): Promise<Map<string, string>> {
   const owners = new Map<string, string>();
@@ -138,6 +149,7 @@ async function tableOwners(orm: Orm): Promise<Map<string, string>> {
     }
   }
   owners.set('payment_event', 'payments');
+  for (const [table, { owner }] of movedOut) owners.set(table, owner);
   return owners;
 }
 

@@ -50,7 +50,7 @@ onServer('a callback recorded before a restart is sent by the next instance, and
   );
   expect(approved.status).toBe(200);
   const pending = await forkEm(first.app.services.orm).execute<{ status: string }[]>(
-    `select status from outbound_callback where kind = 'psp.make-payment' and url = ?`,
+    `select status from delivery where kind = 'psp.make-payment' and url = ?`,
     [endpoint.url('/restart')],
   );
   expect(pending).toEqual([{ status: 'pending' }]);

@@ -546,7 +546,7 @@ describeOnPostgres('crash: the service SIGKILLed at random points under load', (
         if (Date.now() > deadline) {
           const { rows } = await db.query(
             `select e.id, e.reference, e.name, e.dispatched_at, d.status, d.attempt_count, d.lease_until, d.next_attempt_at
-             from payment_event e left join webhook_delivery d on d.event_id = e.id where e.id = any($1::bigint[]) order by e.id limit 20`,
+             from payment_event e left join delivery d on d.event_id = e.id where e.id = any($1::bigint[]) order by e.id limit 20`,
             [missing],
           );
           throw new Error(
@@ -591,8 +591,8 @@ describeOnPostgres('crash: the service SIGKILLed at random points under load', (
       for (const deadline = Date.now() + STALL_MS; ;) {
         const { rows } = await db.query<{ undispatched: number; deliveries: number; open: number }>(
           `select (select count(*)::int from payment_event where dispatched_at is null) as undispatched,
-                  (select count(*)::int from webhook_delivery) as deliveries,
-                  (select count(*)::int from webhook_delivery where status <> 'delivered') as open`,
+                  (select count(*)::int from delivery where kind = 'webhook') as deliveries,
+                  (select count(*)::int from delivery where kind = 'webhook' and status <> 'delivered') as open`,
         );
         const state = rows[0]!;
         if (state.undispatched === 0 && state.deliveries === eventIds.length && state.open === 0) break;

@@ -175,7 +175,7 @@ test('a hung callback URL holds at most its cap; a webhook and another URL’s c
   expect((await merchant.createPayment({ reference })).status).toBe(201);
   await eventually(() => receiver.at('/webhook').some((p) => p.body.reference === reference), 'the webhook');
   await eventually(
-    async () => (await sql('select status from outbound_callback where id = ?', [other]))[0]?.status === 'delivered',
+    async () => (await sql('select status from delivery where id = ?', [other]))[0]?.status === 'delivered',
     'the other callback',
   );
 
@@ -191,31 +191,31 @@ test('each kind keeps its own policy in the one engine: given up after one attem
   const [thrice] = await recordCallbacks(THRICE, '/thrice', ['policy-thrice']);
   expect((await merchant.createPayment({ reference: newReference('engine') })).status).toBe(201);
 
-  const row = async (table: string, where: string, params: unknown[]) =>
-    (await sql(`select status, attempt_count, next_attempt_at from ${table} where ${where}`, params))[0];
+  const row = async (where: string, params: unknown[]) =>
+    (await sql(`select status, attempt_count, next_attempt_at from delivery where ${where}`, params))[0];
   await eventually(
     async () =>
-      (await row('outbound_callback', 'id = ?', [once]))?.status === 'failed' &&
-      Number((await row('outbound_callback', 'id = ?', [thrice]))?.attempt_count) === 1 &&
-      Number((await row('webhook_delivery', 'webhook_id = ?', [webhookId]))?.attempt_count) === 1,
+      (await row('id = ?', [once]))?.status === 'failed' &&
+      Number((await row('id = ?', [thrice]))?.attempt_count) === 1 &&
+      Number((await row('webhook_id = ?', [webhookId]))?.attempt_count) === 1,
     'one attempt of each',
   );
-  const [thriceAttempt] = await sql('select attempted_at from outbound_callback_attempt where callback_id = ?', [thrice]);
+  const [thriceAttempt] = await sql('select attempted_at from delivery_attempt where delivery_id = ?', [thrice]);
   const attemptedAt = new Date(String(thriceAttempt!.attempted_at)).getTime();
   // ONCE allows a single attempt: failed for good.
-  expect(await row('outbound_callback', 'id = ?', [once])).toMatchObject({ status: 'failed', attempt_count: 1 });
+  expect(await row('id = ?', [once])).toMatchObject({ status: 'failed', attempt_count: 1 });
   // THRICE retries after its own first delay (at least half of it, by the jitter).
-  const retried = await row('outbound_callback', 'id = ?', [thrice]);
+  const retried = await row('id = ?', [thrice]);
   expect(retried!.status).toBe('pending');
   expect(new Date(String(retried!.next_attempt_at)).getTime() - attemptedAt).toBeGreaterThanOrEqual(THRICE.retry.firstDelayMs / 2);
   // The webhook is retried within its own window (days), after the webhook backoff's first delay.
-  const webhook = await row('webhook_delivery', 'webhook_id = ?', [webhookId]);
+  const webhook = await row('webhook_id = ?', [webhookId]);
   expect(webhook!.status).toBe('pending');
   expect(new Date(String(webhook!.next_attempt_at)).getTime()).toBeGreaterThan(attemptedAt);
 
   // Its second attempt comes once its clock passes the delay, and is recorded by the same policy.
   receiver.statusOf.set('/thrice', 200);
   t.clock.advance(THRICE.retry.firstDelayMs);
-  await eventually(async () => (await row('outbound_callback', 'id = ?', [thrice]))?.status === 'delivered', 'the retry');
-  expect(await row('outbound_callback', 'id = ?', [thrice])).toMatchObject({ attempt_count: 2 });
+  await eventually(async () => (await row('id = ?', [thrice]))?.status === 'delivered', 'the retry');
+  expect(await row('id = ?', [thrice])).toMatchObject({ attempt_count: 2 });
 });

@@ -61,12 +61,12 @@ async function record(callback: Partial<NewCallback> & { streamId: string; path:
 }
 
 async function callback(id: number): Promise<Row> {
-  const [row] = await sql('select status, attempt_count, last_status_code, next_attempt_at from outbound_callback where id = ?', [id]);
+  const [row] = await sql('select status, attempt_count, last_status_code, next_attempt_at from delivery where id = ?', [id]);
   return row!;
 }
 
 async function attempts(id: number): Promise<Row[]> {
-  return sql('select status_code, duration_ms, error from outbound_callback_attempt where callback_id = ? order by id', [id]);
+  return sql('select status_code, duration_ms, error from delivery_attempt where delivery_id = ? order by id', [id]);
 }
 
 async function eventually(condition: () => Promise<boolean>, what: string, timeoutMs = CONDITION_DEADLINE_MS): Promise<void> {
@@ -158,7 +158,7 @@ test('a callback recorded in a transaction that rolls back is never sent', async
       throw new Error('the change failed');
     }),
   ).rejects.toThrow('the change failed');
-  expect(await sql('select id from outbound_callback where stream_id = ?', [streamId])).toEqual([]);
+  expect(await sql('select id from delivery where stream_id = ?', [streamId])).toEqual([]);
 });
 
 test('an unregistered kind is refused when recorded, not left unsent', () => {
@@ -175,11 +175,20 @@ test('after a restart mid-POST (a lease run out, an attempt without outcome) the
   // committed together (one statement), so the deliverer cannot claim the row in between.
   const [row] = await sql(
     `with callback as (
-       insert into outbound_callback (kind, stream_type, stream_id, url, body, status, attempt_count, next_attempt_at, lease_until, created_at)
-       values (?, 'test-stream', ?, ?, '{"n":1}', 'pending', 0, ?, ?, ?) returning id
+       insert into delivery (kind, receiver, stream_type, stream_id, url, body, status, attempt_count, next_attempt_at, lease_until, created_at)
+       values (?, md5(?)::uuid, 'test-stream', ?, ?, '{"n":1}', 'pending', 0, ?, ?, ?) returning id
      )
-     insert into outbound_callback_attempt (callback_id, attempted_at) select id, ? from callback returning callback_id`,
-    [KIND.name, streamId, receiver.url(path), t.clock.now(), new Date(t.clock.now().getTime() - 1), t.clock.now(), t.clock.now()],
+     insert into delivery_attempt (delivery_id, attempted_at) select id, ? from callback returning delivery_id as callback_id`,
+    [
+      KIND.name,
+      receiver.url(path),
+      streamId,
+      receiver.url(path),
+      t.clock.now(),
+      new Date(t.clock.now().getTime() - 1),
+      t.clock.now(),
+      t.clock.now(),
+    ],
   );
   const id = Number(row!.callback_id);
   await eventually(async () => (await callback(id)).status === 'delivered', 'the callback after the restart');

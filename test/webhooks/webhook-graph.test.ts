@@ -29,11 +29,11 @@ beforeAll(async () => {
   for (let i = 0; i < 12; i++) expect((await owner.createPayment({ reference: newReference() })).status).toBe(201);
   expect(await dispatchOutbox(t.app.services)).toBe(12);
   const em = t.app.services.orm.em.fork().getConnection();
-  const rows: { id: unknown }[] = await em.execute('select id from webhook_delivery where webhook_id = ? order by id desc', [webhookId]);
+  const rows: { id: unknown }[] = await em.execute('select id from delivery where webhook_id = ? order by id desc', [webhookId]);
   for (const row of rows) {
     for (let n = 0; n < ATTEMPTS_EACH; n++) {
       await em.execute(
-        `insert into webhook_delivery_attempt (delivery_id, attempted_at, status_code, duration_ms, error) values (?, now(), ?, ?, null)`,
+        `insert into delivery_attempt (delivery_id, attempted_at, status_code, duration_ms, error) values (?, now(), ?, ?, null)`,
         [row.id, 500 + n, n],
       );
     }

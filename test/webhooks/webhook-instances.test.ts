@@ -61,15 +61,15 @@ describeOnPostgres('two instances on one database', () => {
         (
           await db.query(
             `select count(*)::int as deliveries, count(*) filter (where status = 'delivered' and attempt_count = 1)::int as once,
-               (select count(*)::int from webhook_delivery_attempt) as attempts,
+               (select count(*)::int from delivery_attempt) as attempts,
                (select count(*)::int from payment_event where dispatched_at is null) as undispatched
-             from webhook_delivery`,
+             from delivery where kind = 'webhook'`,
           )
         ).rows[0];
       // The receiver answers before the outcome is recorded: wait until no delivery is left pending.
       for (
         const deadline = Date.now() + CONDITION_DEADLINE_MS;
-        (await db.query(`select 1 from webhook_delivery where status = 'pending'`)).rowCount! > 0;
+        (await db.query(`select 1 from delivery where kind = 'webhook' and status = 'pending'`)).rowCount! > 0;
       ) {
         if (Date.now() > deadline) throw new Error(`deliveries still pending: ${JSON.stringify(await tally())}`);
         await new Promise((resolve) => setTimeout(resolve, 20));

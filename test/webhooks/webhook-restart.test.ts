@@ -129,8 +129,8 @@ describeOnPostgres('a killed instance', () => {
       }
       expect(receiver.received.every((r) => r.verified)).toBe(true);
       // The receiver answers before the outcome is recorded: wait for the records to catch up.
-      await waitForCount(db, `from webhook_delivery where status <> 'delivered'`, 0);
-      expect(await count(db, 'from webhook_delivery')).toBe(6);
+      await waitForCount(db, `from delivery where kind = 'webhook' and status <> 'delivered'`, 0);
+      expect(await count(db, `from delivery where kind = 'webhook'`)).toBe(6);
     } finally {
       await db.end();
       await receiver.close();
@@ -159,8 +159,10 @@ describeOnPostgres('a killed instance', () => {
       await kill();
       // Killed mid-POST: the first run recorded no outcome, and its lease still holds the delivery; the attempt it
       // wrote when claiming is there, without an outcome.
-      expect(await count(db, `from webhook_delivery where status = 'pending' and attempt_count = 0 and lease_until is not null`)).toBe(1);
-      expect(await count(db, 'from webhook_delivery_attempt where duration_ms is null and error is null')).toBe(1);
+      expect(
+        await count(db, `from delivery where kind = 'webhook' and status = 'pending' and attempt_count = 0 and lease_until is not null`),
+      ).toBe(1);
+      expect(await count(db, 'from delivery_attempt where duration_ms is null and error is null')).toBe(1);
 
       await startService(env);
       await receiver.waitFor((received) => received.length === 2, 'the POST again after the lease ran out', 20_000);
@@ -168,12 +170,10 @@ describeOnPostgres('a killed instance', () => {
       expect(second!.eventId).toBe(first!.eventId);
       expect(second!.body).toEqual(first!.body);
       expect(second!.verified).toBe(true);
-      await waitForCount(db, `from webhook_delivery where status = 'delivered'`, 1);
+      await waitForCount(db, `from delivery where kind = 'webhook' and status = 'delivered'`, 1);
       expect(receiver.received).toHaveLength(2);
       // The cut-off attempt shows as interrupted, the second as answered.
-      const { rows } = await db.query(
-        'select status_code, duration_ms is not null as completed, error from webhook_delivery_attempt order by id',
-      );
+      const { rows } = await db.query('select status_code, duration_ms is not null as completed, error from delivery_attempt order by id');
       expect(rows).toEqual([
         { status_code: null, completed: false, error: INTERRUPTED_ATTEMPT_ERROR },
         { status_code: 200, completed: true, error: null },

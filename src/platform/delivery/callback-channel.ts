@@ -3,24 +3,17 @@ import type { Services } from '../context.js';
 import type { Em } from '../db/orm.js';
 import { afterFailedCallbackAttempt, callbackKinds, type CallbackKind } from './callback-kinds.js';
 import type { ClaimedDelivery, DeliveryChannel, DeliveryPolicy, RecordedAttempt, RecordedOutcome } from './delivery-channel.js';
-import { claimDeliveries, claimedRow, leaseEnd, recordAttempts, type DeliveryTable } from './delivery-table.js';
+import { EARLIER_CALLBACK_PENDING } from './delivery-order.js';
+import { claimDeliveries, claimedRow, leaseEnd, recordAttempts, type DeliveryFamily } from './delivery-table.js';
 
-/** Outbound callbacks: the URL (chosen by the recipient per callback) is the receiver. */
-const OUTBOUND_CALLBACKS: DeliveryTable = {
-  table: 'outbound_callback',
-  attempts: 'outbound_callback_attempt',
-  attemptOf: 'callback_id',
-  receiver: 'd.url',
-  // Due by its sales unit's time: a callback recorded at a unit's moved test clock is due at once. Only kinds
-  // registered in this process are claimed: another's would be sent with a guessed policy.
-  due: `d.next_attempt_at <= ?::timestamptz
-      + coalesce((select t.offset_ms from test_clock t where t.msn = d.msn), 0) * interval '1 millisecond'
-    and ?::jsonb @> jsonb_build_array(d.kind)`,
-  heldBack: `exists (
-    select 1 from outbound_callback earlier
-    where earlier.stream_type = d.stream_type and earlier.stream_id = d.stream_id and earlier.url = d.url
-      and earlier.status = 'pending' and earlier.id < d.id)`,
-  returning: { from: '', where: '', columns: 'd.kind, d.url, d.authorization_value, d.body, d.msn, d.trace_parent' },
+/** Callbacks: the URL (chosen by the recipient per callback) is the receiver. */
+const CALLBACKS: DeliveryFamily = {
+  // Only kinds registered in this process are claimed: another's would be sent with a guessed policy. Due by its
+  // sales unit's time: a callback recorded at a unit's moved test clock is due at once.
+  due: `?::jsonb @> jsonb_build_array(d.kind) and d.next_attempt_at <= ?::timestamptz
+      + coalesce((select t.offset_ms from test_clock t where t.msn = d.msn), 0) * interval '1 millisecond'`,
+  heldBack: EARLIER_CALLBACK_PENDING,
+  returning: { from: '', where: '', columns: 'd.kind, d.url, d.authorization_value, d.body, d.msn' },
 };
 
 /** One policy per callback kind, as the kind declares it; its onOutcome runs in the recording transaction. */
@@ -50,9 +43,9 @@ export function callbackChannel(services: Services): DeliveryChannel {
       const now = services.clock.now();
       // One lease length for every kind: the longest timeout. A lease only matters when its holder dies.
       const leaseUntil = leaseEnd(now, callbackKinds.longestTimeoutMs(services.config));
-      const rows = await claimDeliveries(em, OUTBOUND_CALLBACKS, {
+      const rows = await claimDeliveries(em, CALLBACKS, {
         now,
-        dueParams: [now, JSON.stringify(kinds)],
+        dueParams: [JSON.stringify(kinds), now],
         leaseUntil,
         limit,
         perReceiver,
@@ -80,7 +73,6 @@ export function callbackChannel(services: Services): DeliveryChannel {
         };
       });
     },
-    record: (em: Em, attempts: readonly RecordedAttempt[], outcomes: readonly RecordedOutcome[]) =>
-      recordAttempts(em, OUTBOUND_CALLBACKS, attempts, outcomes),
+    record: (em: Em, attempts: readonly RecordedAttempt[], outcomes: readonly RecordedOutcome[]) => recordAttempts(em, attempts, outcomes),
   };
 }

@@ -3,6 +3,7 @@ import type { Em } from '../db/orm.js';
 import type { AttemptOutcome } from './delivery-channel.js';
 import type { DeliveryStatus } from './delivery-status.js';
 import { backoffDelayMs } from './backoff.js';
+import { WEBHOOK_KIND } from './delivery.entity.js';
 
 /** How often, and how far apart, a callback is tried before it fails for good. */
 export interface CallbackRetryPolicy {
@@ -43,6 +44,8 @@ export class CallbackKindRegistry {
     const existing = this.kinds.get(kind.name);
     if (existing === kind) return;
     if (existing) throw new Error(`Callback kind ${kind.name} is registered twice`);
+    // Webhook deliveries share the delivery table under this kind; a callback kind by that name would be read as one.
+    if (kind.name === WEBHOOK_KIND) throw new Error(`A callback kind cannot be named ${WEBHOOK_KIND}`);
     if (!Number.isSafeInteger(kind.retry.maxAttempts) || kind.retry.maxAttempts < 1) {
       throw new Error(`Callback kind ${kind.name} must allow at least one attempt`);
     }

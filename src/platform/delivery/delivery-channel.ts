@@ -64,8 +64,9 @@ export interface RecordedAttempt {
 }
 
 /**
- * Where one family of deliveries lives (webhook deliveries, outbound callbacks) and how its rows are claimed and
- * recorded; the engine (delivery-engine.ts) is the same for all of them.
+ * One family of deliveries (webhook deliveries; callbacks of the registered kinds), rows of the one `delivery` table,
+ * and how its rows are claimed and recorded: what it needs to build its requests differs (a webhook is made from its
+ * event and signed with its registration's secret), the engine (delivery-engine.ts) and the table are the same.
  */
 export interface DeliveryChannel {
   name: string;

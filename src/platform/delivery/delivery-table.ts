@@ -7,18 +7,12 @@ export const INTERRUPTED_ATTEMPT_ERROR = 'interrupted: the sending instance stop
 export type Row = Record<string, unknown>;
 
 /**
- * A table of deliveries and its table of attempts, as the claim and the recorder see them. Both tables share the
- * delivery columns (status, attempt_count, next_attempt_at, lease_until, delivered_at, last_status_code,
- * created_at) and the attempt columns (attempted_at, status_code, duration_ms, error).
+ * One family of deliveries in the `delivery` table (webhooks; callbacks), as the claim sees it: which rows are its
+ * and due, what holds one back, and what the claim returns to build its requests. Every family shares the table, its
+ * attempts (`delivery_attempt`), the receiver column that per-receiver fairness counts, leases and recording.
  */
-export interface DeliveryTable {
-  table: string;
-  attempts: string;
-  /** The attempt table's column naming its delivery. */
-  attemptOf: string;
-  /** SQL over the row `d`: who receives it; the fairness cap counts POSTs in flight per receiver. */
-  receiver: string;
-  /** SQL over `d`, with `?` parameters `dueParams`: due now. */
+export interface DeliveryFamily {
+  /** SQL over the row `d`, with `?` parameters `dueParams`: one of this family's deliveries, due now. */
   due: string;
   /**
    * SQL over `d`: an earlier delivery of its stream to the same receiver is still pending (or its event is not yet
@@ -37,7 +31,7 @@ export interface DeliveryTable {
  */
 export async function claimDeliveries(
   em: Em,
-  t: DeliveryTable,
+  t: DeliveryFamily,
   o: { now: Date; dueParams: unknown[]; leaseUntil: Date; limit: number; perReceiver: number },
 ): Promise<Row[]> {
   return em.execute<Row[]>(
@@ -46,17 +40,17 @@ export async function claimDeliveries(
     // PostgreSQL does not run it again per row of the next.
     `with receivers as materialized (
        select r.receiver, coalesce(f.leased, 0) as leased
-       from (select distinct ${t.receiver} as receiver from ${t.table} d where d.status = 'pending' and ${t.due}) r
+       from (select distinct d.receiver as receiver from delivery d where d.status = 'pending' and ${t.due}) r
        left join (
-         select ${t.receiver} as receiver, count(*) as leased from ${t.table} d
+         select d.receiver as receiver, count(*) as leased from delivery d
          where d.status = 'pending' and d.lease_until > ? group by 1
        ) f on f.receiver = r.receiver
        where coalesce(f.leased, 0) < ?
      ), candidate as materialized (
        select c.id, c.next_attempt_at from receivers r cross join lateral (
-         select d.id, d.next_attempt_at from ${t.table} d
-         -- attempt_count >= 0 is always true: it names the receiver index (see the receiver index migrations, e.g. Migration20261126170000DeliveryByReceiver).
-         where ${t.receiver} = r.receiver and d.status = 'pending' and d.attempt_count >= 0 and ${t.due}
+         select d.id, d.next_attempt_at from delivery d
+         -- attempt_count >= 0 is always true: it names the receiver index (see Migration20261126180000Deliveries).
+         where d.receiver = r.receiver and d.status = 'pending' and d.attempt_count >= 0 and ${t.due}
            and (d.lease_until is null or d.lease_until <= ?) and not ${t.heldBack}
          order by d.next_attempt_at, d.id
          limit greatest(? - r.leased, 0)
@@ -65,23 +59,23 @@ export async function claimDeliveries(
        -- Row locks cannot be taken beside a lateral join: the chosen rows are locked here, one level up. The lease
        -- is tested again on the locked row: PostgreSQL re-checks only this level's conditions against a row another
        -- instance leased and committed after this statement's snapshot, and without them both would send it.
-       select d.id from ${t.table} d join candidate k on k.id = d.id
+       select d.id from delivery d join candidate k on k.id = d.id
        where d.status = 'pending' and (d.lease_until is null or d.lease_until <= ?)
        order by k.next_attempt_at, k.id
        limit ?
        for update of d skip locked
      ), claimed as (
-       update ${t.table} d set lease_until = ?
+       update delivery d set lease_until = ?
        from due${t.returning.from}
        where d.id = due.id${t.returning.where}
-       returning d.id, d.attempt_count, d.created_at, d.stream_type, d.stream_id, ${t.returning.columns}
+       returning d.id, d.attempt_count, d.created_at, d.stream_type, d.stream_id, d.trace_parent, ${t.returning.columns}
      ), interrupted as (
        -- An earlier claim's attempt still without outcome: its lease ran out, so its instance stopped mid-POST.
-       update ${t.attempts} a set error = ?
-       from claimed c where a.${t.attemptOf} = c.id and a.duration_ms is null and a.error is null
+       update delivery_attempt a set error = ?
+       from claimed c where a.delivery_id = c.id and a.duration_ms is null and a.error is null
      ), started as (
-       insert into ${t.attempts} (${t.attemptOf}, attempted_at) select c.id, ? from claimed c
-       returning id, ${t.attemptOf} as delivery_id
+       insert into delivery_attempt (delivery_id, attempted_at) select c.id, ? from claimed c
+       returning id, delivery_id
      )
      select c.*, s.id as attempt_id from claimed c join started s on s.delivery_id = c.id`,
     [
@@ -107,7 +101,6 @@ export async function claimDeliveries(
  */
 export async function recordAttempts(
   em: Em,
-  t: DeliveryTable,
   attempts: readonly RecordedAttempt[],
   outcomes: readonly RecordedOutcome[],
 ): Promise<Set<number>> {
@@ -128,10 +121,10 @@ export async function recordAttempts(
          next_attempt_at timestamptz, delivered_at timestamptz, status_code int, duration_ms int, error text)
      ), completed as (
        -- The attempt the claim wrote (attempted_at stays the claim's time, just before the POST).
-       update ${t.attempts} a set status_code = o.status_code, duration_ms = o.duration_ms, error = o.error
+       update delivery_attempt a set status_code = o.status_code, duration_ms = o.duration_ms, error = o.error
        from o where a.id = o.attempt_id
      )
-     update ${t.table} d set status = o.status, attempt_count = d.attempt_count + 1, next_attempt_at = o.next_attempt_at,
+     update delivery d set status = o.status, attempt_count = d.attempt_count + 1, next_attempt_at = o.next_attempt_at,
        lease_until = null, delivered_at = o.delivered_at, last_status_code = o.status_code
      from o where d.id = o.id and d.lease_until = o.lease_until
      returning d.id`,

@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Clock } from '../clock.js';
 import { forkEm, type Orm } from '../db/orm.js';
 import { logError } from '../../log.js';
+import { WEBHOOK_KIND } from '../delivery/delivery.entity.js';
 
 /**
  * The service's Prometheus metrics, one registry per app (tests run several apps in one process), served on their
@@ -93,14 +94,14 @@ export class Metrics {
       labelNames: ['kind'],
       registers,
       async collect() {
-        const due = `where status = 'pending' and next_attempt_at <= ?`;
+        const due = `from delivery where status = 'pending' and next_attempt_at <= ?`;
         this.set(
           { kind: 'webhook' },
-          await oldestAgeSeconds(orm, clock, `select min(next_attempt_at) as at from webhook_delivery ${due}`, true),
+          await oldestAgeSeconds(orm, clock, `select min(next_attempt_at) as at ${due} and kind = '${WEBHOOK_KIND}'`, true),
         );
         this.set(
           { kind: 'callback' },
-          await oldestAgeSeconds(orm, clock, `select min(next_attempt_at) as at from outbound_callback ${due}`, true),
+          await oldestAgeSeconds(orm, clock, `select min(next_attempt_at) as at ${due} and kind <> '${WEBHOOK_KIND}'`, true),
         );
       },
     });
