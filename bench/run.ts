@@ -46,7 +46,9 @@ function start(script: string, env: Record<string, string>): Promise<{ child: Ch
     const scriptRoot = script.startsWith('dist/src/') ? appRoot : root;
     const child = spawn(process.execPath, ['--experimental-async-context-frame', ...profile, join(scriptRoot, script)], {
       // Several instances run at once: each takes any free metrics port.
-      env: { ...process.env, ...env, PORT: '0', METRICS_PORT: '0', PAYGRAPH_LOG_REQUESTS: 'false' },
+      // NODE_ENV as the Dockerfile sets it: graphql-js and Apollo run their development checks otherwise (graphql's
+      // multi-realm `instanceOf` on every type test), which production never pays.
+      env: { ...process.env, ...env, NODE_ENV: 'production', PORT: '0', METRICS_PORT: '0', PAYGRAPH_LOG_REQUESTS: 'false' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let buffered = '';

@@ -53,11 +53,11 @@ const PAGE_QUERY = `query Page($first: Int!) {
  */
 const CREATE_STATEMENTS = 1;
 /**
- * What a modification runs on either face: begin, advisory lock on the idempotency key, idempotency lookup, then
- * its own writes (locked payment read, update, insert event; issue 13: + the sales unit's ledger read, + the ledger
+ * What a modification runs on either face: begin, the idempotency key's gate (advisory lock and record lookup in
+ * one statement since issue 23), then its own writes (locked payment read, update, insert event; issue 13: + the sales unit's ledger read, + the ledger
  * row insert), the idempotency record, commit.
  */
-const CAPTURE_STATEMENTS = 10;
+const CAPTURE_STATEMENTS = 9;
 
 const CREATE_MUTATION = `mutation($input: CreatePaymentInput!) {
   createPayment(input: $input) { payment { reference state } userErrors { code message } }

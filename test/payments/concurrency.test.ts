@@ -93,6 +93,35 @@ describeOnPostgres('concurrent modifications on PostgreSQL', () => {
     expect(events.body.filter((e: { name: string }) => e.name === 'CREATED')).toHaveLength(1);
   });
 
+  // issue 23: a modification's gate (lock and record lookup) is one statement, the lookup in a snapshot taken before
+  // the lock; a record committed in between is found by its unique constraint, the capture rolled back and replayed.
+  test('a capture whose key is recorded by another transaction while it runs captures once and replays that answer', async () => {
+    const reference = await merchant.authorizedPayment(1_000);
+    const first = await merchant.modify(reference, 'capture', 100, 'race-capture-first');
+    expect(first.status).toBe(200);
+    const other = new pg.Client({ connectionString: t.app.services.config.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('begin');
+      await other.query(
+        `insert into idempotency_record (client_id, msn, operation, target, idempotency_key, request_digest, outcome, created_at)
+         select client_id, msn, operation, target, 'race-capture-second', request_digest, outcome, now() from idempotency_record
+         where idempotency_key = 'race-capture-first' and operation = 'payment.capture'`,
+      );
+      const second = merchant.modify(reference, 'capture', 100, 'race-capture-second');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await other.query('commit');
+      const replayed = await second;
+      expect(replayed.status).toBe(200);
+      expect(replayed.body).toEqual(first.body);
+    } finally {
+      await other.end();
+    }
+    expect((await merchant.getPayment(reference)).body.aggregate.capturedAmount.value).toBe(100);
+    const events = await merchant.events(reference);
+    expect(events.body.filter((e: { name: string }) => e.name === 'CAPTURED')).toHaveLength(1);
+  });
+
   test('10 concurrent creates with one key and one reference create one payment', async () => {
     const body = { reference: `conc-create-${Date.now()}` };
     const results = await Promise.all(Array.from({ length: 10 }, () => merchant.createPayment(body, 'create-once')));

@@ -35,22 +35,24 @@ export class CommittedRefusal extends Error {
 type Outcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; detail: string; details: ErrorDetail[] };
 
 /**
- * Runs `action` at most once per idempotency key. The record is written in the action's own transaction, so a
+ * Runs `action` at most once per idempotency key: begin, the key's gate (`GATE`: lock and record lookup, one
+ * statement), the action, the record, commit. The record is written in the action's own transaction, so a
  * crash or a server error leaves no record and a retry runs again. Failures that depend on the resource's state
  * (catalogue `replayable`) are recorded too, in that same transaction, so a retry gets the same answer.
  */
 export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentRequest, action: (em: Em) => Promise<T>): Promise<T> {
   const scope = scopeOf(ctx, request);
   const requestDigest = digestRequest(request.operation, request.request);
+  const conflict = request.conflict ?? 'IDEMPOTENCY_CONFLICT';
   let actionError: AppError | undefined;
   let outcome: Outcome<T>;
   try {
     outcome = await ctx.em.transactional(async (em) => {
-      // Two requests with one key must not run side by side; the second is told so rather than made to wait.
-      const [lock] = await em.execute<{ locked: boolean }[]>(`select ${LOCK_KEY} as locked`, [lockText(scope)]);
-      if (!lock?.locked) throw inFlight();
-      const existing = await findRecord(em, scope);
-      if (existing) return replay<T>(existing, requestDigest, request.conflict ?? 'IDEMPOTENCY_CONFLICT');
+      // Two requests with one key must not run side by side; the second is told so rather than made to wait. The
+      // lock and the record's lookup are one statement (see `GATE` for the race this leaves and how it is closed).
+      const [gate] = await em.execute<GateRow[]>(`${GATE} select ${GATE_COLUMNS}`, gateParams(scope));
+      if (!gate?.locked) throw inFlight();
+      if (gate.request_digest !== null) return replay<T>(recordOf(gate), requestDigest, conflict);
       try {
         const value = await action(em);
         await insertRecord(em, scope, requestDigest, { ok: true, value }, ctx.clock.now());
@@ -78,7 +80,7 @@ export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentR
       }
     });
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) throw inFlight();
+    if (error instanceof UniqueConstraintViolationException) return answerOf(await replayRecorded<T>(ctx, scope, requestDigest, conflict));
     if (actionError) await recordFailure(ctx, scope, requestDigest, actionError);
     throw error;
   }
@@ -119,15 +121,10 @@ export function refusalJson(error: AppError): string {
 }
 
 /**
- * `runIdempotent` in one statement: the advisory lock on the key (tried, not waited for), the key's record, the
- * action's writes and the new record, one implicit transaction, so no BEGIN or COMMIT either. The lock is held until
- * the statement's end, which is its transaction's end.
- *
- * One thing a statement cannot do as the transaction of `runIdempotent` does: read the record after taking the lock.
- * Its snapshot is taken when it starts, so a duplicate arriving while the first request commits may take the lock
- * free and not see the record just committed. It then fails on the record's unique constraint (the action's writes
- * roll back with it), and the record is read again in a statement of its own and replayed: the same answer as the
- * transaction gives, at one statement more in that race only.
+ * `runIdempotent` in one statement: the key's gate (`GATE`), the action's writes and the new record, one implicit
+ * transaction, so no BEGIN or COMMIT either; the lock is held until the statement's end, its transaction's end. The
+ * race the gate leaves ends as it does for `runIdempotent`: the record's unique constraint refuses the statement
+ * (the action's writes roll back with it), and the winner's record is read again and replayed.
  *
  * `build` gives the statement, or throws a refusal found before any database read (a pure rule of the request): that
  * refusal is recorded nowhere, and is given only if the key has no record and no request holds it (one statement,
@@ -148,24 +145,20 @@ export async function runIdempotentStatement<T, Row extends object>(
   } catch (error) {
     refusal = error;
   }
-  const gate = `with lock as materialized (select ${LOCK_KEY} as locked),
-existing as materialized (select request_digest, outcome from idempotency_record where ${RECORD_OF_SCOPE} limit 1),
-go as materialized (select 1 from lock where locked and not exists (select 1 from existing))`;
-  const gateParams = [lockText(scope), ...scopeParams(scope)];
-  const gateColumns =
-    '(select locked from lock) as locked, (select request_digest from existing) as request_digest, (select outcome from existing) as outcome';
   const statement = action
-    ? `${gate},
+    ? `${GATE},
 ${action.ctes},
 record as (
   insert into idempotency_record (client_id, msn, operation, target, idempotency_key, request_digest, outcome, created_at)
   select ?, ?, ?, ?, ?, ?, recorded.outcome, ? from (${action.recorded}) recorded
   returning id
 )
-select ${gateColumns}, ${action.columns}, (select id from record) as record`
-    : `${gate} select ${gateColumns}`;
-  const params = action ? [...gateParams, ...action.params, ...scopeParams(scope), requestDigest, ctx.clock.now()] : gateParams;
-  let row: (Row & { locked: boolean; request_digest: string | null; outcome: unknown }) | undefined;
+select ${GATE_COLUMNS}, ${action.columns}, (select id from record) as record`
+    : `${GATE} select ${GATE_COLUMNS}`;
+  const params = action
+    ? [...gateParams(scope), ...action.params, ...scopeParams(scope), requestDigest, ctx.clock.now()]
+    : gateParams(scope);
+  let row: (Row & GateRow) | undefined;
   try {
     // Inside a caller's transaction, a savepoint keeps the constraint's refusal from aborting the caller's work.
     [row] = ctx.em.isInTransaction()
@@ -174,9 +167,7 @@ select ${gateColumns}, ${action.columns}, (select id from record) as record`
   } catch (error) {
     if (!(error instanceof UniqueConstraintViolationException) || !/idempotency_record_scope_unique/.test(error.message)) throw error;
     // The race described above: the first request committed its record after this statement's snapshot.
-    const existing = await findRecord(ctx.em, scope);
-    if (!existing) throw inFlight();
-    return answerOf(replay<T>(existing, requestDigest, conflict));
+    return answerOf(await replayRecorded<T>(ctx, scope, requestDigest, conflict));
   }
   if (!row?.locked) throw inFlight();
   if (row.request_digest !== null)
@@ -190,9 +181,42 @@ function answerOf<T>(outcome: Outcome<T>): T {
   throw new AppError(outcome.code, outcome.detail, outcome.details);
 }
 
-/** The advisory lock on a key's scope, tried: a second request with the key is told so rather than made to wait. */
-const LOCK_KEY = 'pg_try_advisory_xact_lock(hashtextextended(?, 0))';
 const RECORD_OF_SCOPE = 'client_id = ? and msn = ? and operation = ? and target = ? and idempotency_key = ?';
+
+/**
+ * The key's gate, one statement: the advisory lock on the key's scope, tried (a second request with the key is told
+ * so rather than made to wait), and the key's record; `go` has a row when the lock is taken and there is no record.
+ * The record is read in the statement's snapshot, taken before the lock is tried: a request with the key that
+ * commits in between leaves the lock free and its record unseen. This request then runs its action, and its own
+ * record fails on the record's unique constraint, which rolls its work back; the record is then read again and
+ * replayed (`replayRecorded`), the answer a lookup after the lock would have given.
+ */
+const GATE = `with lock as materialized (select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked),
+existing as materialized (select request_digest, outcome from idempotency_record where ${RECORD_OF_SCOPE} limit 1),
+go as materialized (select 1 from lock where locked and not exists (select 1 from existing))`;
+const GATE_COLUMNS =
+  '(select locked from lock) as locked, (select request_digest from existing) as request_digest, (select outcome from existing) as outcome';
+
+interface GateRow {
+  locked: boolean;
+  request_digest: string | null;
+  outcome: unknown;
+}
+
+function gateParams(scope: Scope): string[] {
+  return [lockText(scope), ...scopeParams(scope)];
+}
+
+function recordOf(row: GateRow): StoredRecord {
+  return { request_digest: row.request_digest!, outcome: row.outcome };
+}
+
+/** After the record's unique constraint refused this request's record: the answer recorded by the request that won. */
+async function replayRecorded<T>(ctx: RequestContext, scope: Scope, requestDigest: string, conflict: ErrorCode): Promise<Outcome<T>> {
+  const existing = await findRecord(ctx.em, scope);
+  if (!existing) throw inFlight();
+  return replay<T>(existing, requestDigest, conflict);
+}
 
 function lockText(scope: Scope): string {
   return `${scope.clientId}|${scope.msn}|${scope.operation}|${scope.target}|${scope.idempotencyKey}`;
