@@ -166,7 +166,12 @@ async function main(): Promise<void> {
       const options = { concurrency: CONCURRENCY, expectStatus, next, succeeded };
       // An unmeasured warm-up first (JIT, connection pools, plan caches), so no row pays for running first.
       await runLoad(baseUrl, { ...options, durationMs: WARM_UP_MS });
-      return runLoad(baseUrl, { ...options, durationMs: DURATION_MS });
+      // The serving process's CPU per request: on a shared machine, req/s follows the CPU each process was given in
+      // that minute, while CPU per request is the work the code did.
+      const pid = [paygraph, baseline].find((server) => server.baseUrl === baseUrl)?.child.pid;
+      const before = processCpuMs(pid);
+      const result = await runLoad(baseUrl, { ...options, durationMs: DURATION_MS });
+      return { ...result, cpuMsPerRequest: (processCpuMs(pid) - before) / Math.max(1, result.requests) };
     };
     // GraphQL answers 200 with `errors` or `userErrors` too: those bodies count as failures, not throughput.
     const runGraph = (next: (i: number) => LoadRequest) => run(paygraph.baseUrl, 200, next, graphqlSucceeded);
@@ -203,15 +208,16 @@ async function main(): Promise<void> {
     const PAGE =
       '{ payments(first: 50) { edges { node { reference state aggregate { capturedAmount { value } } events { edges { node { name amount { value } timestamp } } } } } } }';
 
-    const results: { operation: string; face: string; result: LoadResult }[] = [];
+    const results: { operation: string; face: string; result: LoadResult & { cpuMsPerRequest?: number } }[] = [];
     // `BENCH_ROWS=get,capture` measures only the operations named (by their first word), to iterate on a few rows.
     const rows = process.env.BENCH_ROWS?.split(',').map((name) => name.trim());
-    const measure = async (operation: string, face: string, work: () => Promise<LoadResult>) => {
+    const measure = async (operation: string, face: string, work: () => Promise<LoadResult & { cpuMsPerRequest?: number }>) => {
       if (rows && !rows.includes(operation.split(' ')[0]!)) return;
       const result = await work();
       results.push({ operation, face, result });
       process.stderr.write(
-        `${operation} ${face}: ${result.perSecond.toFixed(0)}/s p50 ${result.p50Ms.toFixed(1)} ms p99 ${result.p99Ms.toFixed(1)} ms, ${result.failures} failures\n`,
+        `${operation} ${face}: ${result.perSecond.toFixed(0)}/s p50 ${result.p50Ms.toFixed(1)} ms p99 ${result.p99Ms.toFixed(1)} ms, ` +
+          `${result.failures} failures, ${result.cpuMsPerRequest?.toFixed(2)} CPU ms/request\n`,
       );
     };
 
@@ -314,14 +320,26 @@ async function main(): Promise<void> {
 const REST_TARGET = 0.5;
 const GRAPH_TARGET = 0.8;
 
-function renderTable(rows: { operation: string; face: string; result: LoadResult }[]): string {
+/** A process's CPU time so far (user + system), from /proc (Linux; 0 elsewhere, and the column stays empty-ish). */
+function processCpuMs(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in clock ticks (100/s).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+function renderTable(rows: { operation: string; face: string; result: LoadResult & { cpuMsPerRequest?: number } }[]): string {
   const lines = [
     '### Throughput and latency',
     '',
     `Targets: REST ≥ ${REST_TARGET} × baseline, GraphQL ≥ ${GRAPH_TARGET} × REST. req/s counts successful requests only.`,
     '',
-    '| operation | face | req/s | p50 ms | p99 ms | failures | vs baseline | GraphQL vs REST | target |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---|',
+    '| operation | face | req/s | p50 ms | p99 ms | failures | server CPU ms/request | vs baseline | GraphQL vs REST | target |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const row of rows) {
     const base = rows.find((r) => r.operation === row.operation && r.face === 'baseline')!.result.perSecond;
@@ -332,7 +350,7 @@ function renderTable(rows: { operation: string; face: string; result: LoadResult
     const target = row.face === 'REST' ? verdict(vsBase, REST_TARGET) : vsRest !== undefined ? verdict(vsRest, GRAPH_TARGET) : '';
     lines.push(
       `| ${row.operation} | ${row.face} | ${r.perSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.failures} | ` +
-        `${vsBase.toFixed(2)} | ${vsRest?.toFixed(2) ?? ''} | ${target} |`,
+        `${r.cpuMsPerRequest?.toFixed(2) ?? ''} | ${vsBase.toFixed(2)} | ${vsRest?.toFixed(2) ?? ''} | ${target} |`,
     );
   }
   return lines.join('\n');
