@@ -22,6 +22,7 @@ interface MoneyEventPayload {
 export const ledgerProjector: EventProjector = {
   name: 'settlement-ledger',
   streamType: 'payment',
+  names: [CAPTURED, REFUNDED],
   async project(em: Em, event: DomainEvent): Promise<void> {
     if (event.name !== CAPTURED && event.name !== REFUNDED) return;
     const payload = event.payload as unknown as MoneyEventPayload;

@@ -1,14 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { RequestContext } from '../platform/context.js';
-import { AppError } from '../platform/errors/app-error.js';
-import { runIdempotent } from '../platform/idempotency/idempotency.service.js';
-import { requireSalesUnitAcceptsPayments } from '../merchants/sales-unit-status.js';
+import { runIdempotentStatement } from '../platform/idempotency/idempotency.service.js';
+import { outboxWrittenBySql } from '../platform/events/commit-wake.js';
+import { paymentCreation, type NewPayment } from './payment-creation.statement.js';
 import type { CreatePaymentCommand } from './payment.commands.js';
 import { paymentNotFound } from './payment-for-verb.js';
 import type { PaymentEvent } from './payment-event.entity.js';
-import { recordPaymentEvent } from './payment-event.recorder.js';
-import { Payment } from './payment.entity.js';
 import { readPayment, readPaymentEvents } from './payment.read-model.js';
 import { toPaymentView, toPaymentViewAt, type PaymentView } from './payment.view.js';
 import { newPspReference } from './psp-reference.js';
@@ -21,22 +18,17 @@ export const DEFAULT_PAYMENT_LIFETIME_MS = 10 * 60_000;
 /**
  * Creates a payment for whoever asks (REST, the graph, a checkout the buyer pays): the refusals of a create apply to
  * every caller. They run under the key, so a retry of a create that succeeded gets its answer again, though its
- * `expiresAt` is nearer now; a refusal records nothing (its transaction rolls back).
+ * `expiresAt` is nearer now; a refusal records nothing, except a reference already used (replayable).
+ *
+ * One SQL statement in all (payment-creation.statement.ts behind the key's gate, `runIdempotentStatement`): the
+ * create was 8 statements (begin, lock, record lookup, sales unit, event, payment, record, commit), each a round trip
+ * holding a pooled connection, for writes that never need an answer from the database in between.
  */
 export async function createPayment(ctx: RequestContext, command: CreatePaymentCommand, idempotencyKey: string): Promise<PaymentView> {
-  return runIdempotent(ctx, { operation: 'payment.create', key: idempotencyKey, request: command }, async (em) => {
-    refuseCreatePayment(command, { env: ctx.config.env, now: ctx.clock.now() });
-    // One read of the unit serves both rules: a deactivated unit takes no payment, a long-living one needs approval.
-    const unit = await requireSalesUnitAcceptsPayments(em, scoped(ctx).msn);
-    if (command.expiresAt) {
-      if (!unit.longLivingPaymentsAllowed) {
-        throw new AppError('LONG_LIVING_PAYMENT_NOT_ALLOWED', 'This sales unit is not approved for long-living payments', [
-          { name: 'expiresAt', reason: 'The sales unit may not create long-living payments' },
-        ]);
-      }
-    }
+  return runIdempotentStatement(ctx, { operation: 'payment.create', key: idempotencyKey, request: command }, () => {
     const now = ctx.clock.now();
-    const payment = em.create(Payment, {
+    refuseCreatePayment(command, { env: ctx.config.env, now });
+    const payment: NewPayment = {
       id: randomUUID(),
       msn: scoped(ctx).msn,
       reference: command.reference,
@@ -70,22 +62,11 @@ export async function createPayment(ctx: RequestContext, command: CreatePaymentC
       authorizedAt: null,
       createdAt: now,
       updatedAt: now,
-    });
-    recordPaymentEvent(em, payment, 'CREATED', payment.amount, idempotencyKey, now);
-    try {
-      await em.flush();
-    } catch (error) {
-      if (error instanceof UniqueConstraintViolationException && /payment_reference_unique/.test(error.message)) {
-        throw new AppError(
-          'REFERENCE_ALREADY_EXISTS',
-          `A payment with reference ${command.reference} already exists`,
-          [{ name: 'reference', reason: 'Already used by another payment of this sales unit' }],
-          { cause: error },
-        );
-      }
-      throw error;
-    }
-    return toPaymentView(payment, ctx.config);
+    };
+    return paymentCreation(payment, { idempotencyKey, longLiving: command.expiresAt !== undefined }, toPaymentView(payment, ctx.config));
+  }).then((view) => {
+    outboxWrittenBySql(ctx.em);
+    return view;
   });
 }
 

@@ -1,4 +1,5 @@
-import { MerchantClient } from '../support/merchant-client.js';
+import pg from 'pg';
+import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { onPostgres } from '../support/test-database.js';
 
@@ -60,6 +61,65 @@ describeOnPostgres('concurrent modifications on PostgreSQL', () => {
     expect((await merchant.getPayment(reference)).body.aggregate.capturedAmount.value).toBe(1_000);
     // And once the first has finished, every retry gets its response.
     expect((await merchant.modify(reference, 'capture', 1_000, 'same-key')).status).toBe(200);
+  });
+
+  // issue 23: create is one statement, whose snapshot is taken before it takes the key's lock. A request with the key
+  // that commits its record after that snapshot is found by the record's unique constraint, and its answer replayed.
+  test('a create whose key is recorded by another transaction while it runs replays that answer', async () => {
+    const reference = newReference();
+    const first = await merchant.createPayment({ reference }, 'race-first');
+    expect(first.status).toBe(201);
+    const other = new pg.Client({ connectionString: t.app.services.config.databaseUrl });
+    await other.connect();
+    try {
+      // Another transaction holds an uncommitted record for the same request under a second key (no advisory lock).
+      await other.query('begin');
+      await other.query(
+        `insert into idempotency_record (client_id, msn, operation, target, idempotency_key, request_digest, outcome, created_at)
+         select client_id, msn, operation, target, 'race-second', request_digest, outcome, now() from idempotency_record
+         where idempotency_key = 'race-first' and operation = 'payment.create'`,
+      );
+      const second = merchant.createPayment({ reference }, 'race-second');
+      // The create's record insert waits on the other transaction's row, then fails on it once that commits.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await other.query('commit');
+      const replayed = await second;
+      expect(replayed.status).toBe(201);
+      expect(replayed.body).toEqual(first.body);
+    } finally {
+      await other.end();
+    }
+    const events = await merchant.events(reference);
+    expect(events.body.filter((e: { name: string }) => e.name === 'CREATED')).toHaveLength(1);
+  });
+
+  // issue 23: a modification's gate (lock and record lookup) is one statement, the lookup in a snapshot taken before
+  // the lock; a record committed in between is found by its unique constraint, the capture rolled back and replayed.
+  test('a capture whose key is recorded by another transaction while it runs captures once and replays that answer', async () => {
+    const reference = await merchant.authorizedPayment(1_000);
+    const first = await merchant.modify(reference, 'capture', 100, 'race-capture-first');
+    expect(first.status).toBe(200);
+    const other = new pg.Client({ connectionString: t.app.services.config.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('begin');
+      await other.query(
+        `insert into idempotency_record (client_id, msn, operation, target, idempotency_key, request_digest, outcome, created_at)
+         select client_id, msn, operation, target, 'race-capture-second', request_digest, outcome, now() from idempotency_record
+         where idempotency_key = 'race-capture-first' and operation = 'payment.capture'`,
+      );
+      const second = merchant.modify(reference, 'capture', 100, 'race-capture-second');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await other.query('commit');
+      const replayed = await second;
+      expect(replayed.status).toBe(200);
+      expect(replayed.body).toEqual(first.body);
+    } finally {
+      await other.end();
+    }
+    expect((await merchant.getPayment(reference)).body.aggregate.capturedAmount.value).toBe(100);
+    const events = await merchant.events(reference);
+    expect(events.body.filter((e: { name: string }) => e.name === 'CAPTURED')).toHaveLength(1);
   });
 
   test('10 concurrent creates with one key and one reference create one payment', async () => {

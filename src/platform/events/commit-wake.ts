@@ -1,4 +1,10 @@
 import { ChangeSetType, type EventSubscriber, type FlushEventArgs, type TransactionEventArgs } from '@mikro-orm/core';
+import type { Em } from '../db/orm.js';
+
+/** The commit-wake hook, which a statement that wrote outbox rows without a flush calls itself (`outboxWrittenBySql`). */
+interface CommitWake extends EventSubscriber {
+  wroteEvents(em: Em): void;
+}
 
 /**
  * The ORM hook that tells this instance, right after a commit, that the commit carried outbox events: the cheap
@@ -9,12 +15,16 @@ import { ChangeSetType, type EventSubscriber, type FlushEventArgs, type Transact
  */
 export function commitWakeSubscriber(onCommitted: () => void): EventSubscriber {
   const awaitingCommit = new WeakSet<object>();
-  return {
+  const wroteEvents = (em: Pick<Em, 'getTransactionContext'>) => {
+    const transaction = em.getTransactionContext<object>();
+    if (transaction) awaitingCommit.add(transaction);
+    else onCommitted();
+  };
+  const subscriber: CommitWake = {
+    wroteEvents,
     afterFlush(args: FlushEventArgs): void {
       if (!args.uow.getChangeSets().some((cs) => cs.type === ChangeSetType.CREATE && cs.meta.tableName === 'domain_event')) return;
-      const transaction = args.em.getTransactionContext<object>();
-      if (transaction) awaitingCommit.add(transaction);
-      else onCommitted();
+      wroteEvents(args.em);
     },
     afterTransactionCommit(args: TransactionEventArgs): void {
       const transaction = args.transaction as object | undefined;
@@ -23,4 +33,14 @@ export function commitWakeSubscriber(onCommitted: () => void): EventSubscriber {
       onCommitted();
     },
   };
+  return subscriber;
+}
+
+/**
+ * Called after a plain statement that wrote outbox rows has run (no flush saw them): wakes this instance's bus as a
+ * flush would, at once when the statement committed by itself, or at its transaction's commit.
+ */
+export function outboxWrittenBySql(em: Em): void {
+  for (const subscriber of em.getEventManager().getSubscribers())
+    if ('wroteEvents' in subscriber) (subscriber as CommitWake).wroteEvents(em);
 }

@@ -11,6 +11,11 @@ export interface EventProjector {
   name: string;
   /** The stream type whose events it projects, e.g. `payment`. */
   streamType: string;
+  /**
+   * The event names it projects; absent, every event of its stream. Declared so a writer of events that bypasses the
+   * flush (one statement, `outboxInsertSql`) can tell that no projector needs its event.
+   */
+  names?: readonly string[];
   project(em: Em, event: DomainEvent): Promise<void>;
 }
 
@@ -27,6 +32,11 @@ export class EventProjectorRegistry {
 
   forStream(streamType: string): readonly EventProjector[] {
     return this.byStream.get(streamType) ?? [];
+  }
+
+  /** Whether an event of this stream and name is projected by anyone. */
+  projects(streamType: string, name: string): boolean {
+    return this.forStream(streamType).some((projector) => !projector.names || projector.names.includes(name));
   }
 }
 

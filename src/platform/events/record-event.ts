@@ -1,6 +1,6 @@
 import type { Em } from '../db/orm.js';
 import { DomainEvent } from './domain-event.entity.js';
-import { queueProjection } from './event-projectors.js';
+import { eventProjectors, queueProjection } from './event-projectors.js';
 import { currentTraceParent } from '../observability/trace-context.js';
 
 export interface NewEvent {
@@ -26,4 +26,35 @@ export function recordEvent(em: Em, event: NewEvent): DomainEvent {
   // Registered projectors (e.g. the settlement ledger) write their rows in the same flush.
   queueProjection(em, row);
   return row;
+}
+
+/**
+ * The outbox row of `event` as an `insert … select` from `source` (a CTE or table name whose rows the caller's
+ * statement makes; `streamIdColumn` names the stream id among its columns), for a write done in one SQL statement
+ * rather than a flush. The caller tells the bus with `outboxWrittenBySql` once the statement has run. An event a
+ * projector needs cannot be written this way: projectors run at a flush.
+ */
+export function outboxInsertSql(
+  event: Omit<NewEvent, 'streamId'>,
+  source: string,
+  streamIdColumn: string,
+): { sql: string; params: unknown[] } {
+  if (eventProjectors.projects(event.streamType, event.name))
+    throw new Error(`${event.name} is projected at a flush, so it cannot be written by a statement of its own`);
+  const traceParent = currentTraceParent();
+  // As `recordEvent`: the trace column only when there is a trace.
+  const trace = traceParent ? { column: ', trace_parent', value: ', ?' } : { column: '', value: '' };
+  return {
+    sql: `insert into domain_event (stream_type, stream_id, msn, name, payload, occurred_at${trace.column})
+  select ?, ${streamIdColumn}, ?, ?, ?::jsonb, ?${trace.value} from ${source}
+  returning id`,
+    params: [
+      event.streamType,
+      event.msn,
+      event.name,
+      JSON.stringify(event.payload),
+      event.occurredAt,
+      ...(traceParent ? [traceParent] : []),
+    ],
+  };
 }

@@ -35,35 +35,24 @@ export class CommittedRefusal extends Error {
 type Outcome<T> = { ok: true; value: T } | { ok: false; code: ErrorCode; detail: string; details: ErrorDetail[] };
 
 /**
- * Runs `action` at most once per idempotency key. The record is written in the action's own transaction, so a
+ * Runs `action` at most once per idempotency key: begin, the key's gate (`GATE`: lock and record lookup, one
+ * statement), the action, the record, commit. The record is written in the action's own transaction, so a
  * crash or a server error leaves no record and a retry runs again. Failures that depend on the resource's state
  * (catalogue `replayable`) are recorded too, in that same transaction, so a retry gets the same answer.
  */
 export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentRequest, action: (em: Em) => Promise<T>): Promise<T> {
-  // An operation of the principal as a whole (a partner's product order) names no sales unit: its keys are the client's.
-  const scope = {
-    clientId: ctx.principal.clientId,
-    msn: ctx.scope.actingFor ?? '',
-    operation: request.operation,
-    target: request.target ?? '',
-    idempotencyKey: request.key,
-  };
+  const scope = scopeOf(ctx, request);
   const requestDigest = digestRequest(request.operation, request.request);
+  const conflict = request.conflict ?? 'IDEMPOTENCY_CONFLICT';
   let actionError: AppError | undefined;
   let outcome: Outcome<T>;
   try {
     outcome = await ctx.em.transactional(async (em) => {
-      // Two requests with one key must not run side by side; the second is told so rather than made to wait.
-      const scopeText = `${scope.clientId}|${scope.msn}|${scope.operation}|${scope.target}|${scope.idempotencyKey}`;
-      const [lock] = await em.execute<{ locked: boolean }[]>('select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked', [
-        scopeText,
-      ]);
-      if (!lock?.locked)
-        throw new AppError('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed', [
-          { name: 'Idempotency-Key', reason: 'In use by a request in flight' },
-        ]);
-      const existing = await findRecord(em, scope);
-      if (existing) return replay<T>(existing, requestDigest, request.conflict ?? 'IDEMPOTENCY_CONFLICT');
+      // Two requests with one key must not run side by side; the second is told so rather than made to wait. The
+      // lock and the record's lookup are one statement (see `GATE` for the race this leaves and how it is closed).
+      const [gate] = await em.execute<GateRow[]>(`${GATE} select ${GATE_COLUMNS}`, gateParams(scope));
+      if (!gate?.locked) throw inFlight();
+      if (gate.request_digest !== null) return replay<T>(recordOf(gate), requestDigest, conflict);
       try {
         const value = await action(em);
         await insertRecord(em, scope, requestDigest, { ok: true, value }, ctx.clock.now());
@@ -91,16 +80,167 @@ export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentR
       }
     });
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException) {
-      throw new AppError('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed', [
-        { name: 'Idempotency-Key', reason: 'In use by a request in flight' },
-      ]);
-    }
+    if (error instanceof UniqueConstraintViolationException) return answerOf(await replayRecorded<T>(ctx, scope, requestDigest, conflict));
     if (actionError) await recordFailure(ctx, scope, requestDigest, actionError);
     throw error;
   }
   if (outcome.ok) return outcome.value;
   throw new AppError(outcome.code, outcome.detail, outcome.details);
+}
+
+/**
+ * An action written as one SQL statement, for `runIdempotentStatement`: the hot path of a create, where the key's
+ * gate, the action's writes and the key's record go to the database together.
+ */
+export interface StatementAction<T, Row> {
+  /**
+   * The action's CTEs, `name as (...)` separated by commas. Its writes select from `go`, which has one row only when
+   * the key is locked by this statement and has no record. The values are bound in `params`, in order.
+   */
+  ctes: string;
+  params: unknown[];
+  /**
+   * A query of the action's CTEs giving at most one row with a jsonb `outcome` column (from `outcomeJson` or
+   * `refusalJson`): recorded as the key's answer, in the same statement, when the action ran. No row, no record.
+   */
+  recorded: string;
+  /** The final row's own columns, e.g. `(select id from created) as created`; they read CTEs and bind nothing. */
+  columns: string;
+  /** The action's answer from its columns, or its refusal thrown: what `recorded` recorded, read back. */
+  answer(row: Row): T;
+}
+
+/** A success as the key records it, for a `StatementAction`'s `recorded` (bound as text, cast to jsonb). */
+export function outcomeJson(value: unknown): string {
+  return JSON.stringify({ ok: true, value });
+}
+
+/** A refusal as the key records it; only `replayable` ones may be recorded (catalogue). */
+export function refusalJson(error: AppError): string {
+  return JSON.stringify(failureOutcome(error));
+}
+
+/**
+ * `runIdempotent` in one statement: the key's gate (`GATE`), the action's writes and the new record, one implicit
+ * transaction, so no BEGIN or COMMIT either; the lock is held until the statement's end, its transaction's end. The
+ * race the gate leaves ends as it does for `runIdempotent`: the record's unique constraint refuses the statement
+ * (the action's writes roll back with it), and the winner's record is read again and replayed.
+ *
+ * `build` gives the statement, or throws a refusal found before any database read (a pure rule of the request): that
+ * refusal is recorded nowhere, and is given only if the key has no record and no request holds it (one statement,
+ * the gate alone), as the transaction's order (gate, then the action) would.
+ */
+export async function runIdempotentStatement<T, Row extends object>(
+  ctx: RequestContext,
+  request: IdempotentRequest,
+  build: () => StatementAction<T, Row>,
+): Promise<T> {
+  const scope = scopeOf(ctx, request);
+  const requestDigest = digestRequest(request.operation, request.request);
+  const conflict = request.conflict ?? 'IDEMPOTENCY_CONFLICT';
+  let action: StatementAction<T, Row> | undefined;
+  let refusal: unknown;
+  try {
+    action = build();
+  } catch (error) {
+    refusal = error;
+  }
+  const statement = action
+    ? `${GATE},
+${action.ctes},
+record as (
+  insert into idempotency_record (client_id, msn, operation, target, idempotency_key, request_digest, outcome, created_at)
+  select ?, ?, ?, ?, ?, ?, recorded.outcome, ? from (${action.recorded}) recorded
+  returning id
+)
+select ${GATE_COLUMNS}, ${action.columns}, (select id from record) as record`
+    : `${GATE} select ${GATE_COLUMNS}`;
+  const params = action
+    ? [...gateParams(scope), ...action.params, ...scopeParams(scope), requestDigest, ctx.clock.now()]
+    : gateParams(scope);
+  let row: (Row & GateRow) | undefined;
+  try {
+    // Inside a caller's transaction, a savepoint keeps the constraint's refusal from aborting the caller's work.
+    [row] = ctx.em.isInTransaction()
+      ? await ctx.em.transactional((em) => em.execute<NonNullable<typeof row>[]>(statement, params))
+      : await ctx.em.execute<NonNullable<typeof row>[]>(statement, params);
+  } catch (error) {
+    if (!(error instanceof UniqueConstraintViolationException) || !/idempotency_record_scope_unique/.test(error.message)) throw error;
+    // The race described above: the first request committed its record after this statement's snapshot.
+    return answerOf(await replayRecorded<T>(ctx, scope, requestDigest, conflict));
+  }
+  if (!row?.locked) throw inFlight();
+  if (row.request_digest !== null)
+    return answerOf(replay<T>({ request_digest: row.request_digest, outcome: row.outcome }, requestDigest, conflict));
+  if (!action) throw refusal;
+  return action.answer(row);
+}
+
+function answerOf<T>(outcome: Outcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  throw new AppError(outcome.code, outcome.detail, outcome.details);
+}
+
+const RECORD_OF_SCOPE = 'client_id = ? and msn = ? and operation = ? and target = ? and idempotency_key = ?';
+
+/**
+ * The key's gate, one statement: the advisory lock on the key's scope, tried (a second request with the key is told
+ * so rather than made to wait), and the key's record; `go` has a row when the lock is taken and there is no record.
+ * The record is read in the statement's snapshot, taken before the lock is tried: a request with the key that
+ * commits in between leaves the lock free and its record unseen. This request then runs its action, and its own
+ * record fails on the record's unique constraint, which rolls its work back; the record is then read again and
+ * replayed (`replayRecorded`), the answer a lookup after the lock would have given.
+ */
+const GATE = `with lock as materialized (select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked),
+existing as materialized (select request_digest, outcome from idempotency_record where ${RECORD_OF_SCOPE} limit 1),
+go as materialized (select 1 from lock where locked and not exists (select 1 from existing))`;
+const GATE_COLUMNS =
+  '(select locked from lock) as locked, (select request_digest from existing) as request_digest, (select outcome from existing) as outcome';
+
+interface GateRow {
+  locked: boolean;
+  request_digest: string | null;
+  outcome: unknown;
+}
+
+function gateParams(scope: Scope): string[] {
+  return [lockText(scope), ...scopeParams(scope)];
+}
+
+function recordOf(row: GateRow): StoredRecord {
+  return { request_digest: row.request_digest!, outcome: row.outcome };
+}
+
+/** After the record's unique constraint refused this request's record: the answer recorded by the request that won. */
+async function replayRecorded<T>(ctx: RequestContext, scope: Scope, requestDigest: string, conflict: ErrorCode): Promise<Outcome<T>> {
+  const existing = await findRecord(ctx.em, scope);
+  if (!existing) throw inFlight();
+  return replay<T>(existing, requestDigest, conflict);
+}
+
+function lockText(scope: Scope): string {
+  return `${scope.clientId}|${scope.msn}|${scope.operation}|${scope.target}|${scope.idempotencyKey}`;
+}
+
+function scopeParams(scope: Scope): string[] {
+  return [scope.clientId, scope.msn, scope.operation, scope.target, scope.idempotencyKey];
+}
+
+function scopeOf(ctx: RequestContext, request: IdempotentRequest): Scope {
+  // An operation of the principal as a whole (a partner's product order) names no sales unit: its keys are the client's.
+  return {
+    clientId: ctx.principal.clientId,
+    msn: ctx.scope.actingFor ?? '',
+    operation: request.operation,
+    target: request.target ?? '',
+    idempotencyKey: request.key,
+  };
+}
+
+function inFlight(): AppError {
+  return new AppError('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed', [
+    { name: 'Idempotency-Key', reason: 'In use by a request in flight' },
+  ]);
 }
 
 interface Scope {
@@ -123,9 +263,8 @@ interface StoredRecord {
  */
 async function findRecord(em: Em, scope: Scope): Promise<StoredRecord | undefined> {
   const [row] = await em.execute<StoredRecord[]>(
-    `select request_digest, outcome from idempotency_record
-     where client_id = ? and msn = ? and operation = ? and target = ? and idempotency_key = ? limit 1`,
-    [scope.clientId, scope.msn, scope.operation, scope.target, scope.idempotencyKey],
+    `select request_digest, outcome from idempotency_record where ${RECORD_OF_SCOPE} limit 1`,
+    scopeParams(scope),
   );
   return row;
 }
