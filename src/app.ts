@@ -95,7 +95,7 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const nodes = new NodeRegistry<RequestContext>();
   for (const module of modules) if (module.nodes) nodes.register(module.nodes);
   const metrics = new Metrics(orm, clock);
-  const rateLimiter = await RequestLimiter.create(config);
+  const rateLimiter = RequestLimiter.create(config);
   const services: Services = {
     config,
     orm,

@@ -14,6 +14,7 @@ import { Migration20261126100200TraceParent } from '../platform/db/migrations/Mi
 import { Migration20261126170000DeliveryByReceiver } from '../platform/db/migrations/Migration20261126170000DeliveryByReceiver.js';
 import { Migration20261126170100EventsOffCommitPath } from '../platform/db/migrations/Migration20261126170100EventsOffCommitPath.js';
 import { Migration20261126180000Deliveries } from '../platform/db/migrations/Migration20261126180000Deliveries.js';
+import { Migration20261126200000RateLimitTable } from '../platform/db/migrations/Migration20261126200000RateLimitTable.js';
 import { Migration20261123000007Principals } from '../platform/db/migrations/Migration20261123000007Principals.js';
 import { Migration20261126000008IdempotencyTarget } from '../platform/db/migrations/Migration20261126000008IdempotencyTarget.js';
 import { Migration20261126000008TestClocks } from '../platform/db/migrations/Migration20261126000008TestClocks.js';
@@ -43,6 +44,7 @@ export const platformModule: DomainModule = {
     { name: 'Migration20261126170000DeliveryByReceiver', class: Migration20261126170000DeliveryByReceiver },
     { name: 'Migration20261126170100EventsOffCommitPath', class: Migration20261126170100EventsOffCommitPath },
     { name: 'Migration20261126180000Deliveries', class: Migration20261126180000Deliveries },
+    { name: 'Migration20261126200000RateLimitTable', class: Migration20261126200000RateLimitTable },
   ],
   routes: (services) => accessTokenRoutes(services),
   resolvers: [{ DateTime, MinorUnits }, nodeResolvers],

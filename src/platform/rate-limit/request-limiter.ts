@@ -13,7 +13,7 @@ export type Verdict = { allowed: boolean; state: RateLimitState };
  * The one limiter of both faces: a fixed-window counter per policy and key (rate-limiter-flexible). In memory by
  * default, so each instance counts on its own (N instances admit up to N times a limit); with
  * `PAYGRAPH_RATE_LIMIT_STORE=postgres` the counters live in the database every instance shares (table
- * `rate_limit`), with an in-memory counter taking over while the database cannot answer.
+ * `rate_limit`, which a platform migration creates), with an in-memory counter taking over while the database cannot answer.
  */
 export class RequestLimiter {
   private constructor(
@@ -22,7 +22,7 @@ export class RequestLimiter {
     private readonly pool: pg.Pool | undefined,
   ) {}
 
-  static async create(config: Config): Promise<RequestLimiter> {
+  static create(config: Config): RequestLimiter {
     const settings = config.rateLimits;
     const memory = (name: PolicyName, policy: RateLimitPolicy) =>
       new RateLimiterMemory({ keyPrefix: name, points: policy.points, duration: policy.windowSeconds });
@@ -32,28 +32,22 @@ export class RequestLimiter {
       return new RequestLimiter(settings, buckets, undefined);
     }
     const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 4 });
-    const entries = await Promise.all(
-      POLICIES.map(
-        (name) =>
-          new Promise<[PolicyName, RateLimiterAbstract]>((resolve, reject) => {
-            const policy = settings[name];
-            const limiter: RateLimiterPostgres = new RateLimiterPostgres(
-              {
-                storeClient: pool,
-                tableName: 'rate_limit',
-                keyPrefix: name,
-                points: policy.points,
-                duration: policy.windowSeconds,
-                clearExpiredByTimeout: name === 'client',
-                insuranceLimiter: memory(name, policy),
-              },
-              (error?: Error) => (error ? reject(error) : resolve([name, limiter])),
-            );
-          }),
-      ),
-    );
+    // The platform's migrations create `rate_limit` in the limiter's own shape: a limiter left to create it runs DDL at
+    // start, and five at once (or another instance's) collide on PostgreSQL.
     const buckets = {} as Record<PolicyName, RateLimiterAbstract>;
-    for (const [name, limiter] of entries) buckets[name] = limiter;
+    for (const name of POLICIES) {
+      const policy = settings[name];
+      buckets[name] = new RateLimiterPostgres({
+        storeClient: pool,
+        tableName: 'rate_limit',
+        tableCreated: true,
+        keyPrefix: name,
+        points: policy.points,
+        duration: policy.windowSeconds,
+        clearExpiredByTimeout: name === 'client',
+        insuranceLimiter: memory(name, policy),
+      });
+    }
     return new RequestLimiter(settings, buckets, pool);
   }
 

@@ -1,0 +1,145 @@
+import pg from 'pg';
+import { RateLimiterPostgres } from 'rate-limiter-flexible';
+import { loadConfig, type Config } from '../../src/config.js';
+import { modules } from '../../src/modules.js';
+import { openDatabase, type Orm } from '../../src/platform/db/orm.js';
+import { RequestLimiter } from '../../src/platform/rate-limit/request-limiter.js';
+import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
+
+/**
+ * The shared rate-limit store's table comes from the platform's migrations, so no limiter runs DDL when an instance
+ * starts: five limiters per instance used to create it at once, and concurrent creates collide on PostgreSQL (`type
+ * "rate_limit" already exists`), failing the start.
+ */
+describe('the rate-limit table', () => {
+  let database: TestDatabase;
+  let orm: Orm;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    orm = await openDatabase({
+      databaseUrl: database.databaseUrl,
+      dataDir: database.dataDir,
+      entities: modules.flatMap((m) => m.entities ?? []),
+      migrations: modules.flatMap((m) => m.migrations ?? []),
+    });
+  });
+
+  afterAll(async () => {
+    await orm?.close(true);
+    await database?.drop();
+  });
+
+  test("is created by the migrations in the shape rate-limiter-flexible's own DDL gives it", async () => {
+    // The library's statement, run under another name: the limiter reads and writes the table by that shape.
+    const library = new RateLimiterPostgres({
+      storeClient: new pg.Pool(),
+      tableName: 'rate_limit_by_library',
+      tableCreated: true,
+      points: 1,
+      duration: 1,
+    });
+    const ddl = (library as unknown as { _getCreateTableStmt(): string })._getCreateTableStmt();
+    await orm.em.getConnection().execute(ddl);
+    expect(await shapeOf(orm, 'rate_limit')).toEqual(await shapeOf(orm, 'rate_limit_by_library'));
+    expect(await shapeOf(orm, 'rate_limit')).toContain('key character varying(255) not null primary key');
+  });
+});
+
+/**
+ * Instances that start together on a fresh database each build their limiters at once. Each round copies a freshly
+ * migrated database (as a template: a copy costs a fraction of migrating), so every round starts from what the
+ * migrations made and nothing a limiter made; concurrent creates collided in about one round in three.
+ */
+(onPostgres ? describe : describe.skip)('limiters of several instances started at once on a fresh database', () => {
+  const serverUrl = process.env.DATABASE_URL!;
+  let migrated: TestDatabase;
+
+  beforeAll(async () => {
+    migrated = await createTestDatabase();
+    const orm = await openDatabase({
+      databaseUrl: migrated.databaseUrl,
+      dataDir: migrated.dataDir,
+      entities: modules.flatMap((m) => m.entities ?? []),
+      migrations: modules.flatMap((m) => m.migrations ?? []),
+    });
+    await orm.close(true);
+  });
+
+  afterAll(async () => {
+    await migrated?.drop();
+  });
+
+  test('all build and count against one quota, round after round', async () => {
+    const template = new URL(migrated.databaseUrl!).pathname.slice(1);
+    for (let round = 0; round < 10; round++) {
+      const name = `${template}_round_${round}`;
+      await admin(serverUrl, `create database ${name} template ${template}`);
+      const url = new URL(serverUrl);
+      url.pathname = `/${name}`;
+      const config: Config = {
+        ...loadConfig({}),
+        databaseUrl: url.toString(),
+        rateLimits: { ...loadConfig({}).rateLimits, client: { points: 4, windowSeconds: 60 }, store: 'postgres' },
+      };
+      try {
+        // Five instances' limiters at once (25 of them, one per policy).
+        const built = await Promise.allSettled(Array.from({ length: 5 }, async () => RequestLimiter.create(config)));
+        const limiters = built.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+        try {
+          expect(built.flatMap((outcome) => (outcome.status === 'rejected' ? [`round ${round}: ${String(outcome.reason)}`] : []))).toEqual(
+            [],
+          );
+          const verdicts = [];
+          for (const limiter of limiters) verdicts.push((await limiter.charge('client', 'one-client')).allowed);
+          expect(verdicts).toEqual([true, true, true, true, false]);
+        } finally {
+          await Promise.all(limiters.map((limiter) => limiter.close()));
+        }
+      } finally {
+        await admin(serverUrl, `drop database if exists ${name} with (force)`);
+      }
+    }
+  });
+});
+
+async function admin(serverUrl: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+interface Column {
+  column_name: string;
+  type: string;
+  is_nullable: string;
+  column_default: string | null;
+  primary: boolean;
+}
+
+/** Each column's name, type, nullability and default, and the primary key, in a comparable form. */
+async function shapeOf(orm: Orm, table: string): Promise<string[]> {
+  const columns = await orm.em.getConnection().execute<Column[]>(
+    `select c.column_name, format_type(a.atttypid, a.atttypmod) as type, c.is_nullable, c.column_default,
+            exists (select 1 from pg_index i where i.indrelid = a.attrelid and i.indisprimary and a.attnum = any (i.indkey)) as primary
+       from information_schema.columns c
+       join pg_attribute a on a.attrelid = c.table_name::regclass and a.attname = c.column_name
+      where c.table_schema = current_schema() and c.table_name = ?
+      order by c.ordinal_position`,
+    [table],
+  );
+  const indexes = await orm.em
+    .getConnection()
+    .execute<{ count: number }[]>(`select count(*)::int as count from pg_index where indrelid = ?::regclass`, [table]);
+  return [
+    ...columns.map(
+      (c: Column) =>
+        `${c.column_name} ${c.type} ${c.is_nullable === 'YES' ? 'null' : 'not null'}${c.column_default ? ` default ${c.column_default}` : ''}${c.primary ? ' primary key' : ''}`,
+    ),
+    `${indexes[0]!.count} index(es)`,
+  ];
+}
