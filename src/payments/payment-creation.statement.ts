@@ -1,3 +1,4 @@
+import { JsonType, ReferenceKind, type EntityMetadata } from '@mikro-orm/core';
 import { SALES_UNIT_ACCEPTS_PAYMENTS_SQL, assertSalesUnitAcceptsPayments } from '../merchants/sales-unit-status.js';
 import type { SalesUnit } from '../merchants/sales-unit.entity.js';
 import { AppError } from '../platform/errors/app-error.js';
@@ -7,8 +8,8 @@ import { PAYMENT_STREAM, paymentEventPayload, paymentOutboxName } from './paymen
 import type { Payment } from './payment.entity.js';
 import { newPspReference } from './psp-reference.js';
 
-/** Every column of a new payment, as `createPayment` fills them. */
-export type NewPayment = Pick<Payment, (typeof COLUMNS)[number][1]>;
+/** A new payment: every property of the entity, as `createPayment` fills them. */
+export type NewPayment = Payment;
 
 /** The statement's own columns of its final row. */
 export interface CreationRow {
@@ -17,42 +18,28 @@ export interface CreationRow {
   created: string | null;
 }
 
-// The columns in the order of the insert's values; json columns are bound as text and cast.
-const COLUMNS = [
-  ['id', 'id'],
-  ['msn', 'msn'],
-  ['reference', 'reference'],
-  ['psp_reference', 'pspReference'],
-  ['state', 'state'],
-  ['currency', 'currency'],
-  ['amount', 'amount'],
-  ['authorized_amount', 'authorizedAmount'],
-  ['captured_amount', 'capturedAmount'],
-  ['cancelled_amount', 'cancelledAmount'],
-  ['refunded_amount', 'refundedAmount'],
-  ['payment_method_type', 'paymentMethodType'],
-  ['card_bin', 'cardBin'],
-  ['user_flow', 'userFlow'],
-  ['customer_interaction', 'customerInteraction'],
-  ['customer_phone_number', 'customerPhoneNumber'],
-  ['customer_personal_qr', 'customerPersonalQr'],
-  ['customer_token', 'customerToken'],
-  ['return_url', 'returnUrl'],
-  ['receipt_url', 'receiptUrl'],
-  ['payment_description', 'paymentDescription'],
-  ['receipt', 'receipt', true],
-  ['industry_data', 'industryData', true],
-  ['metadata', 'metadata', true],
-  ['profile_scope', 'profileScope'],
-  ['profile_sub', 'profileSub'],
-  ['qr_format', 'qrFormat'],
-  ['qr_size', 'qrSize'],
-  ['approval_token', 'approvalToken'],
-  ['expires_at', 'expiresAt'],
-  ['authorized_at', 'authorizedAt'],
-  ['created_at', 'createdAt'],
-  ['updated_at', 'updatedAt'],
-] as const satisfies readonly (readonly [column: string, field: keyof Payment, json?: true])[];
+interface PaymentColumn {
+  column: string;
+  field: keyof Payment;
+  json: boolean;
+}
+
+const columnsByMetadata = new WeakMap<EntityMetadata<Payment>, readonly PaymentColumn[]>();
+
+/**
+ * The payment table's columns read off the entity's own mapping (names, and which are json, bound as text and cast),
+ * so the insert written here can never miss or misname a property the entity declares.
+ */
+function paymentColumns(meta: EntityMetadata<Payment>): readonly PaymentColumn[] {
+  let columns = columnsByMetadata.get(meta);
+  if (!columns) {
+    columns = meta.props
+      .filter((prop) => prop.kind === ReferenceKind.SCALAR && prop.persist !== false)
+      .map((prop) => ({ column: prop.fieldNames[0]!, field: prop.name, json: prop.customType instanceof JsonType }));
+    columnsByMetadata.set(meta, columns);
+  }
+  return columns;
+}
 
 /**
  * A create's writes as the CTEs of one statement behind the idempotency key's gate (`runIdempotentStatement`): the
@@ -62,11 +49,13 @@ const COLUMNS = [
  * nothing and records nothing, as the transaction it replaces rolled back.
  */
 export function paymentCreation<View>(
+  meta: EntityMetadata<Payment>,
   payment: NewPayment,
   request: { idempotencyKey: string; longLiving: boolean },
   view: View,
 ): StatementAction<View, CreationRow> {
   const { idempotencyKey, longLiving } = request;
+  const columns = paymentColumns(meta);
   const referenceTaken = new AppError('REFERENCE_ALREADY_EXISTS', `A payment with reference ${payment.reference} already exists`, [
     { name: 'reference', reason: 'Already used by another payment of this sales unit' },
   ]);
@@ -95,8 +84,8 @@ export function paymentCreation<View>(
 ), allowed as materialized (
   select 1 from go, unit where unit.accepts and (not ? or unit.long_living_payments_allowed)
 ), created as (
-  insert into payment (${COLUMNS.map(([column]) => column).join(', ')})
-  select ${COLUMNS.map((column) => (column.length === 3 ? '?::jsonb' : '?')).join(', ')} from allowed
+  insert into payment (${columns.map(({ column }) => column).join(', ')})
+  select ${columns.map(({ json }) => (json ? '?::jsonb' : '?')).join(', ')} from allowed
   on conflict (msn, reference) do nothing
   returning id
 ), event as (
@@ -107,7 +96,7 @@ export function paymentCreation<View>(
     params: [
       payment.msn,
       longLiving,
-      ...COLUMNS.map((column) => (column.length === 3 ? jsonOrNull(payment[column[1]]) : payment[column[1]])),
+      ...columns.map(({ field, json }) => (json ? jsonOrNull(payment[field]) : payment[field])),
       ...event.params,
       outcomeJson(view),
       refusalJson(referenceTaken),

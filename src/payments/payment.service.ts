@@ -6,6 +6,7 @@ import { paymentCreation, type NewPayment } from './payment-creation.statement.j
 import type { CreatePaymentCommand } from './payment.commands.js';
 import { paymentNotFound } from './payment-for-verb.js';
 import type { PaymentEvent } from './payment-event.entity.js';
+import { Payment } from './payment.entity.js';
 import { readPayment, readPaymentEvents } from './payment.read-model.js';
 import { toPaymentView, toPaymentViewAt, type PaymentView } from './payment.view.js';
 import { newPspReference } from './psp-reference.js';
@@ -63,7 +64,12 @@ export async function createPayment(ctx: RequestContext, command: CreatePaymentC
       createdAt: now,
       updatedAt: now,
     };
-    return paymentCreation(payment, { idempotencyKey, longLiving: command.expiresAt !== undefined }, toPaymentView(payment, ctx.config));
+    return paymentCreation(
+      ctx.em.getMetadata().get(Payment),
+      payment,
+      { idempotencyKey, longLiving: command.expiresAt !== undefined },
+      toPaymentView(payment, ctx.config),
+    );
   }).then((view) => {
     outboxWrittenBySql(ctx.em);
     return view;
