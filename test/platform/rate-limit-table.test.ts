@@ -3,7 +3,7 @@ import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { loadConfig, type Config } from '../../src/config.js';
 import { modules } from '../../src/modules.js';
 import { openDatabase, type Orm } from '../../src/platform/db/orm.js';
-import { RequestLimiter } from '../../src/platform/rate-limit/request-limiter.js';
+import { RATE_LIMIT_APPLICATION_NAME, RequestLimiter } from '../../src/platform/rate-limit/request-limiter.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
 
 /**
@@ -102,6 +102,74 @@ describe('the rate-limit table', () => {
     }
   });
 });
+
+/**
+ * The server ending the shared store's idle connections (a restart, an operator's `pg_terminate_backend`, a database
+ * dropped with force) must not end the instance: the pool reports it as an 'error' event, unhandled until the
+ * limiter listened for it, which jest (like node) turned into a crash of the test.
+ */
+(onPostgres ? describe : describe.skip)('the shared store when the server ends its connections', () => {
+  const serverUrl = process.env.DATABASE_URL!;
+  let database: TestDatabase;
+  let limiter: RequestLimiter;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const orm = await openDatabase({
+      databaseUrl: database.databaseUrl,
+      dataDir: database.dataDir,
+      entities: modules.flatMap((m) => m.entities ?? []),
+      migrations: modules.flatMap((m) => m.migrations ?? []),
+    });
+    await orm.close(true);
+    limiter = RequestLimiter.create({
+      ...loadConfig({}),
+      databaseUrl: database.databaseUrl,
+      rateLimits: { ...loadConfig({}).rateLimits, client: { points: 3, windowSeconds: 60 }, store: 'postgres' },
+    });
+  });
+
+  afterAll(async () => {
+    await limiter?.close();
+    await database?.drop();
+  });
+
+  test('keeps counting on new connections after its idle ones are terminated', async () => {
+    expect((await limiter.charge('client', 'one-client')).allowed).toBe(true);
+    const name = new URL(database.databaseUrl!).pathname.slice(1);
+    const terminated = await adminRows<{ pid: number }>(
+      serverUrl,
+      `with limiters as materialized (select pid from pg_stat_activity where datname = $1 and application_name = $2)
+       select pid from limiters where pg_terminate_backend(pid)`,
+      [name, RATE_LIMIT_APPLICATION_NAME],
+    );
+    expect(terminated.length).toBeGreaterThan(0);
+    // Until the pool has seen its connections end, a charge may still pick a dead one (and count in memory): wait for
+    // the server to be rid of them, then for a charge that the shared table counts.
+    for (const { pid } of terminated) {
+      while ((await adminRows(serverUrl, 'select 1 from pg_stat_activity where pid = $1', [pid])).length > 0) await pause(20);
+    }
+    await pause(100);
+    expect((await limiter.charge('client', 'one-client')).allowed).toBe(true);
+    const [row] = await adminRows<{ points: number }>(
+      database.databaseUrl!,
+      `select points from rate_limit where key = 'client:one-client'`,
+    );
+    expect(row?.points).toBe(2);
+  });
+});
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function adminRows<Row>(url: string, sql: string, params: unknown[] = []): Promise<Row[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, params)).rows as Row[];
+  } finally {
+    await client.end();
+  }
+}
 
 async function admin(serverUrl: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: serverUrl });

@@ -7,6 +7,9 @@ import type { RateLimitState } from './rate-limit-fields.js';
 export type PolicyName = 'client' | 'address' | 'modifications' | 'reads' | 'secretFailures';
 const POLICIES: readonly PolicyName[] = ['client', 'address', 'modifications', 'reads', 'secretFailures'];
 
+/** How the shared store's connections name themselves to PostgreSQL (`pg_stat_activity.application_name`). */
+export const RATE_LIMIT_APPLICATION_NAME = 'paygraph rate limiter';
+
 export type Verdict = { allowed: boolean; state: RateLimitState };
 
 /**
@@ -31,7 +34,11 @@ export class RequestLimiter {
       for (const name of POLICIES) buckets[name] = memory(name, settings[name]);
       return new RequestLimiter(settings, buckets, undefined);
     }
-    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 4 });
+    const pool = new pg.Pool({ connectionString: config.databaseUrl, max: 4, application_name: RATE_LIMIT_APPLICATION_NAME });
+    // An idle connection the server ends (a restart, a terminated backend, a dropped database) is reported on the
+    // pool; without a listener that report is an unhandled 'error' that ends the process. The pool replaces the
+    // connection at the next charge, and a charge that fails meanwhile is counted in memory (`insuranceLimiter`).
+    pool.on('error', (error) => logError('rate limiter lost a database connection', error));
     // The platform's migrations create `rate_limit` in the limiter's own shape: a limiter left to create it runs DDL at
     // start, and five at once (or another instance's) collide on PostgreSQL.
     const buckets = {} as Record<PolicyName, RateLimiterAbstract>;
