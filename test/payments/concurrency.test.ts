@@ -16,6 +16,30 @@ describeOnPostgres('concurrent modifications on PostgreSQL', () => {
   });
   afterAll(() => t.close());
 
+  /**
+   * Runs `request` while another transaction holds an uncommitted copy of `firstKey`'s record under `secondKey` (no
+   * advisory lock), and commits it 300 ms in: the request's own record then fails on that row's unique constraint.
+   */
+  async function whileAnotherRecords<T>(operation: string, firstKey: string, secondKey: string, request: () => Promise<T>): Promise<T> {
+    const other = new pg.Client({ connectionString: t.app.services.config.databaseUrl });
+    await other.connect();
+    try {
+      await other.query('begin');
+      await other.query(
+        `insert into idempotency_record (client_id, msn, operation, target, idempotency_key, request_digest, outcome, created_at)
+         select client_id, msn, operation, target, $1, request_digest, outcome, now() from idempotency_record
+         where idempotency_key = $2 and operation = $3`,
+        [secondKey, firstKey, operation],
+      );
+      const pending = request();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await other.query('commit');
+      return await pending;
+    } finally {
+      await other.end();
+    }
+  }
+
   test('20 concurrent captures adding up to more than authorized never capture more than authorized', async () => {
     const reference = await merchant.authorizedPayment(10_000);
     const results = await Promise.all(Array.from({ length: 20 }, () => merchant.modify(reference, 'capture', 700)));
@@ -69,26 +93,13 @@ describeOnPostgres('concurrent modifications on PostgreSQL', () => {
     const reference = newReference();
     const first = await merchant.createPayment({ reference }, 'race-first');
     expect(first.status).toBe(201);
-    const other = new pg.Client({ connectionString: t.app.services.config.databaseUrl });
-    await other.connect();
-    try {
-      // Another transaction holds an uncommitted record for the same request under a second key (no advisory lock).
-      await other.query('begin');
-      await other.query(
-        `insert into idempotency_record (client_id, msn, operation, target, idempotency_key, request_digest, outcome, created_at)
-         select client_id, msn, operation, target, 'race-second', request_digest, outcome, now() from idempotency_record
-         where idempotency_key = 'race-first' and operation = 'payment.create'`,
-      );
-      const second = merchant.createPayment({ reference }, 'race-second');
-      // The create's record insert waits on the other transaction's row, then fails on it once that commits.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await other.query('commit');
-      const replayed = await second;
-      expect(replayed.status).toBe(201);
-      expect(replayed.body).toEqual(first.body);
-    } finally {
-      await other.end();
-    }
+    // Another transaction holds an uncommitted record for the same request under a second key (no advisory lock); the
+    // create's record insert waits on that row, then fails on it once it commits.
+    const replayed = await whileAnotherRecords('payment.create', 'race-first', 'race-second', () =>
+      merchant.createPayment({ reference }, 'race-second'),
+    );
+    expect(replayed.status).toBe(201);
+    expect(replayed.body).toEqual(first.body);
     const events = await merchant.events(reference);
     expect(events.body.filter((e: { name: string }) => e.name === 'CREATED')).toHaveLength(1);
   });
@@ -99,24 +110,11 @@ describeOnPostgres('concurrent modifications on PostgreSQL', () => {
     const reference = await merchant.authorizedPayment(1_000);
     const first = await merchant.modify(reference, 'capture', 100, 'race-capture-first');
     expect(first.status).toBe(200);
-    const other = new pg.Client({ connectionString: t.app.services.config.databaseUrl });
-    await other.connect();
-    try {
-      await other.query('begin');
-      await other.query(
-        `insert into idempotency_record (client_id, msn, operation, target, idempotency_key, request_digest, outcome, created_at)
-         select client_id, msn, operation, target, 'race-capture-second', request_digest, outcome, now() from idempotency_record
-         where idempotency_key = 'race-capture-first' and operation = 'payment.capture'`,
-      );
-      const second = merchant.modify(reference, 'capture', 100, 'race-capture-second');
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      await other.query('commit');
-      const replayed = await second;
-      expect(replayed.status).toBe(200);
-      expect(replayed.body).toEqual(first.body);
-    } finally {
-      await other.end();
-    }
+    const replayed = await whileAnotherRecords('payment.capture', 'race-capture-first', 'race-capture-second', () =>
+      merchant.modify(reference, 'capture', 100, 'race-capture-second'),
+    );
+    expect(replayed.status).toBe(200);
+    expect(replayed.body).toEqual(first.body);
     expect((await merchant.getPayment(reference)).body.aggregate.capturedAmount.value).toBe(100);
     const events = await merchant.events(reference);
     expect(events.body.filter((e: { name: string }) => e.name === 'CAPTURED')).toHaveLength(1);

@@ -17,12 +17,7 @@ describe('the rate-limit table', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    orm = await openDatabase({
-      databaseUrl: database.databaseUrl,
-      dataDir: database.dataDir,
-      entities: modules.flatMap((m) => m.entities ?? []),
-      migrations: modules.flatMap((m) => m.migrations ?? []),
-    });
+    orm = await migrated(database);
   });
 
   afterAll(async () => {
@@ -53,28 +48,22 @@ describe('the rate-limit table', () => {
  */
 (onPostgres ? describe : describe.skip)('limiters of several instances started at once on a fresh database', () => {
   const serverUrl = process.env.DATABASE_URL!;
-  let migrated: TestDatabase;
+  let template: TestDatabase;
 
   beforeAll(async () => {
-    migrated = await createTestDatabase();
-    const orm = await openDatabase({
-      databaseUrl: migrated.databaseUrl,
-      dataDir: migrated.dataDir,
-      entities: modules.flatMap((m) => m.entities ?? []),
-      migrations: modules.flatMap((m) => m.migrations ?? []),
-    });
-    await orm.close(true);
+    template = await createTestDatabase();
+    await (await migrated(template)).close(true);
   });
 
   afterAll(async () => {
-    await migrated?.drop();
+    await template?.drop();
   });
 
   test('all build and count against one quota, round after round', async () => {
-    const template = new URL(migrated.databaseUrl!).pathname.slice(1);
+    const templateName = new URL(template.databaseUrl!).pathname.slice(1);
     for (let round = 0; round < 10; round++) {
-      const name = `${template}_round_${round}`;
-      await admin(serverUrl, `create database ${name} template ${template}`);
+      const name = `${templateName}_round_${round}`;
+      await admin(serverUrl, `create database ${name} template ${templateName}`);
       const url = new URL(serverUrl);
       url.pathname = `/${name}`;
       const config: Config = {
@@ -115,13 +104,7 @@ describe('the rate-limit table', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const orm = await openDatabase({
-      databaseUrl: database.databaseUrl,
-      dataDir: database.dataDir,
-      entities: modules.flatMap((m) => m.entities ?? []),
-      migrations: modules.flatMap((m) => m.migrations ?? []),
-    });
-    await orm.close(true);
+    await (await migrated(database)).close(true);
     limiter = RequestLimiter.create({
       ...loadConfig({}),
       databaseUrl: database.databaseUrl,
@@ -172,13 +155,17 @@ async function adminRows<Row>(url: string, sql: string, params: unknown[] = []):
 }
 
 async function admin(serverUrl: string, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
+  await adminRows(serverUrl, sql);
+}
+
+/** The test's database with every module's migrations applied. */
+function migrated(database: TestDatabase): Promise<Orm> {
+  return openDatabase({
+    databaseUrl: database.databaseUrl,
+    dataDir: database.dataDir,
+    entities: modules.flatMap((m) => m.entities ?? []),
+    migrations: modules.flatMap((m) => m.migrations ?? []),
+  });
 }
 
 interface Column {
