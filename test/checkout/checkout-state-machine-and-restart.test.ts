@@ -19,7 +19,7 @@ test('the session table is well formed: every state reachable, the three end sta
   'a callback that failed before a restart is delivered by the next instance',
   async () => {
     const endpoints = await new MerchantEndpoints().start();
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     let up = false;
     const callbackUrl = endpoints.on('/cb-restart', () => ({ status: up ? 200 : 503 }));
     try {

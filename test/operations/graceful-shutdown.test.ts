@@ -18,7 +18,7 @@ let closed = false;
 
 beforeAll(async () => {
   // The database is this file's own, so it can be dropped after the app shut itself down.
-  database = await createTestDatabase();
+  database = await createTestDatabase({ migrated: true });
   t = await startTestApp(database.databaseUrl ? { databaseUrl: database.databaseUrl } : {});
 });
 afterAll(async () => {

@@ -111,7 +111,7 @@ describe('one unit advances', () => {
 /** Two apps on one database, one after the other: PostgreSQL (a fresh database), or PGlite on a directory. */
 async function sharedDatabase(): Promise<{ overrides: { databaseUrl?: string; dataDir?: string }; drop(): Promise<void> }> {
   if (onPostgres) {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     return { overrides: { databaseUrl: database.databaseUrl }, drop: () => database.drop() };
   }
   const dir = await mkdtemp(join(tmpdir(), 'paygraph-clock-'));
@@ -145,7 +145,7 @@ test('a restart (a new app on the same database) keeps each unit its own time', 
 (onPostgres ? test : test.skip)(
   "two instances agree on a unit's time: an advance on one is the time on the other",
   async () => {
-    const database = await createTestDatabase();
+    const database = await createTestDatabase({ migrated: true });
     try {
       const one = await startTestApp({ databaseUrl: database.databaseUrl });
       const two = await startTestApp({ databaseUrl: database.databaseUrl });

@@ -22,7 +22,7 @@ export interface TestApp {
  * creates nor drops one.
  */
 export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
-  const database = overrides.databaseUrl ? sharedDatabase(overrides.databaseUrl) : await createTestDatabase();
+  const database = overrides.databaseUrl ? sharedDatabase(overrides.databaseUrl) : await createTestDatabase({ migrated: true });
   const clock = new ManualClock(new Date());
   const queries: string[] = [];
   const config: Config = {

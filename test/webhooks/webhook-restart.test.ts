@@ -1,8 +1,7 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
 import pg from 'pg';
 import { INTERRUPTED_ATTEMPT_ERROR } from '../../src/platform/delivery/delivery-table.js';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
+import { buildService, ServiceProcess, type BuiltService } from '../support/service-process.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
 import { namesFor, WebhookReceiver } from '../support/webhook-receiver.js';
 import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
@@ -10,62 +9,30 @@ import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 // The built service as a real process, killed without warning: only a server database outlives it.
 const describeOnPostgres = onPostgres ? describe : describe.skip;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 describeOnPostgres('a killed instance', () => {
+  let built: BuiltService;
   let database: TestDatabase;
-  let service: ChildProcess | undefined;
-  let port: number;
-  let output = '';
+  let service: ServiceProcess | undefined;
 
-  beforeAll(() => {
-    execFileSync('npm', ['run', 'build'], { stdio: 'ignore' });
-  }, 120_000);
+  beforeAll(async () => {
+    built = await buildService();
+  }, 300_000);
 
-  /** Starts the built service on `port`; `env` adds to (or overrides) the test's settings. */
+  /** Starts the built service; `env` adds to (or overrides) the test's settings. */
   async function startService(env: Record<string, string> = {}): Promise<string> {
-    const baseUrl = `http://127.0.0.1:${port}`;
-    service = spawn(process.execPath, ['dist/src/main.js'], {
-      env: {
-        ...process.env,
-        DATABASE_URL: database.databaseUrl,
-        PORT: String(port),
-        // Any free metrics port: another test's service may hold the default one.
-        METRICS_PORT: '0',
-        PUBLIC_URL: baseUrl,
-        PAYGRAPH_ENV: 'test',
-        PAYGRAPH_LOG_REQUESTS: 'false',
-        // Fast retries and a short lease, so the test waits seconds rather than the production schedule.
-        PAYGRAPH_WEBHOOK_FIRST_RETRY_MS: '200',
-        PAYGRAPH_WEBHOOK_MAX_RETRY_MS: '1000',
-        PAYGRAPH_WEBHOOK_TIMEOUT_MS: '1000',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    service = new ServiceProcess(built, {
+      DATABASE_URL: database.databaseUrl!,
+      // The links the service hands out are not followed here.
+      PUBLIC_URL: 'http://127.0.0.1:1',
+      PAYGRAPH_ENV: 'test',
+      PAYGRAPH_LOG_REQUESTS: 'false',
+      // Fast retries and a short lease, so the test waits seconds rather than the production schedule.
+      PAYGRAPH_WEBHOOK_FIRST_RETRY_MS: '200',
+      PAYGRAPH_WEBHOOK_MAX_RETRY_MS: '1000',
+      PAYGRAPH_WEBHOOK_TIMEOUT_MS: '1000',
+      ...env,
     });
-    service.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    service.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    for (const deadline = Date.now() + 20_000; ;) {
-      const healthy = await fetch(`${baseUrl}/healthz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (healthy) return baseUrl;
-      if (Date.now() > deadline || service.exitCode !== null) throw new Error(`the service did not start:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-
-  async function kill(): Promise<void> {
-    const exited = new Promise((resolve) => service!.once('exit', resolve));
-    service!.kill('SIGKILL');
-    await exited;
+    return `http://127.0.0.1:${await service.listening}`;
   }
 
   async function count(db: pg.Client, sql: string): Promise<number> {
@@ -78,18 +45,16 @@ describeOnPostgres('a killed instance', () => {
     for (const deadline = Date.now() + timeoutMs; ;) {
       const n = await count(db, sql);
       if (n === expected) return;
-      if (Date.now() > deadline) throw new Error(`expected ${expected} rows ${sql}, have ${n}:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`expected ${expected} rows ${sql}, have ${n}:\n${service?.output ?? ''}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
 
   beforeEach(async () => {
-    database = await createTestDatabase();
-    port = await freePort();
-    output = '';
+    database = await createTestDatabase({ migrated: true });
   });
   afterEach(async () => {
-    if (service && service.exitCode === null && service.signalCode === null) await kill();
+    await service?.kill();
     await database.drop();
   });
 
@@ -111,7 +76,7 @@ describeOnPostgres('a killed instance', () => {
       const late = await merchant.authorizedPayment(1_000);
       expect((await merchant.modify(late, 'capture', 1_000)).status).toBe(200);
       expect(await count(db, 'from payment_event where dispatched_at is null')).toBe(6);
-      await kill();
+      await service!.kill();
       expect(receiver.received).toEqual([]);
 
       await startService();
@@ -156,7 +121,7 @@ describeOnPostgres('a killed instance', () => {
       const reference = newReference();
       expect((await merchant.createPayment({ reference })).status).toBe(201);
       await receiver.waitFor((received) => received.length === 1, 'the first POST');
-      await kill();
+      await service!.kill();
       // Killed mid-POST: the first run recorded no outcome, and its lease still holds the delivery; the attempt it
       // wrote when claiming is there, without an outcome.
       expect(
