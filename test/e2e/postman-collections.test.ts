@@ -229,7 +229,10 @@ function runCollection(run: CollectionCase, baseUrl: string): Promise<Collection
           collection,
           environment: environmentFor(run, baseUrl),
           reporters: [],
-          delayRequest: 0,
+          // The ePayment creates' pre-request scripts name the payment `msn + Date.now()`: two creates answered within
+          // one millisecond (a quiet machine, on loopback) get the same reference and the second is refused as a
+          // duplicate. Over a network a request takes longer than that; 2 ms between requests stands in for it.
+          delayRequest: 2,
           timeoutRequest: 15_000,
           // A pre-request script that times out leaves its variables as they were: the ePayment creates would then send
           // the previous create's reference and be refused as a duplicate. On a busy machine a script can take seconds.
