@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { RateLimiterPostgres } from 'rate-limiter-flexible';
 import { loadConfig, type Config } from '../../src/config.js';
-import { modules } from '../../src/modules.js';
-import { openDatabase, type Orm } from '../../src/platform/db/orm.js';
+import type { Orm } from '../../src/platform/db/orm.js';
 import { RATE_LIMIT_APPLICATION_NAME, RequestLimiter } from '../../src/platform/rate-limit/request-limiter.js';
-import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
+import { openMigratedDatabase } from '../support/migrated-schema.js';
+import { admin, createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
 
 /**
  * The shared rate-limit store's table comes from the platform's migrations, so no limiter runs DDL when an instance
@@ -17,7 +17,7 @@ describe('the rate-limit table', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    orm = await migrated(database);
+    orm = await openMigratedDatabase(database);
   });
 
   afterAll(async () => {
@@ -52,7 +52,7 @@ describe('the rate-limit table', () => {
 
   beforeAll(async () => {
     template = await createTestDatabase();
-    await (await migrated(template)).close(true);
+    await (await openMigratedDatabase(template)).close(true);
   });
 
   afterAll(async () => {
@@ -104,7 +104,7 @@ describe('the rate-limit table', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    await (await migrated(database)).close(true);
+    await (await openMigratedDatabase(database)).close(true);
     limiter = RequestLimiter.create({
       ...loadConfig({}),
       databaseUrl: database.databaseUrl,
@@ -145,27 +145,7 @@ describe('the rate-limit table', () => {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function adminRows<Row>(url: string, sql: string, params: unknown[] = []): Promise<Row[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(sql, params)).rows as Row[];
-  } finally {
-    await client.end();
-  }
-}
-
-async function admin(serverUrl: string, sql: string): Promise<void> {
-  await adminRows(serverUrl, sql);
-}
-
-/** The test's database with every module's migrations applied. */
-function migrated(database: TestDatabase): Promise<Orm> {
-  return openDatabase({
-    databaseUrl: database.databaseUrl,
-    dataDir: database.dataDir,
-    entities: modules.flatMap((m) => m.entities ?? []),
-    migrations: modules.flatMap((m) => m.migrations ?? []),
-  });
+  return (await admin(url, sql, params)).rows as Row[];
 }
 
 interface Column {

@@ -3,7 +3,8 @@ import { join, relative, resolve } from 'node:path';
 import type { EntityMetadata } from '@mikro-orm/core';
 import { modules } from '../../src/modules.js';
 import type { DomainModule } from '../../src/platform/module.js';
-import { openDatabase, type Orm } from '../../src/platform/db/orm.js';
+import type { Orm } from '../../src/platform/db/orm.js';
+import { openMigratedDatabase } from '../support/migrated-schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
 /**
@@ -17,12 +18,7 @@ describe('entities and migrations', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    orm = await openDatabase({
-      databaseUrl: database.databaseUrl,
-      dataDir: database.dataDir,
-      entities: modules.flatMap((m) => m.entities ?? []),
-      migrations: modules.flatMap((m) => m.migrations ?? []),
-    });
+    orm = await openMigratedDatabase(database);
   });
 
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { modules } from '../../src/modules.js';
-import { openDatabase, type DatabaseOptions } from '../../src/platform/db/orm.js';
+import { openDatabase, type DatabaseOptions, type Orm } from '../../src/platform/db/orm.js';
 
 /**
  * What a test database starts from when it starts migrated: every module's migrations, applied once per set of
@@ -19,10 +19,16 @@ export function migrationsDigest(recipe: readonly string[]): string {
     .slice(0, 16);
 }
 
+type DatabaseLocation = Pick<DatabaseOptions, 'databaseUrl' | 'dataDir' | 'pglite'>;
+
+/** Opens the database the options name with every module's entities, applying every migration it lacks. */
+export function openMigratedDatabase(database: DatabaseLocation): Promise<Orm> {
+  return openDatabase({ ...database, entities: modules.flatMap((m) => m.entities ?? []), migrations: migrations() });
+}
+
 /** Applies every migration to the database the options name. */
-export async function migrate(database: Pick<DatabaseOptions, 'databaseUrl' | 'dataDir' | 'pglite'>): Promise<void> {
-  const orm = await openDatabase({ ...database, entities: modules.flatMap((m) => m.entities ?? []), migrations: migrations() });
-  await orm.close();
+export async function migrate(database: DatabaseLocation): Promise<void> {
+  await (await openMigratedDatabase(database)).close();
 }
 
 function migrations() {

@@ -63,7 +63,8 @@ function databaseUrl(serverUrl: string, name: string): string {
   return url.toString();
 }
 
-async function admin(serverUrl: string, sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
+/** One statement on its own connection to the server (or database) the URL names. */
+export async function admin(serverUrl: string, sql: string, values: unknown[] = []): Promise<pg.QueryResult> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
   try {
