@@ -44,22 +44,26 @@ const MESSAGES: Record<TestUserRefusal, string> = {
 /**
  * The one way a test user of the test environment approves (or checks in), whatever page or API stands for the
  * wallet app: the phone number read as the pages read it (8 digits are a Norwegian number), the user's row locked
- * for the rest of the caller's transaction (so concurrent approvals count exactly), the payment's customer checked,
- * force approve allowed only to a user who approved on a page before (as the public definition asks of real test
- * users), and a payment's profile consent recorded in the same transaction. The caller changes its payment.
+ * for the rest of the caller's transaction when a page approval counts (so concurrent approvals count exactly), the
+ * payment's customer checked, force approve allowed only to a user who approved on a page before (as the public
+ * definition asks of real test users), and a payment's profile consent recorded in the same transaction. The caller
+ * changes its payment.
  */
 export async function testUserApproves(em: Em, approval: TestUserApproval, now: Date): Promise<TestUserApproved> {
   const refuse = (refusal: TestUserRefusal): TestUserApproved => ({ ok: false, refusal, message: MESSAGES[refusal] });
   const phoneNumber = approval.phoneNumber === undefined ? undefined : normalizePhoneNumber(approval.phoneNumber);
   if (!phoneNumber) return refuse('NOT_A_PHONE_NUMBER');
-  const user = await em.findOne(TestUser, { phoneNumber }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  // Only an approval on a page writes the user's count, so only it locks the row (concurrent page approvals then count
+  // exactly); force approve and check-in only read it, and do not queue behind each other on one test user.
+  const countsApproval = approval.act === 'approve' && approval.channel === 'page';
+  const user = await em.findOne(TestUser, { phoneNumber }, countsApproval ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   if (!user) return refuse('UNKNOWN_USER');
   const customer = approval.customerPhoneNumber ? normalizePhoneNumber(approval.customerPhoneNumber) : undefined;
   if (customer && customer !== user.phoneNumber) return refuse('OTHER_CUSTOMER');
   if (approval.channel === 'force-approve' && user.approvedPaymentsCount === 0) return refuse('NO_PAGE_APPROVAL_YET');
   const profile = approval.profile;
   if (profile && approval.channel === 'page' && !profile.consented) return refuse('CONSENT_REQUIRED');
-  if (approval.act === 'approve' && approval.channel === 'page') user.approvedPaymentsCount += 1;
+  if (countsApproval) user.approvedPaymentsCount += 1;
   const givenThrough: ConsentChannel = approval.channel === 'page' ? 'wallet' : 'force-approve';
   const consent = profile
     ? recordConsent(
