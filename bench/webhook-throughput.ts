@@ -7,6 +7,7 @@
  * the fast receivers' backlog, the lag from the event's request to its receipt, and order violations per payment.
  */
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -24,6 +25,7 @@ const UNITS = ['123456', '654321'] as const;
 const EVENT_ORDER = ['CREATED', 'AUTHORIZED', 'CAPTURED'];
 /** Payments of the burst: their events are written straight into the outbox at once (3 per payment). */
 const BURST_PAYMENTS = Number(process.env.BENCH_WEBHOOK_BURST_PAYMENTS ?? 1000);
+const TIMELINE = process.env.BENCH_WEBHOOK_TIMELINE === '1';
 
 export interface WebhookThroughputResult {
   loadSeconds: number;
@@ -144,6 +146,7 @@ export async function runWebhookThroughput(call: Call, databaseUrl?: string): Pr
     const sampler = setInterval(() => {
       backlogMax = Math.max(backlogMax, fastOffered() - fastReceived());
     }, 100);
+    const timeline = TIMELINE && databaseUrl ? await startTimeline(databaseUrl, () => [fastOffered(), fastReceived()]) : undefined;
 
     const flowsPerMs = EVENTS_PER_S / EVENT_ORDER.length / 1000;
     const started = performance.now();
@@ -171,6 +174,7 @@ export async function runWebhookThroughput(call: Call, databaseUrl?: string): Pr
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     clearInterval(sampler);
+    await timeline?.stop();
 
     const lags: number[] = [];
     const lagsFromResponse: number[] = [];
@@ -224,6 +228,44 @@ export async function runWebhookThroughput(call: Call, databaseUrl?: string): Pr
 }
 
 const key = (receipt: { reference: string; name: string }) => `${receipt.reference}:${receipt.name}`;
+
+/**
+ * `BENCH_WEBHOOK_TIMELINE=1`: every 500 ms, to stderr, where the fast receivers' backlog sits: events not yet fanned
+ * out (outbox), deliveries due but not claimed, deliveries leased (in flight), and the load average; to tell the
+ * dispatcher, the claim, the POSTs and the machine apart when the backlog grows.
+ */
+async function startTimeline(databaseUrl: string, counts: () => [offered: number, received: number]): Promise<{ stop(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const started = performance.now();
+  let stopped = false;
+  const sample = async () => {
+    while (!stopped) {
+      const [offered, received] = counts();
+      const { rows } = await client.query<{ undispatched: string; due: string; leased: string }>(
+        `select (select count(*) from domain_event where dispatched_at is null) as undispatched,
+                count(*) filter (where status = 'pending' and (lease_until is null or lease_until < now())) as due,
+                count(*) filter (where status = 'pending' and lease_until >= now()) as leased
+         from delivery where kind = 'webhook'`,
+      );
+      const row = rows[0]!;
+      const load = (await readFile('/proc/loadavg', 'utf8')).split(' ')[0];
+      process.stderr.write(
+        `timeline ${((performance.now() - started) / 1000).toFixed(1)} s: backlog ${offered - received}, ` +
+          `outbox ${row.undispatched}, due ${row.due}, leased ${row.leased}, load ${load}\n`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  };
+  const sampling = sample();
+  return {
+    stop: async () => {
+      stopped = true;
+      await sampling;
+      await client.end();
+    },
+  };
+}
 
 /**
  * Writes BURST_PAYMENTS payments' three events each into the outbox in one transaction (as if that many payments had

@@ -15,6 +15,7 @@ import { Migration20261126170000DeliveryByReceiver } from '../platform/db/migrat
 import { Migration20261126170100EventsOffCommitPath } from '../platform/db/migrations/Migration20261126170100EventsOffCommitPath.js';
 import { Migration20261126180000Deliveries } from '../platform/db/migrations/Migration20261126180000Deliveries.js';
 import { Migration20261126200000RateLimitTable } from '../platform/db/migrations/Migration20261126200000RateLimitTable.js';
+import { Migration20261127030000DeliveryLeases } from '../platform/db/migrations/Migration20261127030000DeliveryLeases.js';
 import { Migration20261123000007Principals } from '../platform/db/migrations/Migration20261123000007Principals.js';
 import { Migration20261126000008IdempotencyTarget } from '../platform/db/migrations/Migration20261126000008IdempotencyTarget.js';
 import { Migration20261126000008TestClocks } from '../platform/db/migrations/Migration20261126000008TestClocks.js';
@@ -45,6 +46,7 @@ export const platformModule: DomainModule = {
     { name: 'Migration20261126170100EventsOffCommitPath', class: Migration20261126170100EventsOffCommitPath },
     { name: 'Migration20261126180000Deliveries', class: Migration20261126180000Deliveries },
     { name: 'Migration20261126200000RateLimitTable', class: Migration20261126200000RateLimitTable },
+    { name: 'Migration20261127030000DeliveryLeases', class: Migration20261127030000DeliveryLeases },
   ],
   routes: (services) => accessTokenRoutes(services),
   resolvers: [{ DateTime, MinorUnits }, nodeResolvers],
