@@ -5,8 +5,12 @@ import { logError } from '../../log.js';
 import type { ClaimedDelivery, DeliveryChannel, RecordedAttempt, RecordedOutcome } from './delivery-channel.js';
 import { postOutbound } from './outbound-post.js';
 
-/** POSTs in flight per instance, over every channel; a slow receiver takes a few slots, not the whole engine. */
-export const MAX_IN_FLIGHT = 64;
+/**
+ * POSTs in flight per instance, over every channel; a slow receiver takes its cap of slots, not the whole engine. Eight
+ * receivers' caps: at 64, one slow receiver at its cap and four busy ones needed 80, so the instance's cap, not the
+ * receivers', decided the pace (the webhook bench's engine sat at 63-64 leases while its backlog grew).
+ */
+export const MAX_IN_FLIGHT = 128;
 /**
  * POSTs in flight to one receiver (a webhook registration, a callback URL), counting the leases every instance
  * holds. Within it, one stream has one delivery in flight at a time (a later one is held back until the earlier
