@@ -26,7 +26,7 @@ export function recordEvent(em: Em, event: NewEvent): DomainEvent {
  * The outbox row of `event` as an `insert … select` from `source` (a CTE or table name whose rows the caller's
  * statement makes; `streamIdColumn` names the stream id among its columns), for a write done in one SQL statement
  * rather than a flush. The caller tells the bus with `outboxWrittenBySql` once the statement has run. An event a
- * projector needs cannot be written this way: projectors run at a flush.
+ * projector needs cannot be written this way, which writes no projector's rows (`eventWrites` writes both).
  */
 export function outboxInsertSql(
   event: Omit<NewEvent, 'streamId'>,
