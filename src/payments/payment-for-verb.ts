@@ -45,7 +45,7 @@ export async function lockPaymentForVerb(em: Em, key: PaymentKey, time: VerbTime
 /**
  * The same locking read of a merchant's payment as a CTE, `verb_payment`, of the statement that takes an idempotency
  * key's gate (idempotent-read-write.ts): locked only when the gate lets the verb run (`go`), after the key's lock, as
- * in the transaction it replaces. Its row is read back with `verbPaymentColumns` and taken by `paymentForVerbOfRow`.
+ * in the transaction it replaces. Its columns join the statement's row (`columns`, `join`), taken by `paymentForVerbOfRow`.
  */
 export function lockedPaymentRead(msn: string, reference: string): { cte: string; params: unknown[]; columns: string; join: string } {
   return {

@@ -1,8 +1,8 @@
 import type { RequestContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { outboxWrittenBySql } from '../platform/events/commit-wake.js';
-import { CommittedRefusal, type IdempotentRequest } from '../platform/idempotency/idempotency.service.js';
-import { runIdempotentReadWrite } from '../platform/idempotency/idempotent-read-write.js';
+import type { IdempotentRequest } from '../platform/idempotency/idempotency.service.js';
+import { CommittedRefusal, runIdempotentReadWrite } from '../platform/idempotency/idempotent-read-write.js';
 import type { PaymentEventName } from './payment-event.entity.js';
 import { paymentEvent } from './payment-event.recorder.js';
 import type { Money } from './payment.commands.js';
@@ -149,8 +149,9 @@ async function modify(
       changed = change(taken.payment, now);
     } catch (error) {
       if (!taken.expiry || !(error instanceof AppError)) throw error;
+      const writes = await statement.writes(em, taken, events, row);
       outboxWrittenBySql(em);
-      throw new CommittedRefusal(error, await statement.writes(em, taken, events, row));
+      throw new CommittedRefusal(error, writes);
     }
     taken.payment.updatedAt = now;
     events.push(paymentEvent(taken.payment, changed.name, changed.amount, request.key, now));

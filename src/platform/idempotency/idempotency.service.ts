@@ -1,7 +1,6 @@
 import { DriverException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { RequestContext } from '../context.js';
 import type { Em } from '../db/orm.js';
-import type { SqlWrite } from '../db/sql-write.js';
 import { AppError } from '../errors/app-error.js';
 import { errorEntry } from '../errors/catalogue.js';
 import {
@@ -27,24 +26,6 @@ import {
 export { canonicalJson, type IdempotentRequest } from './idempotency-gate.js';
 
 /**
- * Thrown by an action that changed something durable before it refused: a modification that finds its payment
- * overdue expires it first, and that expiry must stand though the modification is refused. The action's changes
- * commit with the refusal, which becomes the key's recorded answer when it is `replayable`.
- */
-export class CommittedRefusal extends Error {
-  /**
-   * @param writes what it changed, for an action that writes by SQL (`runIdempotentReadWrite`); an action of
-   * `runIdempotent` leaves its changes in the unit of work, flushed with the refusal.
-   */
-  constructor(
-    readonly refusal: AppError,
-    readonly writes: readonly SqlWrite[] = [],
-  ) {
-    super(refusal.message);
-  }
-}
-
-/**
  * Runs `action` at most once per idempotency key: begin, the key's gate (`GATE`: lock and record lookup, one
  * statement), the action, the record, commit. The record is written in the action's own transaction, so a
  * crash or a server error leaves no record and a retry runs again. Failures that depend on the resource's state
@@ -68,12 +49,6 @@ export async function runIdempotent<T>(ctx: RequestContext, request: IdempotentR
         await insertRecord(em, scope, requestDigest, { ok: true, value }, ctx.clock.now());
         return { ok: true as const, value };
       } catch (error) {
-        if (error instanceof CommittedRefusal) {
-          await em.flush();
-          const refusal = failureOutcome(error.refusal);
-          if (errorEntry(error.refusal.code).replayable) await insertRecord(em, scope, requestDigest, refusal, ctx.clock.now());
-          return refusal;
-        }
         if (!(error instanceof AppError) || !errorEntry(error.code).replayable) throw error;
         if (error.cause instanceof DriverException) {
           // A failed statement aborted the transaction, so the refusal is recorded after the rollback. Only a

@@ -21,7 +21,20 @@ import {
   type IdempotentRequest,
   type Outcome,
 } from './idempotency-gate.js';
-import { CommittedRefusal } from './idempotency.service.js';
+
+/**
+ * Thrown by an action that changed something durable before it refused: a modification that finds its payment
+ * overdue expires it first, and that expiry must stand though the modification is refused. Its writes commit with
+ * the refusal, which becomes the key's recorded answer when it is `replayable`.
+ */
+export class CommittedRefusal extends Error {
+  constructor(
+    readonly refusal: AppError,
+    readonly writes: readonly SqlWrite[],
+  ) {
+    super(refusal.message);
+  }
+}
 
 /** What an action reads with the key's gate, in the gate's statement. */
 export interface GatedRead {
