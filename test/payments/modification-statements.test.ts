@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { addBusinessDays, osloDate } from '../../src/ledgers/business-days.js';
 import { captureFee, DEFAULT_PRICE } from '../../src/ledgers/ledger.rules.js';
 import { forkEm } from '../../src/platform/db/orm.js';
+import { recordEvent } from '../../src/platform/events/record-event.js';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -224,4 +225,24 @@ test("a sales unit's first capture at runtime makes its ledger place, at the def
   );
   expect(row).toEqual({ fee: expect.anything(), recipient_handle: 'api:123458' });
   expect(Number(row!.fee)).toBe(captureFee(10_000, DEFAULT_PRICE));
+});
+
+test("the settlement projector's flush form writes the row its statement form writes, for any other writer of the event", async () => {
+  const reference = await merchant.authorizedPayment(10_000);
+  expect((await merchant.modify(reference, 'capture', 3_333)).status).toBe(200);
+  const [payment] = await rows<{ id: string }>(`select id from payment where msn = '123456' and reference = ?`, [reference]);
+  // The same event recorded in a unit of work (no payment change: only the projection is compared).
+  await forkEm(t.app.services.orm).transactional(async (em) => {
+    recordEvent(em, {
+      streamType: 'payment',
+      streamId: payment!.id,
+      msn: '123456',
+      name: 'epayments.payment.captured.v1',
+      payload: { reference, amount: { currency: 'NOK', value: 3_333 }, success: true },
+      occurredAt: t.clock.now(),
+    });
+  });
+  const { ledger } = await stored(reference);
+  expect(ledger).toHaveLength(2);
+  expect(ledger[1]).toEqual(ledger[0]);
 });
