@@ -1,5 +1,6 @@
 import { JsonType, ReferenceKind, type EntityData, type EntityMetadata } from '@mikro-orm/core';
 import type { Em } from './orm.js';
+import type { SqlWrite } from './sql-write.js';
 
 /** One stored column of an entity: its name, its property, and whether it is json (bound as text and cast). */
 export interface EntityColumn<T> {
@@ -45,7 +46,7 @@ export function placeholder(json: boolean): string {
 }
 
 /** `insert into <table> (...) values (...)` of one new row: every stored column but a generated key, each given. */
-export function entityInsertSql<T>(meta: EntityMetadata<T>, row: Partial<T>): { sql: string; params: unknown[] } {
+export function entityInsertSql<T>(meta: EntityMetadata<T>, row: Partial<T>): SqlWrite {
   const columns = entityColumns(meta).filter((c) => !c.generated);
   const missing = columns.find((c) => row[c.field] === undefined);
   if (missing) throw new Error(`A new ${meta.className} row has no ${missing.field}`);
@@ -58,7 +59,8 @@ export function entityInsertSql<T>(meta: EntityMetadata<T>, row: Partial<T>): { 
 /**
  * A row read by plain SQL as an entity the unit of work does not track: the ORM's own conversions (bigint, dates,
  * json), without its identity map or snapshot, for a path that writes its changes by SQL rather than a flush (a
- * tracked copy would be written again by the next flush).
+ * tracked copy would be written again by the next flush). An entity the EntityManager already holds would be the one
+ * returned, so call it on a fresh fork (a request's context), as the modifications do.
  */
 export function untrackedEntity<T extends object>(em: Em, meta: EntityMetadata<T>, row: Record<string, unknown>): T {
   const data = em.getDriver().mapResult(row as EntityData<T>, meta) as EntityData<T>;

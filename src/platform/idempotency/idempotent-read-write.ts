@@ -57,7 +57,7 @@ export interface ReadWriteChange<T> {
 }
 
 /**
- * `runIdempotent` in four statements whatever the action: begin; the key's gate with the action's read (`read`, e.g.
+ * `runIdempotent` in at most four statements whatever the action (three for a replay): begin; the key's gate with the action's read (`read`, e.g.
  * the row it changes, locked); the action's writes with the key's record, as one statement of CTEs; commit. `decide`
  * runs in between, in TypeScript, on the read row: it returns the change, or throws a refusal (`AppError`, recorded
  * when `replayable`, its writes none) or a `CommittedRefusal` (its writes committed with the refusal, as an overdue
