@@ -208,12 +208,6 @@ test("a capture's commit wakes the bus once before the response; a replay or a r
     expect((await merchant.modify(reference, 'capture', 100, 'wake-capture')).status).toBe(200);
     expect((await merchant.modify(reference, 'capture', 5_000)).status).toBe(400);
     expect(wakes).toBe(1);
-    // An overdue payment's expiry commits with the refusal, and its EXPIRED event wakes the bus.
-    const overdue = newReference();
-    expect((await merchant.createPayment({ reference: overdue })).status).toBe(201);
-    t.clock.advance(10 * 60_000);
-    expect((await merchant.modify(overdue, 'capture', 100)).status).toBe(400);
-    expect(wakes).toBe(3);
   } finally {
     delete (bus as Partial<typeof bus>).committedHere;
   }

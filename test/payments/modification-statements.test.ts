@@ -246,3 +246,25 @@ test("the settlement projector's flush form writes the row its statement form wr
   expect(ledger).toHaveLength(2);
   expect(ledger[1]).toEqual(ledger[0]);
 });
+
+// The expiry job is off here, so only the request can expire the payment and wake the bus.
+test("an overdue payment's expiry, committed with the refusal, wakes the bus once; its replay wakes nothing", async () => {
+  const reference = newReference();
+  expect((await merchant.createPayment({ reference })).status).toBe(201);
+  t.clock.advance(10 * MINUTE);
+  const bus = t.app.services.events;
+  let wakes = 0;
+  const committedHere = bus.committedHere.bind(bus);
+  bus.committedHere = () => {
+    wakes++;
+    committedHere();
+  };
+  try {
+    expect((await merchant.modify(reference, 'capture', 100, 'wake-expiry')).status).toBe(400);
+    expect(wakes).toBe(1);
+    expect((await merchant.modify(reference, 'capture', 100, 'wake-expiry')).status).toBe(400);
+    expect(wakes).toBe(1);
+  } finally {
+    delete (bus as Partial<typeof bus>).committedHere;
+  }
+});
