@@ -78,17 +78,31 @@ function toSalesUnitLedger(row: LedgerRow): SalesUnitLedger {
 }
 
 /**
+ * What `ledgerOfSalesUnit` reads of a sales unit (its MSN the one parameter): its merchant, and its ledger and price
+ * when it has them. Also read by the settlement projector in a modification's first statement (ledger.projector.ts).
+ */
+export const SALES_UNIT_LEDGER_SQL = `select su.merchant_id, lsu.ledger_id, lsu.recipient_handle, l.currency, lsu.fee_basis_points, lsu.fee_fixed
+     from sales_unit su left join ledger_sales_unit lsu on lsu.msn = su.msn left join ledger l on l.id = lsu.ledger_id
+     where su.msn = ?`;
+
+export type SalesUnitLedgerRow = LedgerRow & { merchant_id: string };
+
+/**
  * The ledger a sales unit settles into, made first if it has none yet (a sales unit created at runtime): one
  * statement when the ledger exists, which is every capture but a sales unit's first. Undefined for an unknown MSN.
  */
 export async function ledgerOfSalesUnit(em: Em, msn: string, now: Date): Promise<SalesUnitLedger | undefined> {
-  const rows = await em.execute<(LedgerRow & { merchant_id: string })[]>(
-    `select su.merchant_id, lsu.ledger_id, lsu.recipient_handle, l.currency, lsu.fee_basis_points, lsu.fee_fixed
-     from sales_unit su left join ledger_sales_unit lsu on lsu.msn = su.msn left join ledger l on l.id = lsu.ledger_id
-     where su.msn = ?`,
-    [msn],
-  );
-  const row = rows[0];
+  const rows = await em.execute<SalesUnitLedgerRow[]>(SALES_UNIT_LEDGER_SQL, [msn]);
+  return ledgerOfRow(em, msn, rows[0], now);
+}
+
+/** The ledger from `SALES_UNIT_LEDGER_SQL`'s row, made first when the unit has none (then a few statements more). */
+export async function ledgerOfRow(
+  em: Em,
+  msn: string,
+  row: SalesUnitLedgerRow | undefined,
+  now: Date,
+): Promise<SalesUnitLedger | undefined> {
   if (!row) return undefined;
   if (row.ledger_id !== null) return toSalesUnitLedger(row);
   return ensureLedger(em, { msn, merchantId: row.merchant_id }, { now });

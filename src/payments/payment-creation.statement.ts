@@ -1,4 +1,5 @@
-import { JsonType, ReferenceKind, type EntityMetadata } from '@mikro-orm/core';
+import type { EntityMetadata } from '@mikro-orm/core';
+import { boundValue, entityColumns, placeholder } from '../platform/db/entity-columns.js';
 import { SALES_UNIT_ACCEPTS_PAYMENTS_SQL, assertSalesUnitAcceptsPayments } from '../merchants/sales-unit-status.js';
 import type { SalesUnit } from '../merchants/sales-unit.entity.js';
 import { AppError } from '../platform/errors/app-error.js';
@@ -18,29 +19,6 @@ export interface CreationRow {
   created: string | null;
 }
 
-interface PaymentColumn {
-  column: string;
-  field: keyof Payment;
-  json: boolean;
-}
-
-const columnsByMetadata = new WeakMap<EntityMetadata<Payment>, readonly PaymentColumn[]>();
-
-/**
- * The payment table's columns read off the entity's own mapping (names, and which are json, bound as text and cast),
- * so the insert written here can never miss or misname a property the entity declares.
- */
-function paymentColumns(meta: EntityMetadata<Payment>): readonly PaymentColumn[] {
-  let columns = columnsByMetadata.get(meta);
-  if (!columns) {
-    columns = meta.props
-      .filter((prop) => prop.kind === ReferenceKind.SCALAR && prop.persist !== false)
-      .map((prop) => ({ column: prop.fieldNames[0]!, field: prop.name, json: prop.customType instanceof JsonType }));
-    columnsByMetadata.set(meta, columns);
-  }
-  return columns;
-}
-
 /**
  * A create's writes as the CTEs of one statement behind the idempotency key's gate (`runIdempotentStatement`): the
  * sales unit's terms read once (a deactivated unit takes no payment, only an approved one a long-living payment), the
@@ -55,7 +33,7 @@ export function paymentCreation<View>(
   view: View,
 ): StatementAction<View, CreationRow> {
   const { idempotencyKey, longLiving } = request;
-  const columns = paymentColumns(meta);
+  const columns = entityColumns(meta);
   const referenceTaken = new AppError('REFERENCE_ALREADY_EXISTS', `A payment with reference ${payment.reference} already exists`, [
     { name: 'reference', reason: 'Already used by another payment of this sales unit' },
   ]);
@@ -85,7 +63,7 @@ export function paymentCreation<View>(
   select 1 from go, unit where unit.accepts and (not ? or unit.long_living_payments_allowed)
 ), created as (
   insert into payment (${columns.map(({ column }) => column).join(', ')})
-  select ${columns.map(({ json }) => (json ? '?::jsonb' : '?')).join(', ')} from allowed
+  select ${columns.map(({ json }) => placeholder(json)).join(', ')} from allowed
   on conflict (msn, reference) do nothing
   returning id
 ), event as (
@@ -96,7 +74,7 @@ export function paymentCreation<View>(
     params: [
       payment.msn,
       longLiving,
-      ...columns.map(({ field, json }) => (json ? jsonOrNull(payment[field]) : payment[field])),
+      ...columns.map(({ field, json }) => boundValue(payment[field], json)),
       ...event.params,
       outcomeJson(view),
       refusalJson(referenceTaken),
@@ -117,5 +95,3 @@ export function paymentCreation<View>(
     },
   };
 }
-
-const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));

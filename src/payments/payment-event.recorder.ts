@@ -1,5 +1,5 @@
 import type { Em } from '../platform/db/orm.js';
-import { recordEvent } from '../platform/events/record-event.js';
+import { recordEvent, type NewEvent } from '../platform/events/record-event.js';
 import type { PaymentEventName } from './payment-event.entity.js';
 import { PAYMENT_STREAM, paymentEventPayload, paymentOutboxName } from './payment-event.types.js';
 import type { Payment } from './payment.entity.js';
@@ -17,7 +17,18 @@ export function recordPaymentEvent(
   idempotencyKey: string | null,
   occurredAt: Date,
 ): void {
-  recordEvent(em, {
+  recordEvent(em, paymentEvent(payment, name, amount, idempotencyKey, occurredAt));
+}
+
+/** A payment's event as the outbox keeps it, recorded by `recordPaymentEvent` or written by SQL (a modification). */
+export function paymentEvent(
+  payment: Payment,
+  name: PaymentEventName,
+  amount: number,
+  idempotencyKey: string | null,
+  occurredAt: Date,
+): NewEvent {
+  return {
     streamType: PAYMENT_STREAM,
     streamId: payment.id,
     msn: payment.msn,
@@ -34,5 +45,5 @@ export function recordPaymentEvent(
       }),
     },
     occurredAt,
-  });
+  };
 }

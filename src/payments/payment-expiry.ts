@@ -1,5 +1,6 @@
 import type { Em } from '../platform/db/orm.js';
-import { recordPaymentEvent } from './payment-event.recorder.js';
+import { recordEvent, type NewEvent } from '../platform/events/record-event.js';
+import { paymentEvent } from './payment-event.recorder.js';
 import type { Payment } from './payment.entity.js';
 import { assertTransition, type PaymentState } from './payment.transitions.js';
 
@@ -26,10 +27,15 @@ export function effectiveState(payment: Pick<Payment, 'state' | 'expiresAt'>, no
  * job and any modification or approval that finds an overdue payment both expire it here, so both write the same.
  */
 export function expirePayment(em: Em, payment: Payment, now: Date): void {
+  recordEvent(em, expiry(payment, now));
+}
+
+/** The expiry itself: the payment changed in memory, and its EXPIRED event for the caller to write (by flush or SQL). */
+export function expiry(payment: Payment, now: Date): NewEvent {
   assertTransition(payment.state, 'EXPIRED');
   payment.state = 'EXPIRED';
   payment.updatedAt = now;
-  recordPaymentEvent(em, payment, 'EXPIRED', payment.amount, null, now);
+  return paymentEvent(payment, 'EXPIRED', payment.amount, null, now);
 }
 
 /** Expires a locked payment if it is overdue; true when it did, so the caller commits that even if it then refuses. */

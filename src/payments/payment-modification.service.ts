@@ -1,11 +1,14 @@
 import type { RequestContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
-import type { Em } from '../platform/db/orm.js';
-import { CommittedRefusal, runIdempotent, type IdempotentRequest } from '../platform/idempotency/idempotency.service.js';
-import { recordPaymentEvent } from './payment-event.recorder.js';
+import { outboxWrittenBySql } from '../platform/events/commit-wake.js';
+import type { IdempotentRequest } from '../platform/idempotency/idempotency.service.js';
+import { CommittedRefusal, runIdempotentReadWrite } from '../platform/idempotency/idempotent-read-write.js';
+import type { PaymentEventName } from './payment-event.entity.js';
+import { paymentEvent } from './payment-event.recorder.js';
 import type { Money } from './payment.commands.js';
 import type { Payment } from './payment.entity.js';
-import { lockOwnPaymentForVerb } from './payment-for-verb.js';
+import { paymentForVerbOfRow } from './payment-for-verb.js';
+import { paymentModification } from './payment-modification.statement.js';
 import { assertTransition } from './payment.transitions.js';
 import { toPaymentView, type PaymentView } from './payment.view.js';
 import { scoped } from '../platform/auth/tenancy.js';
@@ -16,6 +19,12 @@ const DAY_MS = 24 * 60 * 60_000;
 /** Capture and cancel within 180 days of the reservation, refund within 365 (FACTS §1.3). */
 const CAPTURE_AND_CANCEL_PERIOD_MS = 180 * DAY_MS;
 const REFUND_PERIOD_MS = 365 * DAY_MS;
+
+/** What a verb did to the payment: the event it records (its name and amount). */
+interface VerbChange {
+  name: PaymentEventName;
+  amount: number;
+}
 
 /**
  * Capture and refund after authorization; both change only the aggregate and record their event. Every
@@ -33,7 +42,7 @@ export async function capturePayment(
     request: { reference, amount },
     conflict: 'CAPTURE_IDEMPOTENCY_CONFLICT',
   };
-  return modify(ctx, request, reference, (em, payment, now) => {
+  return modify(ctx, request, reference, ['CAPTURED'], (payment, now) => {
     if (payment.state === 'CREATED')
       throw new AppError('CAPTURE_BEFORE_RESERVATION', 'The payment has not been authorized by the user yet');
     if (payment.state === 'TERMINATED' || payment.cancelledAmount > 0)
@@ -50,7 +59,7 @@ export async function capturePayment(
       ]);
     }
     payment.capturedAmount += amount.value;
-    recordPaymentEvent(em, payment, 'CAPTURED', amount.value, idempotencyKey, now);
+    return { name: 'CAPTURED', amount: amount.value };
   });
 }
 
@@ -66,7 +75,7 @@ export async function refundPayment(
     request: { reference, amount },
     conflict: 'REFUND_IDEMPOTENCY_CONFLICT',
   };
-  return modify(ctx, request, reference, (em, payment, now) => {
+  return modify(ctx, request, reference, ['REFUNDED'], (payment, now) => {
     if (payment.state === 'CREATED') throw new AppError('REFUND_BEFORE_RESERVATION', 'The payment has not been authorized by the user yet');
     if (payment.state !== 'AUTHORIZED')
       throw new AppError('REFUND_INVALID_STATE', `A payment in state ${payment.state} cannot be refunded`);
@@ -80,7 +89,7 @@ export async function refundPayment(
       ]);
     }
     payment.refundedAmount += amount.value;
-    recordPaymentEvent(em, payment, 'REFUNDED', amount.value, idempotencyKey, now);
+    return { name: 'REFUNDED', amount: amount.value };
   });
 }
 
@@ -90,12 +99,12 @@ export async function refundPayment(
  */
 export async function cancelPayment(ctx: RequestContext, reference: string, idempotencyKey: string): Promise<PaymentView> {
   const request = { operation: 'payment.cancel', key: idempotencyKey, request: { reference } };
-  return modify(ctx, request, reference, (em, payment, now) => {
+  return modify(ctx, request, reference, ['TERMINATED', 'CANCELLED'], (payment, now): VerbChange => {
     if (payment.state === 'CREATED') {
       assertTransition(payment.state, 'TERMINATED');
       payment.state = 'TERMINATED';
       payment.cancelledAmount = payment.amount;
-      recordPaymentEvent(em, payment, 'TERMINATED', payment.amount, idempotencyKey, now);
+      return { name: 'TERMINATED', amount: payment.amount };
     } else if (payment.state === 'AUTHORIZED') {
       if (payment.cancelledAmount > 0) throw new AppError('CANCEL_INVALID_STATE', 'The payment has already been cancelled');
       if (payment.capturedAmount >= payment.authorizedAmount)
@@ -104,7 +113,7 @@ export async function cancelPayment(ctx: RequestContext, reference: string, idem
         throw new AppError('CANCEL_PERIOD_EXPIRED', 'Cancellation is possible for 180 days after authorization');
       const released = payment.authorizedAmount - payment.capturedAmount;
       payment.cancelledAmount = released;
-      recordPaymentEvent(em, payment, 'CANCELLED', released, idempotencyKey, now);
+      return { name: 'CANCELLED', amount: released };
     } else if (payment.state === 'TERMINATED') {
       throw new AppError('CANCEL_INVALID_STATE', 'The payment has already been cancelled');
     } else {
@@ -117,26 +126,39 @@ export async function cancelPayment(ctx: RequestContext, reference: string, idem
  * The steps every modification shares. A payment found past its expiry is expired first, exactly as the expiry
  * job would, and the change then sees an EXPIRED payment and refuses as it would for one the job had swept; the
  * expiry commits with that refusal, so the answer and the stored state agree.
+ *
+ * Four statements on either face (payment-modification.statement.ts): begin; the key's gate with the payment locked
+ * and the projectors' reads; the update, the events, their projectors' rows and the key's record; commit. `mayRecord`
+ * names the events the verb may record, so only their projectors' reads are made.
  */
 async function modify(
   ctx: RequestContext,
   request: IdempotentRequest,
   reference: string,
-  change: (em: Em, payment: Payment, now: Date) => void,
+  mayRecord: readonly PaymentEventName[],
+  change: (payment: Payment, now: Date) => VerbChange,
 ): Promise<PaymentView> {
+  const now = ctx.clock.now();
+  const statement = paymentModification(scoped(ctx).msn, reference, mayRecord);
   // Keyed by the payment too: one key on two payments is two requests (idempotency.service.ts).
-  return runIdempotent(ctx, { ...request, target: reference }, async (em) => {
-    const now = ctx.clock.now();
-    const { payment, expiredNow } = await lockOwnPaymentForVerb(em, scoped(ctx).msn, reference, now);
+  return runIdempotentReadWrite(ctx, { ...request, target: reference }, statement.read, async (em, row: Record<string, unknown>) => {
+    const taken = paymentForVerbOfRow(em, reference, row, now);
+    const events = taken.expiry ? [taken.expiry] : [];
+    let changed: VerbChange;
     try {
-      change(em, payment, now);
+      changed = change(taken.payment, now);
     } catch (error) {
-      if (expiredNow && error instanceof AppError) throw new CommittedRefusal(error);
-      throw error;
+      if (!taken.expiry || !(error instanceof AppError)) throw error;
+      const writes = await statement.writes(em, taken, events, row);
+      outboxWrittenBySql(em);
+      throw new CommittedRefusal(error, writes);
     }
-    payment.updatedAt = now;
-    await em.flush();
-    return toPaymentView(payment, ctx.config);
+    taken.payment.updatedAt = now;
+    events.push(paymentEvent(taken.payment, changed.name, changed.amount, request.key, now));
+    const writes = await statement.writes(em, taken, events, row);
+    // The bus is woken at the commit (none if it rolls back), as a flush of these events would.
+    outboxWrittenBySql(em);
+    return { writes, value: toPaymentView(taken.payment, ctx.config) };
   });
 }
 

@@ -192,6 +192,27 @@ testOnPostgres('a writing transaction sends no notification: the insert trigger 
   }
 });
 
+// issue 23, part 4: a modification writes its event by SQL, not a flush, and wakes the bus itself, at its commit.
+test("a capture's commit wakes the bus once before the response; a replay or a refusal that wrote no event wakes nothing", async () => {
+  const reference = await merchant.authorizedPayment(1_000);
+  const bus = t.app.services.events;
+  let wakes = 0;
+  const committedHere = bus.committedHere.bind(bus);
+  bus.committedHere = () => {
+    wakes++;
+    committedHere();
+  };
+  try {
+    expect((await merchant.modify(reference, 'capture', 100, 'wake-capture')).status).toBe(200);
+    expect(wakes).toBe(1);
+    expect((await merchant.modify(reference, 'capture', 100, 'wake-capture')).status).toBe(200);
+    expect((await merchant.modify(reference, 'capture', 5_000)).status).toBe(400);
+    expect(wakes).toBe(1);
+  } finally {
+    delete (bus as Partial<typeof bus>).committedHere;
+  }
+});
+
 test("a commit carrying an event wakes this instance's bus before the response", async () => {
   const bus = t.app.services.events;
   let wakes = 0;

@@ -53,17 +53,24 @@ const PAGE_QUERY = `query Page($first: Int!) {
  */
 const CREATE_STATEMENTS = 1;
 /**
- * What a modification runs on either face: begin, the idempotency key's gate (advisory lock and record lookup in
- * one statement since issue 23), then its own writes (locked payment read, update, insert event; issue 13: + the sales unit's ledger read, + the ledger
- * row insert), the idempotency record, commit.
+ * What a modification runs on either face (issue 23, part 4: was 9 for a capture): begin; the idempotency key's gate
+ * with the payment locked and the ledger's terms (for a capture or refund) in one statement; the payment's update,
+ * its event, the ledger row (capture, refund) and the key's record in one statement of CTEs; commit. See
+ * payment-modification.statement.ts.
  */
-const CAPTURE_STATEMENTS = 9;
+const MODIFICATION_STATEMENTS = 4;
 
 const CREATE_MUTATION = `mutation($input: CreatePaymentInput!) {
   createPayment(input: $input) { payment { reference state } userErrors { code message } }
 }`;
 const CAPTURE_MUTATION = `mutation($input: CapturePaymentInput!) {
   capturePayment(input: $input) { payment { reference aggregate { capturedAmount { value } } } userErrors { code message } }
+}`;
+const REFUND_MUTATION = `mutation($input: RefundPaymentInput!) {
+  refundPayment(input: $input) { payment { reference aggregate { refundedAmount { value } } } userErrors { code message } }
+}`;
+const CANCEL_MUTATION = `mutation($input: CancelPaymentInput!) {
+  cancelPayment(input: $input) { payment { reference aggregate { cancelledAmount { value } } } userErrors { code message } }
 }`;
 
 /** SQL statements one request runs, counted from the ORM's query log. */
@@ -126,8 +133,51 @@ describe('SQL statements per operation', () => {
         userErrors: [],
       });
     });
-    expect(rest).toHaveLength(CAPTURE_STATEMENTS);
+    expect(rest).toHaveLength(MODIFICATION_STATEMENTS);
     expect(graph).toEqual(rest);
+  });
+
+  test('refund and cancel run the same statements on REST and on the graph, as many as a capture', async () => {
+    /** A payment captured in part, ready for a refund or a cancel of the rest. */
+    const capturedInPart = async () => {
+      const reference = await merchant.authorizedPayment(1_000);
+      expect((await merchant.modify(reference, 'capture', 400)).status).toBe(200);
+      return reference;
+    };
+    for (const verb of ['refund', 'cancel'] as const) {
+      const restReference = await capturedInPart();
+      const rest = await statementsFor(async () =>
+        expect((await merchant.modify(restReference, verb, verb === 'refund' ? 100 : undefined)).status).toBe(200),
+      );
+      const graphReference = await capturedInPart();
+      const graph = await statementsFor(async () => {
+        const input = { idempotencyKey: randomUUID(), reference: graphReference };
+        const res =
+          verb === 'refund'
+            ? await merchant.graphql(REFUND_MUTATION, { input: { ...input, amount: { value: 100, currency: 'NOK' } } })
+            : await merchant.graphql(CANCEL_MUTATION, { input });
+        expect(res.body.errors).toBeUndefined();
+        const payload = res.body.data[`${verb}Payment`];
+        expect(payload.userErrors).toEqual([]);
+        expect(payload.payment.aggregate).toEqual(
+          verb === 'refund' ? { refundedAmount: { value: 100 } } : { cancelledAmount: { value: 600 } },
+        );
+      });
+      expect(rest).toHaveLength(MODIFICATION_STATEMENTS);
+      expect(graph).toEqual(rest);
+    }
+  });
+
+  test('a refused capture runs fewer statements, and a replay only the gate', async () => {
+    const reference = await merchant.authorizedPayment(1_000);
+    const key = randomUUID();
+    // begin, the gate with the locked payment, the refusal recorded under the key's lock, commit.
+    const refused = await statementsFor(async () => expect((await merchant.modify(reference, 'capture', 5_000, key)).status).toBe(400));
+    expect(refused).toHaveLength(4);
+    expect(refused[2]).toMatch(/^insert into idempotency_record/);
+    // begin, the gate (which finds the record and locks no payment), commit.
+    const replayed = await statementsFor(async () => expect((await merchant.modify(reference, 'capture', 5_000, key)).status).toBe(400));
+    expect(replayed).toHaveLength(3);
   });
 });
 

@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { forkEm } from '../../src/platform/db/orm.js';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { onPostgres } from '../support/test-database.js';
@@ -118,6 +119,54 @@ describeOnPostgres('concurrent modifications on PostgreSQL', () => {
     expect((await merchant.getPayment(reference)).body.aggregate.capturedAmount.value).toBe(100);
     const events = await merchant.events(reference);
     expect(events.body.filter((e: { name: string }) => e.name === 'CAPTURED')).toHaveLength(1);
+  });
+
+  // issue 23, part 4: refund and cancel share the capture's two statements (the gate with the locked payment, the writes
+  // with the record); the refund's ledger row rolls back with the rest when the record's constraint refuses it.
+  test('a refund and a cancel whose keys are recorded by another transaction while they run act once and replay', async () => {
+    const reference = await merchant.authorizedPayment(1_000);
+    expect((await merchant.modify(reference, 'capture', 600)).status).toBe(200);
+    for (const [verb, value] of [
+      ['refund', 200],
+      ['cancel', undefined],
+    ] as const) {
+      const first = await merchant.modify(reference, verb, value, `race-${verb}-first`);
+      expect(first.status).toBe(200);
+      const replayed = await whileAnotherRecords(`payment.${verb}`, `race-${verb}-first`, `race-${verb}-second`, () =>
+        merchant.modify(reference, verb, value, `race-${verb}-second`),
+      );
+      expect(replayed.status).toBe(200);
+      expect(replayed.body).toEqual(first.body);
+    }
+    const { aggregate } = (await merchant.getPayment(reference)).body;
+    expect([aggregate.capturedAmount.value, aggregate.refundedAmount.value, aggregate.cancelledAmount.value]).toEqual([600, 200, 400]);
+    const names = (await merchant.events(reference)).body.map((e: { name: string }) => e.name);
+    expect(names).toEqual(['CREATED', 'AUTHORIZED', 'CAPTURED', 'REFUNDED', 'CANCELLED']);
+    const ledger = await forkEm(t.app.services.orm).execute<{ transaction_type: string; gross_amount: string }[]>(
+      `select lt.transaction_type, lt.gross_amount from ledger_transaction lt join payment p on p.id = lt.payment_id
+       where p.reference = ? order by lt.id`,
+      [reference],
+    );
+    expect(ledger.map((row) => [row.transaction_type, Number(row.gross_amount)])).toEqual([
+      ['capture', 600],
+      ['refund', -200],
+    ]);
+  });
+
+  test('concurrent captures and refunds write one ledger row per event that committed', async () => {
+    const reference = await merchant.authorizedPayment(10_000);
+    await merchant.modify(reference, 'capture', 3_000);
+    await Promise.all([
+      ...Array.from({ length: 6 }, () => merchant.modify(reference, 'capture', 1_000)),
+      ...Array.from({ length: 6 }, () => merchant.modify(reference, 'refund', 1_000)),
+    ]);
+    const events = (await merchant.events(reference)).body as { name: string; amount: { value: number } }[];
+    const ledger = await forkEm(t.app.services.orm).execute<{ gross_amount: string }[]>(
+      `select lt.gross_amount from ledger_transaction lt join payment p on p.id = lt.payment_id where p.reference = ?`,
+      [reference],
+    );
+    const signed = events.flatMap((e) => (e.name === 'CAPTURED' ? [e.amount.value] : e.name === 'REFUNDED' ? [-e.amount.value] : []));
+    expect(ledger.map((row) => Number(row.gross_amount)).sort((a, b) => a - b)).toEqual(signed.sort((a, b) => a - b));
   });
 
   test('10 concurrent creates with one key and one reference create one payment', async () => {

@@ -1,6 +1,8 @@
 import type { EventSubscriber, FlushEventArgs } from '@mikro-orm/core';
 import type { Em } from '../db/orm.js';
+import type { SqlWrite } from '../db/sql-write.js';
 import type { DomainEvent } from './domain-event.entity.js';
+import type { NewEvent } from './new-event.js';
 
 /**
  * Derives rows of one domain from the events of another (a ledger's entries from payments' captures), written in
@@ -17,6 +19,22 @@ export interface EventProjector {
    */
   names?: readonly string[];
   project(em: Em, event: DomainEvent): Promise<void>;
+  /** The same projection for events written by a statement rather than a flush (event-statement.ts); absent, none may be. */
+  statement?: StatementProjection;
+}
+
+/**
+ * A projection of events written by SQL (`eventWrites`): what it reads, in the statement that reads before the writer
+ * decides (for a modification, the one that locks the payment), and its rows, written with the event.
+ */
+export interface StatementProjection {
+  /** A query giving at most one row of what the projection needs of a sales unit, whose MSN is its one parameter. */
+  readSql: string;
+  /**
+   * The projector's rows for one event, given what `readSql` read (undefined when it found no row); it may run
+   * statements of its own on `em` when the read was not enough (a sales unit's first capture makes its ledger).
+   */
+  writes(em: Em, event: NewEvent, read: Record<string, unknown> | undefined): Promise<SqlWrite[]>;
 }
 
 /** Projectors by stream type; registering the same one again (a second app in one process) changes nothing. */

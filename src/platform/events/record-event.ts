@@ -1,17 +1,11 @@
 import type { Em } from '../db/orm.js';
+import type { SqlWrite } from '../db/sql-write.js';
 import { DomainEvent } from './domain-event.entity.js';
 import { eventProjectors, queueProjection } from './event-projectors.js';
 import { currentTraceParent } from '../observability/trace-context.js';
+import type { NewEvent } from './new-event.js';
 
-export interface NewEvent {
-  streamType: string;
-  streamId: string;
-  msn: string;
-  /** The public event name (registered by the domain in its EventTypeDefinition). */
-  name: string;
-  payload: Record<string, unknown>;
-  occurredAt: Date;
-}
+export type { NewEvent } from './new-event.js';
 
 /**
  * Appends an event to the outbox in the caller's unit of work, so the change and its event commit or roll back
@@ -32,7 +26,7 @@ export function recordEvent(em: Em, event: NewEvent): DomainEvent {
  * The outbox row of `event` as an `insert … select` from `source` (a CTE or table name whose rows the caller's
  * statement makes; `streamIdColumn` names the stream id among its columns), for a write done in one SQL statement
  * rather than a flush. The caller tells the bus with `outboxWrittenBySql` once the statement has run. An event a
- * projector needs cannot be written this way: projectors run at a flush.
+ * projector needs cannot be written this way, which writes no projector's rows (`eventWrites` writes both).
  */
 export function outboxInsertSql(
   event: Omit<NewEvent, 'streamId'>,
@@ -56,5 +50,28 @@ export function outboxInsertSql(
       event.occurredAt,
       ...(traceParent ? [traceParent] : []),
     ],
+  };
+}
+
+/**
+ * The outbox rows of `events`, in their order, as one insert for a write done by SQL rather than a flush
+ * (`eventWrites` adds their projectors' rows). The caller tells the bus with `outboxWrittenBySql`.
+ */
+export function outboxRowsSql(events: readonly NewEvent[]): SqlWrite {
+  const traceParent = currentTraceParent();
+  // As `recordEvent`: the trace column only when there is a trace.
+  const values = `(?, ?, ?, ?, ?::jsonb, ?${traceParent ? ', ?' : ''})`;
+  return {
+    sql: `insert into domain_event (stream_type, stream_id, msn, name, payload, occurred_at${traceParent ? ', trace_parent' : ''})
+  values ${events.map(() => values).join(', ')}`,
+    params: events.flatMap((event) => [
+      event.streamType,
+      event.streamId,
+      event.msn,
+      event.name,
+      JSON.stringify(event.payload),
+      event.occurredAt,
+      ...(traceParent ? [traceParent] : []),
+    ]),
   };
 }
