@@ -17,6 +17,12 @@ import { paymentBody } from './payment-body.js';
 
 const SUBSCRIBERS = Number(process.env.BENCH_FANOUT_SUBSCRIBERS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_FANOUT_CONCURRENCY ?? 4);
+/**
+ * At most this many creates a second when set (the creates still at most CONCURRENCY at once): the latency at a
+ * rate the instance can serve. Unset, the creates go as fast as the instance that takes them answers; across
+ * instances that is the writer's pace, which the subscribers' instance may not keep up with (bench/README.md).
+ */
+const CREATES_PER_S = process.env.BENCH_FANOUT_CREATES_PER_S ? Number(process.env.BENCH_FANOUT_CREATES_PER_S) : undefined;
 const DURATION_MS = Number(process.env.BENCH_FANOUT_DURATION_MS ?? 4000);
 /**
  * Worker threads the subscribers are spread over: in one thread, the client's own event loop was part of the figure
@@ -185,7 +191,13 @@ export async function runFanOut(
     let counter = 0;
     const worker = async () => {
       while (performance.now() < deadline) {
-        const reference = `${MEASURED}${counter++}-${randomUUID()}`.slice(0, 50);
+        const n = counter++;
+        if (CREATES_PER_S !== undefined) {
+          const due = loadStarted + (n * 1000) / CREATES_PER_S;
+          if (due >= deadline) break;
+          if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+        }
+        const reference = `${MEASURED}${n}-${randomUUID()}`.slice(0, 50);
         // On the wall clock the subscriber threads stamp their receipts with.
         const start = wallClock();
         const status = await create(reference);
@@ -284,7 +296,7 @@ export function renderFanOut(r: FanOutResult): string {
     heading,
     '',
     `${r.subscribers} subscribers to \`paymentEvents\`, spread evenly over ${SUBSCRIPTIONS.length} different documents, on a fresh instance, ` +
-      `each with its own socket; then REST creates${r.crossInstance ? ' through another instance on the same database' : ''} at concurrency ${r.concurrency} for ${(r.loadMs / 1000).toFixed(1)} s, each CREATED event ` +
+      `each with its own socket; then REST creates${r.crossInstance ? ' through another instance on the same database' : ''} at concurrency ${r.concurrency}${CREATES_PER_S === undefined ? '' : `, at most ${CREATES_PER_S} a second,`} for ${(r.loadMs / 1000).toFixed(1)} s, each CREATED event ` +
       `fanned out to every subscriber. Latency is from the create's HTTP request start, and from its response (negative when the ` +
       `notification beats the response), to a subscriber's receipt, correlated by reference and event name, over every ` +
       `(event, subscriber) pair. Loopback only: the load generator (the creates in one thread, its ${r.subscribers} clients spread over ${r.clientThreads} worker threads) and the instance share the machine's ` +
