@@ -2,21 +2,34 @@
  * Subscription fan-out, the last part of `npm run bench`: `BENCH_FANOUT_SUBSCRIBERS` (1,000) graphql-ws subscribers
  * on one Paygraph instance of its own, then payment creates through REST at a fixed concurrency for a bounded time.
  * Reports the notifications delivered per second across all subscribers, the latency from each create to each
- * subscriber's receipt, and the instance's resident memory before and after the subscribers connected.
+ * subscriber's receipt, and the instance's resident memory before and after the subscribers connected. The subscribers
+ * live in worker threads (fan-out-subscribers.ts), the creates and their timing in this one.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createClient, type Client, type ExecutionResult } from 'graphql-ws';
-import WebSocket from 'ws';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import type { FromSubscribers, SubscribersInput, SubscribersOutput, ToSubscribers } from './fan-out-subscribers.js';
 import { percentiles, type Percentiles } from './percentiles.js';
 import { paymentBody } from './payment-body.js';
 
 const SUBSCRIBERS = Number(process.env.BENCH_FANOUT_SUBSCRIBERS ?? 1000);
 const CONCURRENCY = Number(process.env.BENCH_FANOUT_CONCURRENCY ?? 4);
+/**
+ * At most this many creates a second when set (the creates still at most CONCURRENCY at once): the latency at a
+ * rate the instance can serve. Unset, the creates go as fast as the instance that takes them answers; across
+ * instances that is the writer's pace, which the subscribers' instance may not keep up with (bench/README.md).
+ */
+const CREATES_PER_S = process.env.BENCH_FANOUT_CREATES_PER_S ? Number(process.env.BENCH_FANOUT_CREATES_PER_S) : undefined;
 const DURATION_MS = Number(process.env.BENCH_FANOUT_DURATION_MS ?? 4000);
-/** Sockets opened at once; the rest wait, so the listen backlog never overflows into SYN retries. */
+/**
+ * Worker threads the subscribers are spread over: in one thread, the client's own event loop was part of the figure
+ * (bench/README.md). More threads than cores would only add switching.
+ */
+const CLIENT_THREADS = Number(process.env.BENCH_FANOUT_CLIENT_THREADS ?? 2);
+/** Sockets opened at once, over all threads; the rest wait, so the listen backlog never overflows into SYN retries. */
 const CONNECT_BATCH = 100;
 const CONNECT_TIMEOUT_MS = 20_000;
 const WARM_UP_TIMEOUT_MS = 10_000;
@@ -35,10 +48,6 @@ const SUBSCRIPTIONS = [
 ];
 const MEASURED = 'fan-';
 const WARM_UP = 'fanwarm-';
-
-interface Notification {
-  paymentEvents: { event: { reference: string; name: string; amount: { value: number }; timestamp: string } };
-}
 
 export interface FanOutResult {
   /** The creates went to another instance than the one holding the subscribers. */
@@ -65,6 +74,13 @@ export interface FanOutResult {
   /** The instance's CPU seconds during the load and drain: with the machine shared, its cost per notification. */
   serverCpuSeconds: number | undefined;
   clientCores: number;
+  clientThreads: number;
+  /** Event-loop delay during the load and drain: the thread running the creates, and the worst subscriber thread. */
+  createLoopDelayP99Ms: number;
+  subscriberLoopDelayP99Ms: number;
+  subscriberLoopDelayMaxMs: number;
+  /** CPU seconds per wall-clock second of the busiest subscriber thread: near 1, the client would be the lag. */
+  busiestSubscriberThreadCores: number;
   skipped?: string;
 }
 
@@ -105,77 +121,60 @@ export async function runFanOut(
       { ...headers, 'Idempotency-Key': randomUUID() },
       paymentBody(reference, 10_000, 'Benchmark fan-out'),
     );
-  const clients: Client[] = [];
+  const counters = new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT);
+  const [warmedCount, deliveredCount, errorCount] = [0, 1, 2];
+  const count = new Int32Array(counters);
+  const threads: Worker[] = [];
   try {
     // A few requests first, so the memory before is that of a running instance, not of one that never served.
     for (let i = 0; i < 5; i++) await create(`${WARM_UP}${randomUUID()}`.slice(0, 50));
     const rssBeforeKb = residentKb(pid);
 
-    const receipts = new Map<string, number[]>();
-    const warmed = new Set<number>();
-    let delivered = 0;
-    let lastReceipt = 0;
-    let subscriptionErrors = 0;
-    let firstError: unknown;
     const connectionParams = {
       Authorization: headers.Authorization,
       'Ocp-Apim-Subscription-Key': headers['Ocp-Apim-Subscription-Key'],
       'Merchant-Serial-Number': headers['Merchant-Serial-Number'],
     };
-
     const connectStarted = performance.now();
-    for (let first = 0; first < SUBSCRIBERS; first += CONNECT_BATCH) {
-      const batch: Promise<void>[] = [];
-      for (let i = first; i < Math.min(first + CONNECT_BATCH, SUBSCRIBERS); i++) {
-        batch.push(
-          new Promise<void>((resolve, reject) => {
-            const client = createClient({
-              url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
-              webSocketImpl: WebSocket,
-              connectionParams,
-              retryAttempts: 0,
-              on: { connected: () => resolve(), closed: (event) => reject(new Error(`socket ${i} closed: ${explain(event)}`)) },
-            });
-            clients.push(client);
-            client.subscribe<Notification>(
-              { query: SUBSCRIPTIONS[i % SUBSCRIPTIONS.length]! },
-              {
-                next: (result: ExecutionResult<Notification>) => {
-                  const at = performance.now();
-                  const event = result.data?.paymentEvents.event;
-                  if (!event) return;
-                  if (event.reference.startsWith(WARM_UP)) warmed.add(i);
-                  else if (event.reference.startsWith(MEASURED)) {
-                    const key = `${event.reference} ${event.name}`;
-                    const times = receipts.get(key);
-                    if (times) times.push(at);
-                    else receipts.set(key, [at]);
-                    delivered++;
-                    lastReceipt = at;
-                  }
-                },
-                error: (error) => {
-                  subscriptionErrors++;
-                  firstError ??= error;
-                  reject(new Error(`subscription ${i} failed: ${explain(error)}`));
-                },
-                complete: () => undefined,
-              },
-            );
-          }),
-        );
-      }
-      await withTimeout(Promise.all(batch), CONNECT_TIMEOUT_MS, `${SUBSCRIBERS} sockets to be acknowledged`);
+    const threadCount = Math.max(1, Math.min(CLIENT_THREADS, SUBSCRIBERS));
+    const connected: Promise<void>[] = [];
+    for (let k = 0; k < threadCount; k++) {
+      const first = Math.floor((k * SUBSCRIBERS) / threadCount);
+      const input: SubscribersInput = {
+        url: `${baseUrl.replace(/^http/, 'ws')}/graphql`,
+        connectionParams,
+        documents: SUBSCRIPTIONS,
+        first,
+        count: Math.floor(((k + 1) * SUBSCRIBERS) / threadCount) - first,
+        connectBatch: Math.max(1, Math.floor(CONNECT_BATCH / threadCount)),
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        measured: MEASURED,
+        warmUp: WARM_UP,
+        counters,
+      };
+      const thread = new Worker(new URL('./fan-out-subscribers.js', import.meta.url), { workerData: input });
+      threads.push(thread);
+      connected.push(
+        new Promise<void>((resolve, reject) => {
+          thread.once('message', (message: FromSubscribers) =>
+            message.type === 'connected' ? resolve() : reject(new Error(message.type === 'failed' ? message.message : message.type)),
+          );
+          thread.once('error', reject);
+        }),
+      );
     }
+    await Promise.all(connected);
     const connectMs = performance.now() - connectStarted;
 
     // An ack does not mean the subscription is held yet: creates go on until every subscriber has seen one.
     const warmUpDeadline = performance.now() + WARM_UP_TIMEOUT_MS;
-    while (warmed.size < SUBSCRIBERS) {
+    while (Atomics.load(count, warmedCount) < SUBSCRIBERS) {
       if (performance.now() > warmUpDeadline)
-        throw new Error(`only ${warmed.size} of ${SUBSCRIBERS} subscribers received a warm-up event in ${WARM_UP_TIMEOUT_MS} ms`);
+        throw new Error(
+          `only ${Atomics.load(count, warmedCount)} of ${SUBSCRIBERS} subscribers received a warm-up event in ${WARM_UP_TIMEOUT_MS} ms`,
+        );
       await create(`${WARM_UP}${randomUUID()}`.slice(0, 50));
-      await until(() => warmed.size === SUBSCRIBERS, 500);
+      await until(() => Atomics.load(count, warmedCount) === SUBSCRIBERS, 500);
     }
     // Let the last warm-up notifications land, so they are not counted as load.
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -184,27 +183,53 @@ export async function runFanOut(
     const mutations: { reference: string; start: number; end: number; ok: boolean }[] = [];
     const serverCpuBefore = cpuSeconds(pid);
     const clientCpuBefore = process.cpuUsage();
+    for (const thread of threads) thread.postMessage({ type: 'measure' } satisfies ToSubscribers);
+    const createLoopDelay = monitorEventLoopDelay({ resolution: 5 });
+    createLoopDelay.enable();
     const loadStarted = performance.now();
     const deadline = loadStarted + DURATION_MS;
     let counter = 0;
     const worker = async () => {
       while (performance.now() < deadline) {
-        const reference = `${MEASURED}${counter++}-${randomUUID()}`.slice(0, 50);
-        const start = performance.now();
+        const n = counter++;
+        if (CREATES_PER_S !== undefined) {
+          const due = loadStarted + (n * 1000) / CREATES_PER_S;
+          if (due >= deadline) break;
+          if (due > performance.now()) await new Promise((resolve) => setTimeout(resolve, due - performance.now()));
+        }
+        const reference = `${MEASURED}${n}-${randomUUID()}`.slice(0, 50);
+        // On the wall clock the subscriber threads stamp their receipts with.
+        const start = wallClock();
         const status = await create(reference);
-        mutations.push({ reference, start, end: performance.now(), ok: status === 201 });
+        mutations.push({ reference, start, end: wallClock(), ok: status === 201 });
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
     const loadMs = performance.now() - loadStarted;
     const succeeded = mutations.filter((m) => m.ok);
     const expected = succeeded.length * SUBSCRIBERS;
-    await until(() => delivered >= expected || subscriptionErrors > 0, DRAIN_TIMEOUT_MS);
+    await until(() => Atomics.load(count, deliveredCount) >= expected || Atomics.load(count, errorCount) > 0, DRAIN_TIMEOUT_MS);
     const wallSeconds = (performance.now() - loadStarted) / 1000;
     const serverCpuAfter = cpuSeconds(pid);
     const clientCpu = process.cpuUsage(clientCpuBefore);
+    createLoopDelay.disable();
     const rssAfterLoadKb = residentKb(pid);
-    if (firstError !== undefined) process.stderr.write(`fan-out: first subscription error: ${explain(firstError)}\n`);
+    const outputs = await Promise.all(
+      threads.map(
+        (thread) =>
+          new Promise<SubscribersOutput>((resolve) => {
+            thread.once('message', (message: FromSubscribers) => message.type === 'collected' && resolve(message));
+            thread.postMessage({ type: 'collect' } satisfies ToSubscribers);
+          }),
+      ),
+    );
+    const receipts = new Map<string, number[]>();
+    for (const output of outputs)
+      for (const [key, times] of Object.entries(output.receipts)) receipts.set(key, [...(receipts.get(key) ?? []), ...times]);
+    const delivered = Atomics.load(count, deliveredCount);
+    const firstError = outputs.find((output) => output.firstError !== undefined)?.firstError;
+    if (firstError !== undefined) process.stderr.write(`fan-out: first subscription error: ${firstError}\n`);
+    const lastReceipt = Math.max(0, ...outputs.flatMap((output) => Object.values(output.receipts).map((times) => Math.max(...times))));
 
     const fromResponse: number[] = [];
     const fromRequest: number[] = [];
@@ -227,23 +252,35 @@ export async function runFanOut(
       loadMs,
       delivered,
       expected,
-      deliveryMs: (lastReceipt || performance.now()) - loadStarted,
-      subscriptionErrors,
+      deliveryMs: (lastReceipt || wallClock()) - (performance.timeOrigin + loadStarted),
+      subscriptionErrors: Atomics.load(count, errorCount),
       fromResponse: percentiles(fromResponse),
       fromRequest: percentiles(fromRequest),
       serverCores:
         serverCpuBefore !== undefined && serverCpuAfter !== undefined ? (serverCpuAfter - serverCpuBefore) / wallSeconds : undefined,
       clientCores: (clientCpu.user + clientCpu.system) / 1e6 / wallSeconds,
+      clientThreads: threadCount,
+      createLoopDelayP99Ms: createLoopDelay.percentile(99) / 1e6,
+      subscriberLoopDelayP99Ms: Math.max(...outputs.map((output) => output.loopDelayP99Ms)),
+      subscriberLoopDelayMaxMs: Math.max(...outputs.map((output) => output.loopDelayMaxMs)),
+      busiestSubscriberThreadCores: Math.max(...outputs.map((output) => output.cpuSeconds)) / wallSeconds,
       serverCpuSeconds: serverCpuBefore !== undefined && serverCpuAfter !== undefined ? serverCpuAfter - serverCpuBefore : undefined,
     };
   } finally {
     agent.destroy();
     // The instance first, so it closes the sockets itself (1012) and exits through its graceful shutdown, which
-    // writes its CPU profile under BENCH_CPU_PROF; the clients, told not to retry, then go.
+    // writes its CPU profile under BENCH_CPU_PROF; the clients, told not to retry, then go with their threads.
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
-    await Promise.all(clients.map((client) => Promise.resolve(client.dispose()).catch(() => undefined)));
+    await Promise.all(
+      threads.map(async (thread) => {
+        const ended = new Promise((resolve) => thread.once('exit', resolve));
+        thread.postMessage({ type: 'close' } satisfies ToSubscribers);
+        await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+        await thread.terminate();
+      }),
+    );
   }
 }
 
@@ -259,10 +296,10 @@ export function renderFanOut(r: FanOutResult): string {
     heading,
     '',
     `${r.subscribers} subscribers to \`paymentEvents\`, spread evenly over ${SUBSCRIPTIONS.length} different documents, on a fresh instance, ` +
-      `each with its own socket; then REST creates${r.crossInstance ? ' through another instance on the same database' : ''} at concurrency ${r.concurrency} for ${(r.loadMs / 1000).toFixed(1)} s, each CREATED event ` +
+      `each with its own socket; then REST creates${r.crossInstance ? ' through another instance on the same database' : ''} at concurrency ${r.concurrency}${CREATES_PER_S === undefined ? '' : `, at most ${CREATES_PER_S} a second,`} for ${(r.loadMs / 1000).toFixed(1)} s, each CREATED event ` +
       `fanned out to every subscriber. Latency is from the create's HTTP request start, and from its response (negative when the ` +
       `notification beats the response), to a subscriber's receipt, correlated by reference and event name, over every ` +
-      `(event, subscriber) pair. Loopback only: the load generator, its ${r.subscribers} clients and the instance share the machine's ` +
+      `(event, subscriber) pair. Loopback only: the load generator (the creates in one thread, its ${r.subscribers} clients spread over ${r.clientThreads} worker threads) and the instance share the machine's ` +
       `CPU cores (instance ${r.serverCores?.toFixed(2) ?? 'n/a'} cores, load generator ${r.clientCores.toFixed(2)} cores during load and drain).`,
     '',
     '| figure | value |',
@@ -273,6 +310,9 @@ export function renderFanOut(r: FanOutResult): string {
     `| notifications per second, all subscribers | ${((r.delivered * 1000) / r.deliveryMs).toFixed(0)} |`,
     // On a machine shared with other work the latency follows the CPU the instance gets; its CPU per notification does not.
     `| instance CPU per notification (creates included) | ${r.serverCpuSeconds !== undefined && r.delivered > 0 ? ((r.serverCpuSeconds * 1e6) / r.delivered).toFixed(0) : 'n/a'} µs |`,
+    // Whether the client is the lag: its threads' loop delay, and how close its busiest subscriber thread came to a core.
+    `| load generator: event-loop delay p99, creates' thread / worst subscriber thread (max) | ${r.createLoopDelayP99Ms.toFixed(1)} / ${r.subscriberLoopDelayP99Ms.toFixed(1)} (${r.subscriberLoopDelayMaxMs.toFixed(1)}) ms |`,
+    `| load generator: busiest subscriber thread | ${r.busiestSubscriberThreadCores.toFixed(2)} cores |`,
     '',
     '| latency to the subscriber | p50 ms | p99 ms | max ms |',
     '|---|---:|---:|---:|',
@@ -306,6 +346,11 @@ function emptyResult(): FanOutResult {
     expected: 0,
     deliveryMs: 0,
     subscriptionErrors: 0,
+    clientThreads: 0,
+    createLoopDelayP99Ms: 0,
+    subscriberLoopDelayP99Ms: 0,
+    subscriberLoopDelayMaxMs: 0,
+    busiestSubscriberThreadCores: 0,
     fromResponse: none,
     fromRequest: none,
     serverCores: undefined,
@@ -372,17 +417,7 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
   while (!condition() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
-function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
-function explain(value: unknown): string {
-  if (value instanceof Error) return value.message;
-  if (value && typeof value === 'object' && 'code' in value)
-    return `close ${String(value.code)} ${String((value as { reason?: unknown }).reason ?? '')}`;
-  return JSON.stringify(value);
+/** Milliseconds on the wall clock, at the resolution of `performance.now()`: comparable across threads. */
+function wallClock(): number {
+  return performance.timeOrigin + performance.now();
 }

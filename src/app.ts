@@ -158,8 +158,6 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
         run: async () => {
           if ((await dispatchOutbox(background)) === 0) return;
           deliveryJobs.wake();
-          // Announced to every instance's bus after the dispatcher's commit: one NOTIFY per dispatch run.
-          await events.announceDispatched();
         },
       },
     ],

@@ -16,6 +16,8 @@ class ScriptedNotifications implements NotificationListener {
     this.onPayload = onPayload;
   }
 
+  async notify(): Promise<void> {}
+
   async stop(): Promise<void> {}
 
   hear(payload: string): void {
@@ -72,7 +74,7 @@ async function copyEvent(template: number): Promise<number> {
   return Number(rows[0]!.id);
 }
 
-test('an event committed elsewhere reaches subscribers when another instance announces a batch', async () => {
+test('an event committed elsewhere reaches subscribers when another instance announces its commit', async () => {
   const reference = newReference();
   expect((await merchant.createPayment({ reference })).status).toBe(201);
   const template = await newestEventId(reference);
@@ -182,7 +184,8 @@ testOnPostgres('a writing transaction sends no notification: the insert trigger 
     const reference = newReference();
     expect((await merchant.createPayment({ reference })).status).toBe(201);
     const template = await newestEventId(reference);
-    // Heard only the dispatcher's announcements, which carry an instance's tag; an insert trigger would send the id.
+    // Heard only the instances' announcements after their commits, which carry an instance's tag; an insert trigger
+    // would send the id.
     const id = Number((await holder.query(COPY, [template])).rows[0].id);
     await holder.end();
     await listener.query('select 1');

@@ -307,7 +307,7 @@ describeOnPostgres('two instances on one PostgreSQL database', () => {
   test('a capture through instance A reaches a subscriber connected to instance B', async () => {
     const latencies = await measureCaptureLatency(second, merchantOnFirst, 20);
     console.log(
-      `cross-instance subscription latency (outbox read, woken by the dispatcher's announcement): median ${median(latencies).toFixed(2)} ms over ${latencies.length} captures (max ${Math.max(...latencies).toFixed(2)})`,
+      `cross-instance subscription latency (outbox read, woken by the writer's announcement after its commit): median ${median(latencies).toFixed(2)} ms over ${latencies.length} captures (max ${Math.max(...latencies).toFixed(2)})`,
     );
     // Each capture's notification had to arrive (measureCaptureLatency's wait fails otherwise); how fast is logged only.
     expect(latencies).toHaveLength(20);
@@ -343,6 +343,35 @@ describeOnPostgres('two instances on one PostgreSQL database', () => {
       ]);
     } finally {
       await admin.end();
+    }
+  });
+
+  test('an instance that runs no jobs announces its commit from its listening connection, after the commit, and the other instance delivers it', async () => {
+    // No dispatcher on the writer: the announcement cannot come from a dispatched batch.
+    const writer = await startTestApp({ databaseUrl: t.app.services.config.databaseUrl, runJobs: false });
+    const admin = new pg.Client({ connectionString: t.app.services.config.databaseUrl });
+    await admin.connect();
+    const heard: { processId: number }[] = [];
+    admin.on('notification', (message) => heard.push({ processId: message.processId }));
+    try {
+      await admin.query('listen domain_event');
+      const subscriber = await subscribed(second, merchantOnFirst);
+      const reference = newReference();
+      expect((await new MerchantClient(writer.baseUrl, MERCHANT_A).createPayment({ reference })).status).toBe(201);
+      await subscriber.waitFor(1);
+      expect(summary(subscriber)).toEqual([[reference, 'CREATED']]);
+      await eventually(() => heard.length > 0, 'the announcement');
+      // Sent by an instance's listening connection (outside the request pool), never by the writing transaction.
+      const database = new URL(t.app.services.config.databaseUrl!).pathname.slice(1);
+      const { rows } = await admin.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1 and datname = $2', [
+        LISTENER_APPLICATION_NAME,
+        database,
+      ]);
+      const listeners = new Set(rows.map((row) => row.pid));
+      for (const { processId } of heard) expect(listeners.has(processId)).toBe(true);
+    } finally {
+      await admin.end();
+      await writer.close();
     }
   });
 });

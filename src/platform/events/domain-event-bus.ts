@@ -4,12 +4,13 @@ import { logError } from '../../log.js';
 import type { NotificationListener } from './notification-listener.js';
 import { OUTBOX_EVENT_COLUMNS, toOutboxEvent, type OutboxEvent } from './outbox-event.js';
 
-/** The channel the outbox dispatcher announces a dispatched batch on, after its own commit (never a writer's). */
+/** The channel each instance announces its commits of events on, right after them (never inside a writing transaction). */
 export const DOMAIN_EVENT_CHANNEL = 'domain_event';
 
 /**
- * How often the outbox is read when nothing woke the bus: the floor for events written through an instance that
- * runs no dispatcher, and the safety net for a lost announcement. Cheap: one index lookup that usually finds nothing.
+ * How often the outbox is read when nothing woke the bus: the safety net for a lost announcement (a listening
+ * connection being re-established) and for events written by SQL outside any instance. Cheap: one index lookup that
+ * usually finds nothing.
  */
 export const DEFAULT_POLL_MS = 100;
 /** The bus's reads are the instance's background work, not a request's: kept out of the per-request query log. */
@@ -44,7 +45,7 @@ export interface DomainEventBusOptions {
 /**
  * Fans committed outbox events, of every domain, out to this process's subscribers, reading them from the outbox
  * itself: nothing is added to the writing transaction. Reads are woken at once by a commit on this instance
- * (`committedHere`), by another instance's dispatcher announcing a batch, and otherwise every `pollMs`.
+ * (`committedHere`), by another instance announcing its commits, and otherwise every `pollMs`.
  *
  * The rule that keeps a late commit from being skipped (sequence ids are drawn in insert order, not commit order):
  * each event carries the id of the transaction that wrote it (`xid`), and a read takes, in the same snapshot, the
@@ -74,6 +75,8 @@ export class DomainEventBus {
   private pollTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   private wakeFromRetryWait: (() => void) | undefined;
+  private announcing = false;
+  private announceAgain = false;
 
   constructor(
     private readonly orm: Orm,
@@ -134,27 +137,46 @@ export class DomainEventBus {
   }
 
   /**
-   * A transaction of this instance committed events (commit-wake.ts): the commit listeners, then a read, with or
-   * without subscribers: read at once, the events become history before anyone subscribes after them (a subscriber
-   * gets what commits after it subscribed, not what committed just before). Without subscribers the read fetches
-   * ids only.
+   * A transaction of this instance committed events (commit-wake.ts): the other instances are told, then the commit
+   * listeners, then a read, with or without subscribers: read at once, the events become history before anyone
+   * subscribes after them (a subscriber gets what commits after it subscribed, not what committed just before).
+   * Without subscribers the read fetches ids only.
    */
   committedHere(): void {
     if (this.stopped) return;
+    this.announce();
     this.callCommitListeners();
     this.wake(false);
   }
 
-  /**
-   * Tells every instance that a batch of events was dispatched, so their buses read now rather than at their next
-   * poll: one NOTIFY per batch, in a statement of its own after the dispatcher's commit, so no writer waits on it.
-   */
-  async announceDispatched(): Promise<void> {
-    await forkEm(this.orm).execute('select pg_notify(?, ?)', [DOMAIN_EVENT_CHANNEL, this.instanceTag]);
-  }
-
   get subscriberCount(): number {
     return this.subscribed;
+  }
+
+  /**
+   * Tells every instance's bus that events committed here, so they read now rather than at their next poll. Sent
+   * right after the commit, in a statement of its own on the listening connection (no writer waits on NOTIFY's
+   * lock); other instances' subscribers used to wait for this instance's dispatcher to claim the events and announce
+   * its batch, a statement and a scheduler turn later (bench/README.md). One announcement at a time: commits during
+   * one make one more follow it, so a burst of commits costs two NOTIFYs, not one each. A failed one is not retried:
+   * the others' poll finds the events.
+   */
+  private announce(): void {
+    if (this.announcing) {
+      this.announceAgain = true;
+      return;
+    }
+    this.announcing = true;
+    this.notifications
+      .notify(this.instanceTag)
+      .catch(() => undefined)
+      .finally(() => {
+        this.announcing = false;
+        if (this.announceAgain && !this.stopped) {
+          this.announceAgain = false;
+          this.announce();
+        }
+      });
   }
 
   /** Reads soon; reads never overlap, and a wake during one makes another follow it. */

@@ -4,12 +4,17 @@ import type { Orm } from '../db/orm.js';
 import { logError } from '../../log.js';
 
 /**
- * One PostgreSQL LISTEN channel, whichever database serves it: how the event bus hears another instance's dispatcher
- * announce a batch. `onPayload` gets each NOTIFY payload; `onReconnected` tells the owner that notifications sent while the
- * connection was down are lost, so it can catch up from the table.
+ * One PostgreSQL LISTEN channel, whichever database serves it: how the event bus hears that another instance
+ * committed events, and tells the others of its own commits. `onPayload` gets each NOTIFY payload; `onReconnected`
+ * tells the owner that notifications sent while the connection was down are lost, so it can catch up from the table.
  */
 export interface NotificationListener {
   start(onPayload: (payload: string) => void, onReconnected: () => void): Promise<void>;
+  /**
+   * Sends `payload` on the channel, in a statement of its own, never inside a writing transaction (NOTIFY takes a
+   * database-wide lock at its commit). Rejects when the connection is down: the receivers' poll covers it.
+   */
+  notify(payload: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -44,6 +49,16 @@ class PostgresNotificationListener implements NotificationListener {
     this.onReconnected = onReconnected;
     // The first connection must work: an instance that cannot hear events should fail at start, not go quiet.
     await this.connect();
+  }
+
+  /**
+   * On the listening connection itself: it is outside the request pool, so an announcement never queues behind
+   * requests waiting for a connection, and it holds no transaction.
+   */
+  async notify(payload: string): Promise<void> {
+    const client = this.client;
+    if (!client) throw new Error('event listener connection is down');
+    await client.query('select pg_notify($1, $2)', [this.channel, payload]);
   }
 
   async stop(): Promise<void> {
@@ -124,6 +139,12 @@ class PgliteNotificationListener implements NotificationListener {
     const pglite = await connection.getNativeClient();
     this.unlisten = await pglite.listen(this.channel, onPayload);
   }
+
+  /**
+   * Nothing to tell: PGlite is one process's database, so no other instance reads it. (Its one connection is the
+   * ORM's too, where a NOTIFY could land inside a request's open transaction.)
+   */
+  async notify(): Promise<void> {}
 
   async stop(): Promise<void> {
     const unlisten = this.unlisten;
