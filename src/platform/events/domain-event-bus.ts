@@ -13,6 +13,8 @@ export const DOMAIN_EVENT_CHANNEL = 'domain_event';
  * usually finds nothing.
  */
 export const DEFAULT_POLL_MS = 100;
+/** Events one read brings to subscribers at most: a quarter of what a subscriber may hold (event-stream.ts). */
+export const READ_PAGE = 250;
 /** The bus's reads are the instance's background work, not a request's: kept out of the per-request query log. */
 const BACKGROUND = { enabled: false };
 /** OUTBOX_EVENT_COLUMNS' shape with no event: the row that carries the horizon. */
@@ -195,7 +197,13 @@ export class DomainEventBus {
       this.readAgain = false;
       const tellListeners = this.tellListeners;
       this.tellListeners = false;
-      await this.retried(() => this.read({ publish: true, tellListeners }));
+      let more = false;
+      await this.retried(async () => void (more = await this.read({ publish: true, tellListeners })));
+      if (more) {
+        // The subscribers take what this page gave them before the next one comes.
+        this.readAgain = true;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     } while (this.readAgain && !this.stopped);
   }
 
@@ -203,14 +211,21 @@ export class DomainEventBus {
    * One read (the rule is in the class comment): the horizon and the events at or above the last one, minus those
    * already read, in one statement and so one snapshot. With subscribers it brings the events' columns too; without,
    * only what the rule needs. State changes once the statement succeeded, so a failed read is simply repeated.
+   *
+   * With subscribers a read brings at most `READ_PAGE` events, and says whether more may follow: a transaction with
+   * more events of one unit than a subscriber may hold (`DEFAULT_MAX_BUFFERED`, event-stream.ts), or a bus catching
+   * up, reached every subscriber in one read and failed them all as too slow before they could take one. Until a read
+   * comes back short the horizon stays where it was and the events read stay known, so the next page is the events
+   * after them and nothing is skipped or read twice.
    */
-  private async read({ publish, tellListeners }: { publish: boolean; tellListeners: boolean }): Promise<void> {
+  private async read({ publish, tellListeners }: { publish: boolean; tellListeners: boolean }): Promise<boolean> {
     const withRows = publish && this.subscribed > 0;
     const known = this.unsettled.size > 0 ? `and e.id <> all('{${[...this.unsettled.keys()].join(',')}}'::bigint[])` : '';
+    const page = withRows ? `order by e.id limit ${READ_PAGE}` : '';
     const rows = await forkEm(this.orm).execute<Record<string, unknown>[]>(
       `select pg_snapshot_xmin(pg_current_snapshot())::text as horizon, null::text as xid, ${withRows ? NO_EVENT_COLUMNS : 'null::bigint as event_id'}
        union all
-       select null, e.xid::text, ${withRows ? OUTBOX_EVENT_COLUMNS : 'e.id'} from domain_event e where e.xid >= ?::xid8 ${known}
+       (select null, e.xid::text, ${withRows ? OUTBOX_EVENT_COLUMNS : 'e.id'} from domain_event e where e.xid >= ?::xid8 ${known} ${page})
        order by event_id nulls first`,
       [this.horizon],
       'all',
@@ -218,13 +233,17 @@ export class DomainEventBus {
     );
     const horizon = String(rows[0]!.horizon);
     const found = rows.slice(1);
+    const more = withRows && found.length === READ_PAGE;
     for (const row of found) this.unsettled.set(Number(row.event_id), BigInt(row.xid as string));
-    const settledBelow = BigInt(horizon);
-    for (const [id, xid] of this.unsettled) if (xid < settledBelow) this.unsettled.delete(id);
-    this.horizon = horizon;
-    if (this.stopped) return;
+    if (!more) {
+      const settledBelow = BigInt(horizon);
+      for (const [id, xid] of this.unsettled) if (xid < settledBelow) this.unsettled.delete(id);
+      this.horizon = horizon;
+    }
+    if (this.stopped) return false;
     if (withRows) this.publish(found.map(toOutboxEvent));
     if (found.length > 0 && tellListeners) this.callCommitListeners();
+    return more;
   }
 
   private callCommitListeners(): void {
