@@ -1,12 +1,8 @@
-/** One committed outbox row as every consumer (dispatcher, deliverers, subscribers) sees it. */
-export interface OutboxEvent {
+import type { NewEvent } from './new-event.js';
+
+/** One committed outbox row as every consumer (dispatcher, deliverers, subscribers) sees it: the event with its id. */
+export interface OutboxEvent extends NewEvent {
   id: number;
-  streamType: string;
-  streamId: string;
-  msn: string;
-  name: string;
-  payload: Record<string, unknown>;
-  occurredAt: Date;
 }
 
 type Row = Record<string, unknown>;
