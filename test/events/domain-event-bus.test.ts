@@ -7,6 +7,7 @@ import { MERCHANT_A, MerchantClient, newReference } from '../support/merchant-cl
 import { eventually } from '../support/subscriber.js';
 import { onPostgres } from '../support/test-database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { countingBusWakes } from '../support/bus-wakes.js';
 
 /** An announcement channel the test drives: it hears exactly what the test hands it. */
 class ScriptedNotifications implements NotificationListener {
@@ -198,39 +199,21 @@ testOnPostgres('a writing transaction sends no notification: the insert trigger 
 // issue 23, part 4: a modification writes its event by SQL, not a flush, and wakes the bus itself, at its commit.
 test("a capture's commit wakes the bus once before the response; a replay or a refusal that wrote no event wakes nothing", async () => {
   const reference = await merchant.authorizedPayment(1_000);
-  const bus = t.app.services.events;
-  let wakes = 0;
-  const committedHere = bus.committedHere.bind(bus);
-  bus.committedHere = () => {
-    wakes++;
-    committedHere();
-  };
-  try {
+  await countingBusWakes(t.app.services.events, async (wakes) => {
     expect((await merchant.modify(reference, 'capture', 100, 'wake-capture')).status).toBe(200);
-    expect(wakes).toBe(1);
+    expect(wakes()).toBe(1);
     expect((await merchant.modify(reference, 'capture', 100, 'wake-capture')).status).toBe(200);
     expect((await merchant.modify(reference, 'capture', 5_000)).status).toBe(400);
-    expect(wakes).toBe(1);
-  } finally {
-    delete (bus as Partial<typeof bus>).committedHere;
-  }
+    expect(wakes()).toBe(1);
+  });
 });
 
 test("a commit carrying an event wakes this instance's bus before the response", async () => {
-  const bus = t.app.services.events;
-  let wakes = 0;
-  const committedHere = bus.committedHere.bind(bus);
-  bus.committedHere = () => {
-    wakes++;
-    committedHere();
-  };
-  try {
+  await countingBusWakes(t.app.services.events, async (wakes) => {
     expect((await merchant.createPayment({ reference: newReference() })).status).toBe(201);
-    expect(wakes).toBe(1);
+    expect(wakes()).toBe(1);
     // A request that commits no event wakes nothing.
     expect((await merchant.getPayment(newReference())).status).toBe(404);
-    expect(wakes).toBe(1);
-  } finally {
-    delete (bus as Partial<typeof bus>).committedHere;
-  }
+    expect(wakes()).toBe(1);
+  });
 });

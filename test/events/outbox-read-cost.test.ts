@@ -1,5 +1,6 @@
 import { forkEm } from '../../src/platform/db/orm.js';
 import { outboxReadSql } from '../../src/platform/events/domain-event-bus.js';
+import { commitCreatedEvents } from '../support/outbox-events.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 // issue 23: the bus reads the outbox on every commit; its read must cost what is fresh, not what the outbox holds. A
@@ -13,16 +14,6 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const db = () => forkEm(t.app.services.orm);
-
-async function commitEvents(count: number): Promise<void> {
-  await db().execute(
-    `insert into domain_event (stream_type, stream_id, msn, name, payload, occurred_at)
-     select 'payment', md5('read-cost-' || p), '123456', 'epayments.payment.created.v1',
-       jsonb_build_object('reference', 'read-cost-' || p, 'name', 'CREATED'), now()
-     from generate_series(1, ?::int) p`,
-    [count],
-  );
-}
 
 /**
  * The buffers a read with subscribers reads when nothing committed since the last one: its horizon a new transaction's
@@ -39,9 +30,9 @@ async function quietReadBuffers(): Promise<number> {
 }
 
 test('a read with subscribers costs the same over an outbox of 40 events and of 8,040 when nothing is fresh', async () => {
-  await commitEvents(40);
+  await commitCreatedEvents(db(), 'small-', 40);
   const small = await quietReadBuffers();
-  await commitEvents(8_000);
+  await commitCreatedEvents(db(), 'large-', 8_000);
   const large = await quietReadBuffers();
   // Walking the primary key, the large outbox cost about 150 more pages here.
   expect(large).toBeLessThanOrEqual(small + 4);
@@ -49,7 +40,7 @@ test('a read with subscribers costs the same over an outbox of 40 events and of 
 
 test('a page brings the oldest fresh events first, at most a page of them', async () => {
   const [{ horizon }] = await db().execute<{ horizon: string }[]>(`select pg_snapshot_xmin(pg_current_snapshot())::text as horizon`);
-  await commitEvents(600);
+  await commitCreatedEvents(db(), 'page-', 600);
   const rows = await db().execute<{ event_id: string | number | null }[]>(outboxReadSql(true, []), [horizon]);
   const ids = rows.slice(1).map((r) => Number(r.event_id));
   expect(ids).toHaveLength(250);

@@ -1,6 +1,7 @@
 import { forkEm } from '../../src/platform/db/orm.js';
 import { DEFAULT_MAX_BUFFERED } from '../../src/platform/events/event-stream.js';
 import { MERCHANT_A, MerchantClient } from '../support/merchant-client.js';
+import { commitCreatedEvents } from '../support/outbox-events.js';
 import { connectionParamsOf, eventually, Subscriber } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -24,15 +25,7 @@ test(`a subscriber that keeps up receives ${BURST} events committed in one trans
   ).subscribe(EVENTS_ONLY);
   try {
     await eventually(() => t.app.services.paymentEvents.subscriberCount === 1, 'the subscription to register');
-    await forkEm(t.app.services.orm).execute(
-      `insert into domain_event (stream_type, stream_id, msn, name, payload, occurred_at)
-       select 'payment', md5('burst-' || p), '123456', 'epayments.payment.created.v1',
-         jsonb_build_object('reference', 'burst-' || p, 'pspReference', 'burst', 'name', 'CREATED',
-           'amount', jsonb_build_object('currency', 'NOK', 'value', 1000), 'idempotencyKey', null, 'success', true),
-         now()
-       from generate_series(1, ?::int) p order by p`,
-      [BURST],
-    );
+    await commitCreatedEvents(forkEm(t.app.services.orm), 'burst-', BURST);
     const received = await subscriber.waitFor(BURST);
     expect(received.map((r) => r.data.paymentEvents.event.reference)).toEqual(Array.from({ length: BURST }, (_, i) => `burst-${i + 1}`));
     expect(subscriber.failure).toBeUndefined();

@@ -5,6 +5,7 @@ import { forkEm } from '../../src/platform/db/orm.js';
 import { recordEvent } from '../../src/platform/events/record-event.js';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { countingBusWakes } from '../support/bus-wakes.js';
 
 /*
  * issue 23, part 4: capture, refund and cancel write by SQL, not a flush (payment-modification.statement.ts): the
@@ -252,19 +253,10 @@ test("an overdue payment's expiry, committed with the refusal, wakes the bus onc
   const reference = newReference();
   expect((await merchant.createPayment({ reference })).status).toBe(201);
   t.clock.advance(10 * MINUTE);
-  const bus = t.app.services.events;
-  let wakes = 0;
-  const committedHere = bus.committedHere.bind(bus);
-  bus.committedHere = () => {
-    wakes++;
-    committedHere();
-  };
-  try {
+  await countingBusWakes(t.app.services.events, async (wakes) => {
     expect((await merchant.modify(reference, 'capture', 100, 'wake-expiry')).status).toBe(400);
-    expect(wakes).toBe(1);
+    expect(wakes()).toBe(1);
     expect((await merchant.modify(reference, 'capture', 100, 'wake-expiry')).status).toBe(400);
-    expect(wakes).toBe(1);
-  } finally {
-    delete (bus as Partial<typeof bus>).committedHere;
-  }
+    expect(wakes()).toBe(1);
+  });
 });

@@ -114,10 +114,14 @@ export class Subscriber<T = any> {
   }
 }
 
-/** Polls a condition the server reaches asynchronously (a subscription registered), up to a deadline. */
-export async function eventually(condition: () => boolean, what: string, timeoutMs = CONDITION_DEADLINE_MS): Promise<void> {
+/** Polls a condition the server reaches asynchronously (a subscription registered, a row written), up to a deadline. */
+export async function eventually(
+  condition: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = CONDITION_DEADLINE_MS,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }

@@ -3,6 +3,8 @@ import { forkEm, type Em } from '../../src/platform/db/orm.js';
 import { MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_RECEIVER } from '../../src/platform/delivery/delivery-engine.js';
 import { webhookDeliveryChannel } from '../../src/webhooks/webhook-delivery.channel.js';
 import { MerchantClient } from '../support/merchant-client.js';
+import { commitCreatedEvents } from '../support/outbox-events.js';
+import { eventually } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -27,27 +29,6 @@ afterAll(async () => {
 });
 
 const db = () => forkEm(t.app.services.orm);
-
-/** `count` payments' CREATED events written into the outbox at once, as if committed by another instance. */
-async function commitEvents(prefix: string, count: number): Promise<void> {
-  await db().execute(
-    `insert into domain_event (stream_type, stream_id, msn, name, payload, occurred_at)
-     select 'payment', md5(? || p), '123456', ?,
-       jsonb_build_object('reference', ? || p, 'pspReference', 'claim-cost', 'name', 'CREATED',
-         'amount', jsonb_build_object('currency', 'NOK', 'value', 1000), 'idempotencyKey', null, 'success', true),
-       now()
-     from generate_series(1, ?::int) p`,
-    [prefix, CREATED, prefix, count],
-  );
-}
-
-async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 async function pendingDeliveries(): Promise<number> {
   const [row] = await db().execute<{ n: string }[]>(`select count(*) as n from delivery where status = 'pending'`);
@@ -89,13 +70,13 @@ test('a claim reads no more with thousands of deliveries waiting for a receiver 
   expect(registered.status).toBe(201);
   receiver.route('/hang', registered.body.secret, () => ({ hang: 120_000 }));
 
-  await commitEvents('few-', 40);
-  await until(async () => receiver.at('/hang').length === MAX_IN_FLIGHT_PER_RECEIVER, 'the receiver holding its cap');
-  await until(async () => (await pendingDeliveries()) === 40, 'the few fanned out');
+  await commitCreatedEvents(db(), 'few-', 40);
+  await eventually(() => receiver.at('/hang').length === MAX_IN_FLIGHT_PER_RECEIVER, 'the receiver holding its cap');
+  await eventually(async () => (await pendingDeliveries()) === 40, 'the few fanned out');
   const few = await claimBuffers();
 
-  await commitEvents('many-', 4_000);
-  await until(async () => (await pendingDeliveries()) === 4_040, 'the many fanned out');
+  await commitCreatedEvents(db(), 'many-', 4_000);
+  await eventually(async () => (await pendingDeliveries()) === 4_040, 'the many fanned out');
   const many = await claimBuffers();
 
   // A hundred times the backlog: before, a claim read every pending row (about 50 more pages of them here).
