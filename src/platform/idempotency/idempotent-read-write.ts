@@ -2,6 +2,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { RequestContext } from '../context.js';
 import type { Em } from '../db/orm.js';
 import { oneStatement, type SqlWrite } from '../db/sql-write.js';
+import { inStatementTransaction } from '../db/statement-transaction.js';
 import { AppError } from '../errors/app-error.js';
 import { errorEntry } from '../errors/catalogue.js';
 import {
@@ -57,18 +58,19 @@ export interface ReadWriteChange<T> {
 }
 
 /**
- * `runIdempotent` in at most four statements whatever the action (three for a replay): begin; the key's gate with the action's read (`read`, e.g.
- * the row it changes, locked); the action's writes with the key's record, as one statement of CTEs; commit. `decide`
+ * `runIdempotent` in two statements whatever the action, one statement transaction (statement-transaction.ts): the
+ * key's gate with the action's read (`read`, e.g. the row it changes, locked), sent with the BEGIN; the action's writes
+ * with the key's record, as one statement of CTEs, sent with the COMMIT (a replay sends a COMMIT alone). `decide`
  * runs in between, in TypeScript, on the read row: it returns the change, or throws a refusal (`AppError`, recorded
  * when `replayable`, its writes none) or a `CommittedRefusal` (its writes committed with the refusal, as an overdue
- * payment's expiry). It may run more statements of its own on `em` (rare paths; the unit of work is not flushed for
- * it). The semantics are `runIdempotent`'s: a stored answer is replayed, a different request with the key refused, a
- * request in flight told so; and the race the gate's snapshot leaves (a record committed after it) ends the same way:
+ * payment's expiry). It may run more statements of its own on `em`, in the transaction (rare paths; the unit of work
+ * is not flushed for it). The semantics are `runIdempotent`'s: a stored answer is replayed, a different request with
+ * the key refused, a request in flight told so; and the race the gate's snapshot leaves (a record committed after it) ends the same way:
  * the record's unique constraint rolls the writes back and the winner's answer is replayed.
  *
  * The ORM's flush and the separate statements of its unit of work (a locked read, then the update, the event, a
  * projector's row and the record one statement each) were most of a capture's CPU: each statement costs the instance
- * its round trip (bench/README.md, issue 23 part 4).
+ * its round trip (bench/README.md, issue 23 part 4), and so did BEGIN and COMMIT as statements of their own.
  */
 export async function runIdempotentReadWrite<T, Row extends object>(
   ctx: RequestContext,
@@ -81,20 +83,20 @@ export async function runIdempotentReadWrite<T, Row extends object>(
   const conflict = request.conflict ?? 'IDEMPOTENCY_CONFLICT';
   let outcome: Outcome<T>;
   try {
-    outcome = await ctx.em.transactional(async (em) => {
-      const [row] = await em.execute<(Row & GateRow)[]>(
+    outcome = await inStatementTransaction(ctx.em, async (transaction) => {
+      const [row] = await transaction.first<Row & GateRow>(
         `${GATE},\n${read.ctes}\nselect ${GATE_COLUMNS}, ${read.columns} from (select 1) as gate_row ${read.joins}`,
         [...gateParams(scope), ...read.params],
       );
       if (!row?.locked) throw inFlight();
       if (row.request_digest !== null) return replay<T>(recordOf(row), requestDigest, conflict);
-      const { writes, outcome } = await decided(em, row, decide);
+      const { writes, outcome } = await decided(transaction.em, row, decide);
       const record =
         outcome.ok || errorEntry(outcome.code).replayable ? recordInsert(scope, requestDigest, outcome, ctx.clock.now()) : undefined;
       // A refusal that changed nothing and is not recorded writes nothing; everything else is one statement.
       if (writes.length > 0 || record) {
         const statement = oneStatement(writes, record);
-        await em.execute(statement.sql, statement.params);
+        await transaction.commitWith(statement.sql, statement.params);
       }
       return outcome;
     });
