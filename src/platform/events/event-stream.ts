@@ -20,21 +20,52 @@ export class SubscriberTooSlowError extends Error {
   }
 }
 
+/** A consumer that takes a stream's events as the bus publishes them, and holds those it has not finished with. */
+export interface EventTap<T> {
+  event(event: T): void;
+  /** The stream failed (the consumer held too many events); no event follows. */
+  failed(error: Error): void;
+  /** Events taken and not yet finished with: the stream's bound applies to them as to its own buffer. */
+  held(): number;
+}
+
+/** An event stream that can hand its events to a consumer as they come, instead of through `next()`. */
+export interface TappableEventStream<T> extends AsyncIterableIterator<T> {
+  /**
+   * From now on, each admitted event goes to `tap` synchronously, as the bus publishes it (those already buffered
+   * first), instead of through `next()`, which must not be called after. `return()` still ends the stream. For a
+   * consumer that keeps its own order and writes at once: a thousand subscribers then cost one call each per event,
+   * not a chain of promises each (subscription-execution.ts).
+   */
+  tap(tap: EventTap<T>): void;
+}
+
+export function isTappable<T>(stream: AsyncIterator<T>): stream is TappableEventStream<T> {
+  return typeof (stream as Partial<TappableEventStream<T>>).tap === 'function';
+}
+
 /**
  * One subscriber's events as an async iterator, subscribed to the bus from the moment it is created. `return()`
  * unsubscribes at once, even while a `next()` is waiting, so a client that goes away leaves nothing behind.
  */
-export function eventStream<T>(bus: DomainEventBus, options: EventStreamOptions<T>): AsyncIterableIterator<T> {
+export function eventStream<T>(bus: DomainEventBus, options: EventStreamOptions<T>): TappableEventStream<T> {
   const maxBuffered = options.maxBuffered ?? DEFAULT_MAX_BUFFERED;
   const buffered: T[] = [];
   const waiting: ((result: IteratorResult<T>) => void)[] = [];
   let failure: Error | undefined;
   let done = false;
+  let tapped: EventTap<T> | undefined;
 
   const unsubscribe = bus.subscribe(options.filter, (outboxEvent) => {
     if (done || failure) return;
     const event = options.map(outboxEvent);
     if (options.accept && !options.accept(event)) return;
+    if (tapped) {
+      if (tapped.held() < maxBuffered) return tapped.event(event);
+      failure = new SubscriberTooSlowError(maxBuffered);
+      unsubscribe();
+      return tapped.failed(failure);
+    }
     const next = waiting.shift();
     if (next) next({ done: false, value: event });
     else if (buffered.length < maxBuffered) buffered.push(event);
@@ -64,6 +95,11 @@ export function eventStream<T>(bus: DomainEventBus, options: EventStreamOptions<
       }
       if (done) return { done: true, value: undefined };
       return new Promise((resolve) => waiting.push(resolve));
+    },
+    tap(tap) {
+      tapped = tap;
+      for (const event of buffered.splice(0)) tap.event(event);
+      if (failure) tap.failed(failure);
     },
     return: async () => finish(),
     throw: async (error: unknown) => {

@@ -1,7 +1,12 @@
-/** An event's execution, started once and shared; `settled` is set when it resolved, so a reader need not await it. */
+/**
+ * An event's execution, started once and shared; `settled` is set when it resolved (`failure` when it rejected), so a
+ * reader need not await it, and `waiting` are called then, in one turn, rather than a promise reaction each.
+ */
 export interface StartedExecution<T> {
   promise: Promise<T>;
   settled?: T;
+  failure?: { error: unknown };
+  waiting?: (() => void)[];
 }
 
 /**

@@ -5,6 +5,7 @@ import type { WebSocket } from 'ws';
 import { contextFor } from '../auth/request-context.js';
 import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
+import { isTappable, type TappableEventStream } from '../events/event-stream.js';
 import type { GraphQLContext } from './graphql-context.js';
 import { ExecutedAhead, type StartedExecution } from './executed-ahead.js';
 import type { Session } from './socket-session.js';
@@ -55,9 +56,10 @@ const EXECUTED_AHEAD = 16;
  * serializations and promise hops through graphql-ws (bench/README.md). The iterator handed to graphql-ws then
  * yields nothing and ends when the events end; a source failure (a subscriber too slow) still reaches graphql-ws,
  * which sends the error as before. Each event's execution starts as the event arrives, while earlier results are
- * still being written (executed-ahead.ts), and results are written in the events' order. A write waits for the
- * socket to take it, as graphql-ws's own loop does, once the socket has a backlog (sendText), so a slow socket backs
- * up into the subscriber's bounded buffer.
+ * still being written, and results are written in the events' order: a live stream's as they come
+ * (`writtenAsTheyCome`), a resumed one's through executed-ahead.ts. A write waits for the socket to take it, as
+ * graphql-ws's own loop does, once the socket has a backlog (sendText), so a slow socket backs up into the
+ * subscriber's bounded buffer.
  */
 export async function subscribeWithFreshContextPerEvent(
   services: Services,
@@ -86,10 +88,19 @@ export async function subscribeWithFreshContextPerEvent(
   };
   const started = (event: unknown): StartedExecution<SharedResult> => {
     const shared: StartedExecution<SharedResult> = { promise: execution(event) };
+    const settle = () => {
+      for (const waiting of shared.waiting?.splice(0) ?? []) waiting();
+    };
     shared.promise.then(
-      (result) => (shared.settled = result),
-      // Whoever reads it sees the failure; this only keeps it from counting as unhandled until then.
-      () => undefined,
+      (result) => {
+        shared.settled = result;
+        settle();
+      },
+      // Whoever reads it sees the failure; this also keeps it from counting as unhandled until then.
+      (error: unknown) => {
+        shared.failure = { error };
+        settle();
+      },
     );
     return shared;
   };
@@ -101,22 +112,20 @@ export async function subscribeWithFreshContextPerEvent(
     if (!shared) byOperation.set(operationKey, (shared = started(event)));
     return shared;
   };
+  if (outlet && isTappable(iterator)) return writtenAsTheyCome(iterator, run, outlet, format);
   const ahead = outlet ? new ExecutedAhead(iterator, run, EXECUTED_AHEAD) : undefined;
   const next = async (): Promise<IteratorResult<ExecutionResult>> => {
     if (!outlet || !ahead) {
       const event = await iterator.next();
       return event.done ? { done: true, value: undefined } : { done: false, value: (await run(event.value).promise).result };
     }
-    // The message graphql-ws would send, byte for byte: only the id is this subscriber's own.
-    const messageStart = Buffer.from(`{"id":${JSON.stringify(outlet.id)},"type":"next","payload":`);
+    const write = nextMessageWriter(outlet, format);
     for (;;) {
       // Results already there are written in this turn, without a promise each: a socket's writes of one turn
       // leave together (holdWritesUntilTurnEnds).
       const shared = ahead.nextSettled() ?? (await ahead.next());
       if (shared === undefined) return { done: true, value: undefined };
-      shared.payload ??= Buffer.from(JSON.stringify(format(shared.result)));
-      const message = Buffer.concat([messageStart, shared.payload, MESSAGE_END], messageStart.length + shared.payload.length + 1);
-      const backlog = sendText(outlet.socket, message);
+      const backlog = write(shared);
       if (backlog) await backlog;
     }
   };
@@ -131,6 +140,101 @@ export async function subscribeWithFreshContextPerEvent(
     throw: async (error: unknown) => {
       ahead?.stop();
       await iterator.return?.();
+      throw error;
+    },
+    [Symbol.asyncIterator]() {
+      return results;
+    },
+  };
+  return results;
+}
+
+/** Writes a shared result to the outlet as the `next` message graphql-ws would send; a promise when the socket has a backlog. */
+function nextMessageWriter(
+  outlet: SubscriptionOutlet,
+  format: (result: ExecutionResult) => ExecutionResult | FormattedExecutionResult,
+): (shared: SharedResult) => Promise<void> | undefined {
+  // Byte for byte graphql-ws's message: only the id is this subscriber's own.
+  const messageStart = Buffer.from(`{"id":${JSON.stringify(outlet.id)},"type":"next","payload":`);
+  return (shared) => {
+    shared.payload ??= Buffer.from(JSON.stringify(format(shared.result)));
+    const message = Buffer.concat([messageStart, shared.payload, MESSAGE_END], messageStart.length + shared.payload.length + 1);
+    return sendText(outlet.socket, message);
+  };
+}
+
+/**
+ * A live stream's results written as its events come, with no promise per subscriber and event: the stream hands
+ * each event over as the bus publishes it (`tap`), its shared execution starts (or is found started), and the
+ * subscriber's results are written in the events' order as soon as the oldest is settled; a settling execution calls
+ * its waiting subscribers in one turn. Each event took a chain of promises per subscriber through the stream, the
+ * executions run ahead and the write loop, which were most of the fan-out's JavaScript (bench/README.md, issue 23).
+ * The events a subscriber holds (executing, or behind a socket's backlog) count against the stream's bound, past which
+ * it fails as too slow, as before. The iterator handed to graphql-ws yields nothing: it ends when `return()` is called
+ * and rejects with a failure (too slow, an execution that threw, a write that failed), which graphql-ws sends.
+ */
+function writtenAsTheyCome(
+  source: TappableEventStream<unknown>,
+  run: (event: unknown) => StartedExecution<SharedResult>,
+  outlet: SubscriptionOutlet,
+  format: (result: ExecutionResult) => ExecutionResult | FormattedExecutionResult,
+): AsyncIterableIterator<ExecutionResult> {
+  const write = nextMessageWriter(outlet, format);
+  const held: StartedExecution<SharedResult>[] = [];
+  let ended = false;
+  let backlogged = false;
+  let end!: { resolve: (result: IteratorResult<ExecutionResult>) => void; reject: (error: unknown) => void };
+  const ending = new Promise<IteratorResult<ExecutionResult>>((resolve, reject) => (end = { resolve, reject }));
+  const fail = (error: unknown) => {
+    if (ended) return;
+    ended = true;
+    held.length = 0;
+    void source.return?.();
+    end.reject(error);
+  };
+  const drain = (): void => {
+    while (!ended && !backlogged && held.length > 0) {
+      const head = held[0]!;
+      if (head.failure) return fail(head.failure.error);
+      if (head.settled === undefined) {
+        (head.waiting ??= []).push(drain);
+        return;
+      }
+      held.shift();
+      const backlog = write(head.settled);
+      if (backlog) {
+        backlogged = true;
+        backlog.then(() => {
+          backlogged = false;
+          drain();
+        }, fail);
+      }
+    }
+  };
+  source.tap({
+    event: (event) => {
+      if (ended) return;
+      held.push(run(event));
+      if (held.length === 1) drain();
+    },
+    failed: fail,
+    held: () => held.length,
+  });
+  const finish = async (): Promise<IteratorResult<ExecutionResult>> => {
+    if (!ended) {
+      ended = true;
+      held.length = 0;
+      await source.return?.();
+      end.resolve({ done: true, value: undefined });
+    }
+    return { done: true, value: undefined };
+  };
+  const results: AsyncIterableIterator<ExecutionResult> = {
+    next: () => ending,
+    // Called when the client completes or the socket closes: ends the `next()` graphql-ws is waiting on.
+    return: finish,
+    throw: async (error: unknown) => {
+      await finish();
       throw error;
     },
     [Symbol.asyncIterator]() {
