@@ -7,7 +7,7 @@ import {
   readPaymentEventsPerMinute,
   readPaymentTotals,
 } from '../src/payments/payment-activity.queries.js';
-import { cursorsOf, idKeyset, keysetPage } from '../src/platform/graph/relay.js';
+import { cursorsOf, idKeyset, keysetPage, mapNodes } from '../src/platform/graph/relay.js';
 import { readEventLog } from '../src/platform/events/event-log.queries.js';
 import { subscribeToStreamEvents } from '../src/platform/events/event-log.subscription.js';
 import type { OutboxEvent } from '../src/platform/events/outbox-event.js';
@@ -37,7 +37,7 @@ export const dashboardResolvers: Resolvers = {
     recentPaymentEvents: async (_, { first, after }, { request }) => {
       const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Query.recentPaymentEvents', request));
       const connection = page.connection(await listRecentPaymentEvents(request, { limit: page.limit, beforeId: page.after }));
-      return { ...connection, edges: connection.edges.map((edge) => ({ cursor: edge.cursor, node: { event: edge.node } })) };
+      return mapNodes(connection, (event) => ({ event }));
     },
   },
   Subscription: {
