@@ -21,14 +21,17 @@ export const firstPaymentEventsByPaymentIdLoader = defineLoader(
   (em) =>
     new DataLoader<FirstEventsKey, PaymentEvent[], string>(
       async (keys) => {
-        const byPaymentAndLimit = new Map<string, PaymentEvent[]>(keys.map((k) => [keyOf(k), []]));
-        for (const limit of new Set(keys.map((k) => k.limit))) {
-          const ids = keys.filter((k) => k.limit === limit).map((k) => k.paymentId);
-          for (const event of await readFirstPaymentEvents(em, ids, limit)) {
-            byPaymentAndLimit.get(keyOf({ paymentId: event.paymentId, limit }))!.push(event);
-          }
+        // By page size, then by payment: no composite key made per event read.
+        const byLimit = new Map<number, Map<string, PaymentEvent[]>>();
+        for (const { paymentId, limit } of keys) {
+          let byPayment = byLimit.get(limit);
+          if (!byPayment) byLimit.set(limit, (byPayment = new Map()));
+          byPayment.set(paymentId, []);
         }
-        return keys.map((k) => byPaymentAndLimit.get(keyOf(k))!);
+        for (const [limit, byPayment] of byLimit) {
+          for (const event of await readFirstPaymentEvents(em, [...byPayment.keys()], limit)) byPayment.get(event.paymentId)!.push(event);
+        }
+        return keys.map(({ paymentId, limit }) => byLimit.get(limit)!.get(paymentId)!);
       },
       { cacheKeyFn: keyOf },
     ),
