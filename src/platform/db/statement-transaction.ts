@@ -31,6 +31,8 @@ export interface StatementTransaction {
  * as for the ORM's own transactions (the commit wake-up of the event bus).
  */
 export async function inStatementTransaction<T>(em: Em, work: (transaction: StatementTransaction) => Promise<T>): Promise<T> {
+  // Inside another transaction its statements would commit apart from it (PostgreSQL), or wait for it forever (PGlite).
+  if (em.isInTransaction()) throw new Error('A statement transaction cannot run inside another transaction');
   const connection = em.getConnection();
   if (connection instanceof PostgreSqlConnection) return onPostgres(em, await connection.getNativeClient(), work);
   if (connection instanceof PgliteConnection) return onPglite(em, await connection.getNativeClient(), work);
