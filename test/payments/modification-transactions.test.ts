@@ -1,6 +1,6 @@
 import { forkEm } from '../../src/platform/db/orm.js';
-import { MerchantClient, newReference } from '../support/merchant-client.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { useTestApp } from '../support/app-fixture.js';
+import { newReference } from '../support/merchant-client.js';
 
 /*
  * issue 23: a modification is one statement transaction (statement-transaction.ts): its BEGIN sent with the gate's
@@ -8,19 +8,14 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  * connection goes back to the pool with no transaction open: more refusals than the pool has connections, then
  * captures that must all see and change the payment as if nothing had come before.
  */
-let t: TestApp;
-let merchant: MerchantClient;
-
-beforeAll(async () => {
-  t = await startTestApp({ runJobs: false });
-  merchant = new MerchantClient(t.baseUrl);
-});
-afterAll(() => t.close());
+const t = useTestApp({ runJobs: false });
 
 /** More than the request pool's 20 connections (orm.ts), so every pooled connection serves a refusal. */
 const REFUSALS = 30;
 
 test('refusals that are not recorded leave no transaction open, and later modifications of the payment are whole', async () => {
+  const { merchant } = t;
+  const { services } = t.app.app;
   const reference = await merchant.authorizedPayment(10_000);
   const refused = await Promise.all(
     Array.from({ length: REFUSALS }, (_, i) =>
@@ -28,8 +23,8 @@ test('refusals that are not recorded leave no transaction open, and later modifi
     ),
   );
   expect(refused.map((r) => r.status)).toEqual(Array.from({ length: REFUSALS }, (_, i) => (i % 2 === 0 ? 404 : 400)));
-  if (t.app.services.config.databaseUrl) {
-    const open = await forkEm(t.app.services.orm).execute<{ open: string }[]>(
+  if (services.config.databaseUrl) {
+    const open = await forkEm(services.orm).execute<{ open: string }[]>(
       `select count(*) as open from pg_stat_activity where datname = current_database() and state like 'idle in transaction%'`,
     );
     expect(Number(open[0]!.open)).toBe(0);
