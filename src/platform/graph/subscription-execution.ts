@@ -158,8 +158,7 @@ function nextMessageWriter(
   const messageStart = Buffer.from(`{"id":${JSON.stringify(outlet.id)},"type":"next","payload":`);
   return (shared) => {
     shared.payload ??= Buffer.from(JSON.stringify(format(shared.result)));
-    const message = Buffer.concat([messageStart, shared.payload, MESSAGE_END], messageStart.length + shared.payload.length + 1);
-    return sendText(outlet.socket, message);
+    return sendText(outlet.socket, [messageStart, shared.payload, MESSAGE_END], messageStart.length + shared.payload.length + 1);
   };
 }
 
@@ -253,15 +252,50 @@ const SOCKET_BACKLOG_BYTES = 64 * 1024;
  * As graphql-ws sends: nothing once the socket is no longer open. A socket that keeps up is written to without
  * waiting for the write's callback (one promise and one callback fewer per subscriber and event); one that has a
  * backlog makes the write wait until it has taken it, as graphql-ws's own loop always waits.
+ *
+ * The message leaves as the frame ws would write (`textFrame`), in one write to the TCP socket: ws's `send` made a
+ * header buffer, two writes and a cork of its own per frame, and the message had to be joined first. ws still sends
+ * where it could be between frames of its own (a socket with an extension: compression queues frames), where the
+ * TCP socket is not at hand, and a message of 64 KiB or more.
  */
-function sendText(socket: WebSocket, text: Buffer): Promise<void> | undefined {
+function sendText(socket: WebSocket, parts: readonly Buffer[], length: number): Promise<void> | undefined {
   if (socket.readyState !== socket.OPEN) return undefined;
   holdWritesUntilTurnEnds(socket);
-  if (socket.bufferedAmount < SOCKET_BACKLOG_BYTES) {
-    socket.send(text, { binary: false });
-    return undefined;
+  const tcp = tcpOf(socket);
+  const backlogged = socket.bufferedAmount >= SOCKET_BACKLOG_BYTES;
+  if (!tcp || socket.extensions !== '' || length >= MAX_SHORT_FRAME) {
+    const text = Buffer.concat(parts, length);
+    if (!backlogged) return void socket.send(text, { binary: false });
+    return new Promise((resolve, reject) => socket.send(text, { binary: false }, (error) => (error ? reject(error) : resolve())));
   }
-  return new Promise((resolve, reject) => socket.send(text, { binary: false }, (error) => (error ? reject(error) : resolve())));
+  const frame = textFrame(parts, length);
+  if (!backlogged) return void tcp.write(frame);
+  return new Promise((resolve, reject) => tcp.write(frame, (error) => (error ? reject(error) : resolve())));
+}
+
+/** Frames from this length on carry a 64-bit length; rare for a notification, they are left to ws. */
+const MAX_SHORT_FRAME = 65_536;
+
+/**
+ * A server's unfragmented, unmasked text frame of `length` bytes (below MAX_SHORT_FRAME) made of `parts` (RFC 6455,
+ * section 5.2): FIN and opcode 1, then the length in 7 bits, or 126 and the length in 16 bits.
+ */
+function textFrame(parts: readonly Buffer[], length: number): Buffer {
+  const header = length < 126 ? 2 : 4;
+  const frame = Buffer.allocUnsafe(header + length);
+  frame[0] = 0x81;
+  if (header === 2) frame[1] = length;
+  else {
+    frame[1] = 126;
+    frame.writeUInt16BE(length, 2);
+  }
+  let offset = header;
+  for (const part of parts) offset += part.copy(frame, offset);
+  return frame;
+}
+
+function tcpOf(socket: WebSocket): Socket | undefined {
+  return (socket as unknown as { _socket?: Socket })._socket;
 }
 
 /** TCP sockets corked during this turn of the event loop, uncorked together once it ends. */
@@ -270,10 +304,10 @@ const corked = new Set<Socket>();
 /**
  * Several events for one socket in one turn (a read that found a batch) leave in one system call instead of one
  * each: the socket's writes are held (cork) until the turn ends. The write to the kernel was the largest cost of
- * the fan-out profile. ws corks each frame itself; the hold nests around it.
+ * the fan-out profile. Frames that ws writes (it corks each itself) are held the same way.
  */
 function holdWritesUntilTurnEnds(socket: WebSocket): void {
-  const tcp = (socket as unknown as { _socket?: Socket })._socket;
+  const tcp = tcpOf(socket);
   if (!tcp || corked.has(tcp)) return;
   if (corked.size === 0) setImmediate(releaseHeldWrites);
   tcp.cork();
