@@ -94,14 +94,19 @@ test('graphql-ws: a subscription is charged its cost on the same quota and refus
   const params = await connectionParamsOf(t.partner.forSalesUnit('123456') as never);
   // 1 + 1 + 1 + 100 × (1 + 1 + 1 + 3) = 603: 7 points, more than the quota; a cheap one (1 point) is served.
   const costly = 'subscription { paymentEvents { payment { events(first: 100) { edges { cursor node { name timestamp reference } } } } } }';
+  const subscribed = t.app.app.services.paymentEvents.subscriberCount;
   const cheap = new Subscriber(t.baseUrl, params).subscribe('subscription { paymentEvents { __typename } }');
-  const refused = new Subscriber(t.baseUrl, params).subscribe(costly);
+  let refused: Subscriber | undefined;
   try {
-    await socketEventually(() => refused.failure !== undefined, 'the costly subscription to be refused');
+    // The cheap one first: a refused operation is charged too (the test above), so after the costly one even
+    // a cheap one waits for the window to end.
+    await socketEventually(() => t.app.app.services.paymentEvents.subscriberCount > subscribed, 'the cheap subscription to be served');
+    refused = new Subscriber(t.baseUrl, params).subscribe(costly);
+    await socketEventually(() => refused!.failure !== undefined, 'the costly subscription to be refused');
     expect(describeFailure(refused.failure)).toMatch(/"code":"RATE_LIMITED"/);
     expect(cheap.failure).toBeUndefined();
   } finally {
-    await Promise.all([cheap.close(), refused.close()]);
+    await Promise.all([cheap.close(), refused?.close()]);
   }
 });
 
