@@ -127,9 +127,9 @@ export async function cancelPayment(ctx: RequestContext, reference: string, idem
  * job would, and the change then sees an EXPIRED payment and refuses as it would for one the job had swept; the
  * expiry commits with that refusal, so the answer and the stored state agree.
  *
- * Four statements on either face (payment-modification.statement.ts): begin; the key's gate with the payment locked
- * and the projectors' reads; the update, the events, their projectors' rows and the key's record; commit. `mayRecord`
- * names the events the verb may record, so only their projectors' reads are made.
+ * Two statements on either face (payment-modification.statement.ts), sent with the transaction's BEGIN and COMMIT:
+ * the key's gate with the payment locked and the projectors' reads; the update, the events, their projectors' rows and
+ * the key's record. `mayRecord` names the events the verb may record, so only their projectors' reads are made.
  */
 async function modify(
   ctx: RequestContext,

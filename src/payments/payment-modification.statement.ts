@@ -18,10 +18,11 @@ export interface PaymentModificationStatement {
 }
 
 /**
- * A capture, refund or cancel in four statements (`runIdempotentReadWrite`): begin; the key's gate with the payment
- * locked and what the projectors of the events the verb may record read (the settlement ledger's terms for a
- * capture or refund, nothing for a cancel); the payment's update, its events and their projectors' rows with the
- * key's record; commit. The verb's rules stay TypeScript, on the locked payment, between the two.
+ * A capture, refund or cancel in two statements (`runIdempotentReadWrite`), each sent with its end of the
+ * transaction: the key's gate with the payment locked and what the projectors of the events the verb may record read
+ * (the settlement ledger's terms for a capture or refund, nothing for a cancel), with the BEGIN; the payment's update,
+ * its events and their projectors' rows with the key's record, with the COMMIT. The verb's rules stay TypeScript, on
+ * the locked payment, between the two.
  */
 export function paymentModification(msn: string, reference: string, mayRecord: readonly PaymentEventName[]): PaymentModificationStatement {
   const payment = lockedPaymentRead(msn, reference);
