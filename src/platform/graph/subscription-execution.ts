@@ -184,6 +184,8 @@ function writtenAsTheyCome(
   let backlogged = false;
   let end!: { resolve: (result: IteratorResult<ExecutionResult>) => void; reject: (error: unknown) => void };
   const ending = new Promise<IteratorResult<ExecutionResult>>((resolve, reject) => (end = { resolve, reject }));
+  // A failure before graphql-ws first asks for `next()` is not an unhandled rejection: it sees it when it asks.
+  ending.catch(() => undefined);
   const fail = (error: unknown) => {
     if (ended) return;
     ended = true;
