@@ -1,3 +1,4 @@
+import { closingIterator } from './closing-iterator.js';
 import type { DomainEventBus, EventFilter } from './domain-event-bus.js';
 import type { OutboxEvent } from './outbox-event.js';
 
@@ -60,19 +61,17 @@ export function eventStream<T>(bus: DomainEventBus, options: EventStreamOptions<
     if (done || failure) return;
     const event = options.map(outboxEvent);
     if (options.accept && !options.accept(event)) return;
-    if (tapped) {
-      if (tapped.held() < maxBuffered) return tapped.event(event);
-      failure = new SubscriberTooSlowError(maxBuffered);
-      unsubscribe();
-      return tapped.failed(failure);
+    const next = tapped ? undefined : waiting.shift();
+    if (next) return next({ done: false, value: event });
+    // One bound, on what the stream holds for its consumer: its buffer, or what a tap holds.
+    if ((tapped ? tapped.held() : buffered.length) < maxBuffered) {
+      if (tapped) tapped.event(event);
+      else buffered.push(event);
+      return;
     }
-    const next = waiting.shift();
-    if (next) next({ done: false, value: event });
-    else if (buffered.length < maxBuffered) buffered.push(event);
-    else {
-      failure = new SubscriberTooSlowError(maxBuffered);
-      unsubscribe();
-    }
+    failure = new SubscriberTooSlowError(maxBuffered);
+    unsubscribe();
+    tapped?.failed(failure);
   });
 
   const finish = (): IteratorResult<T> => {
@@ -85,29 +84,22 @@ export function eventStream<T>(bus: DomainEventBus, options: EventStreamOptions<
     return { done: true, value: undefined };
   };
 
-  return {
-    next: async () => {
-      if (buffered.length > 0) return { done: false, value: buffered.shift()! };
-      if (failure) {
-        const error = failure;
-        finish();
-        throw error;
-      }
-      if (done) return { done: true, value: undefined };
-      return new Promise((resolve) => waiting.push(resolve));
-    },
-    tap(tap) {
+  const next = async (): Promise<IteratorResult<T>> => {
+    if (buffered.length > 0) return { done: false, value: buffered.shift()! };
+    if (failure) {
+      const error = failure;
+      finish();
+      throw error;
+    }
+    if (done) return { done: true, value: undefined };
+    return new Promise((resolve) => waiting.push(resolve));
+  };
+  // Onto the iterator itself, which its [Symbol.asyncIterator]() returns: the tap must be found there.
+  return Object.assign(closingIterator(next, finish), {
+    tap(tap: EventTap<T>) {
       tapped = tap;
       for (const event of buffered.splice(0)) tap.event(event);
       if (failure) tap.failed(failure);
     },
-    return: async () => finish(),
-    throw: async (error: unknown) => {
-      finish();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+  });
 }

@@ -1,3 +1,5 @@
+import { closingIterator } from './closing-iterator.js';
+
 /** At most this many past events are replayed to a resuming subscriber; further back, it reads the events connection. */
 export const MAX_REPLAYED = 1_000;
 
@@ -22,43 +24,32 @@ export function resumedStream<T>(
   let replay: Promise<T[]> | undefined;
   const replayed = new Set<number>();
   let closed = false;
-  const close = async (): Promise<IteratorResult<T>> => {
+  const close = async () => {
     closed = true;
     await live.return?.();
-    return { done: true, value: undefined };
   };
-  return {
-    next: async () => {
-      if (closed) return { done: true, value: undefined };
-      if (!replay) {
-        replay = past().then((events) => {
-          if (events.length > MAX_REPLAYED) throw new ReplayTooLongError();
-          for (const event of events) replayed.add(idOf(event));
-          return events;
-        });
-      }
-      let events: T[];
-      try {
-        events = await replay;
-      } catch (error) {
-        await close();
-        throw error;
-      }
-      if (events.length > 0) return { done: false, value: events.shift()! };
-      for (;;) {
-        const result = await live.next();
-        if (result.done || closed) return { done: true, value: undefined };
-        const id = idOf(result.value);
-        if (id > after && !replayed.has(id)) return result;
-      }
-    },
-    return: close,
-    throw: async (error: unknown) => {
+  return closingIterator(async () => {
+    if (closed) return { done: true, value: undefined };
+    if (!replay) {
+      replay = past().then((events) => {
+        if (events.length > MAX_REPLAYED) throw new ReplayTooLongError();
+        for (const event of events) replayed.add(idOf(event));
+        return events;
+      });
+    }
+    let events: T[];
+    try {
+      events = await replay;
+    } catch (error) {
       await close();
       throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return this;
-    },
-  };
+    }
+    if (events.length > 0) return { done: false, value: events.shift()! };
+    for (;;) {
+      const result = await live.next();
+      if (result.done || closed) return { done: true, value: undefined };
+      const id = idOf(result.value);
+      if (id > after && !replayed.has(id)) return result;
+    }
+  }, close);
 }

@@ -5,6 +5,7 @@ import type { WebSocket } from 'ws';
 import { contextFor } from '../auth/request-context.js';
 import type { Services } from '../context.js';
 import { forkEm } from '../db/orm.js';
+import { closingIterator } from '../events/closing-iterator.js';
 import { isTappable, type TappableEventStream } from '../events/event-stream.js';
 import type { GraphQLContext } from './graphql-context.js';
 import { ExecutedAhead, type StartedExecution } from './executed-ahead.js';
@@ -129,24 +130,11 @@ export async function subscribeWithFreshContextPerEvent(
       if (backlog) await backlog;
     }
   };
-  const results: AsyncIterableIterator<ExecutionResult> = {
-    next,
-    // Called when the client completes or the socket closes: must end a `next()` that is waiting for an event.
-    return: async () => {
-      ahead?.stop();
-      await iterator.return?.();
-      return { done: true, value: undefined };
-    },
-    throw: async (error: unknown) => {
-      ahead?.stop();
-      await iterator.return?.();
-      throw error;
-    },
-    [Symbol.asyncIterator]() {
-      return results;
-    },
-  };
-  return results;
+  // Closed when the client completes or the socket closes: must end a `next()` that is waiting for an event.
+  return closingIterator(next, async () => {
+    ahead?.stop();
+    await iterator.return?.();
+  });
 }
 
 /** Writes a shared result to the outlet as the `next` message graphql-ws would send; a promise when the socket has a backlog. */
@@ -186,10 +174,15 @@ function writtenAsTheyCome(
   const ending = new Promise<IteratorResult<ExecutionResult>>((resolve, reject) => (end = { resolve, reject }));
   // A failure before graphql-ws first asks for `next()` is not an unhandled rejection: it sees it when it asks.
   ending.catch(() => undefined);
-  const fail = (error: unknown) => {
-    if (ended) return;
+  /** Ends the subscription once: false if it had ended already. */
+  const stop = (): boolean => {
+    if (ended) return false;
     ended = true;
     held.length = 0;
+    return true;
+  };
+  const fail = (error: unknown) => {
+    if (!stop()) return;
     void source.return?.();
     end.reject(error);
   };
@@ -221,28 +214,15 @@ function writtenAsTheyCome(
     failed: fail,
     held: () => held.length,
   });
-  const finish = async (): Promise<IteratorResult<ExecutionResult>> => {
-    if (!ended) {
-      ended = true;
-      held.length = 0;
+  // Closed when the client completes or the socket closes: ends the `next()` graphql-ws is waiting on.
+  return closingIterator(
+    () => ending,
+    async () => {
+      if (!stop()) return;
       await source.return?.();
       end.resolve({ done: true, value: undefined });
-    }
-    return { done: true, value: undefined };
-  };
-  const results: AsyncIterableIterator<ExecutionResult> = {
-    next: () => ending,
-    // Called when the client completes or the socket closes: ends the `next()` graphql-ws is waiting on.
-    return: finish,
-    throw: async (error: unknown) => {
-      await finish();
-      throw error;
     },
-    [Symbol.asyncIterator]() {
-      return results;
-    },
-  };
-  return results;
+  );
 }
 
 const MESSAGE_END = Buffer.from('}');
@@ -262,8 +242,8 @@ const SOCKET_BACKLOG_BYTES = 64 * 1024;
  */
 function sendText(socket: WebSocket, parts: readonly Buffer[], length: number): Promise<void> | undefined {
   if (socket.readyState !== socket.OPEN) return undefined;
-  holdWritesUntilTurnEnds(socket);
   const tcp = tcpOf(socket);
+  holdWritesUntilTurnEnds(tcp);
   const backlogged = socket.bufferedAmount >= SOCKET_BACKLOG_BYTES;
   if (!tcp || socket.extensions !== '' || length >= MAX_SHORT_FRAME) {
     const text = Buffer.concat(parts, length);
@@ -308,8 +288,7 @@ const corked = new Set<Socket>();
  * each: the socket's writes are held (cork) until the turn ends. The write to the kernel was the largest cost of
  * the fan-out profile. Frames that ws writes (it corks each itself) are held the same way.
  */
-function holdWritesUntilTurnEnds(socket: WebSocket): void {
-  const tcp = tcpOf(socket);
+function holdWritesUntilTurnEnds(tcp: Socket | undefined): void {
   if (!tcp || corked.has(tcp)) return;
   if (corked.size === 0) setImmediate(releaseHeldWrites);
   tcp.cork();
