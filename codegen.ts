@@ -37,6 +37,9 @@ const config: CodegenConfig = {
         useTypeImports: true,
         enumsAsTypes: true,
         contextType: '../platform/graph/graphql-context.js#GraphQLContext',
+        // A field declared `@salesUnit` is refused by the admission unless the request acts for one sales unit, so
+        // its resolver gets the narrowed context by type.
+        directiveContextTypes: ['salesUnit#../platform/graph/graphql-context.js#SalesUnitField'],
         scalars: { DateTime: 'string', MinorUnits: 'number', Date: 'string' },
         mappers: await collectMappers(),
         resolversNonOptionalTypename: { interfaceImplementingType: true },

@@ -1,19 +1,45 @@
+import { readdirSync, readFileSync } from 'node:fs';
+
 /**
- * CI (.ci/run) runs this suite once per database. The browser tests (`*.browser.test.ts`: pages in Debian's chromium)
- * test pages, which do not depend on the database, so CI runs them in one pass only and tells the other pass so with
- * PAYGRAPH_BROWSER_TESTS=other-pass. Unset, as in `npm test` on a fresh clone, every test file runs.
+ * CI (.ci/run) runs this suite once per database. A file whose outcome does not depend on the database runs in one
+ * pass only (the PostgreSQL one, whose workers mostly wait on the server, so it has CPU to spare): the browser tests
+ * (`*.browser.test.ts`: pages in Debian's chromium), and every file whose opening docblock declares `@database-free`
+ * (a test of pure code, or of service processes that open no database of the run). The declaration is checked where
+ * the file runs: test/support/test-database.ts refuses to make a database for such a file (scripts/jest-environment.mjs
+ * tells it), so a wrong one fails instead of costing the file its run on the other database.
+ *
+ * CI tells the PGlite pass with PAYGRAPH_DATABASE_FREE_TESTS=other-pass. PAYGRAPH_BROWSER_TESTS=other-pass leaves out
+ * the browser tests alone (a machine without Chromium). Unset, as in `npm test` on a fresh clone, every file runs.
  */
-const browserTests = process.env.PAYGRAPH_BROWSER_TESTS ?? 'here';
-if (!['here', 'other-pass'].includes(browserTests)) {
-  throw new Error(`PAYGRAPH_BROWSER_TESTS must be "other-pass" (CI runs them in its other pass) or unset, got "${browserTests}"`);
+const onePass = (name) => {
+  const value = process.env[name] ?? 'here';
+  if (!['here', 'other-pass'].includes(value))
+    throw new Error(`${name} must be "other-pass" (run in the other pass) or unset, got "${value}"`);
+  return value === 'other-pass';
+};
+const browserTestsElsewhere = onePass('PAYGRAPH_BROWSER_TESTS');
+const databaseFreeElsewhere = onePass('PAYGRAPH_DATABASE_FREE_TESTS');
+
+/** The files under test/ whose docblock, the first thing in the file as jest reads it, carries `@database-free`. */
+function databaseFreeFiles() {
+  const root = new URL('./test/', import.meta.url);
+  return readdirSync(root, { recursive: true })
+    .map(String)
+    .filter((file) => file.endsWith('.test.ts'))
+    .filter((file) => /^\s*\/\*\*(?:(?!\*\/)[\s\S])*@database-free\b/.test(readFileSync(new URL(file, root), 'utf8')));
 }
+const escaped = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** @type {import('jest').Config} */
 export default {
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/scripts/jest-environment.mjs',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', ...(browserTests === 'other-pass' ? ['\\.browser\\.test\\.ts$'] : [])],
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    ...(browserTestsElsewhere || databaseFreeElsewhere ? ['\\.browser\\.test\\.ts$'] : []),
+    ...(databaseFreeElsewhere ? databaseFreeFiles().map((file) => `/test/${escaped(file)}$`) : []),
+  ],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
@@ -33,6 +59,8 @@ export default {
   // cores busy; on PostgreSQL a worker mostly waits (the server, a browser, a delivery: 6.5 min of CPU in a 7.7 min
   // run with two), so three.
   maxWorkers: process.env.DATABASE_URL ? 3 : 2,
+  // Longest file first (test/durations.json), so no long file starts last and holds up the end of a pass.
+  testSequencer: '<rootDir>/scripts/jest-test-sequencer.mjs',
   // Builds the pages' browser bundles (dist/pages/) when their sources changed: the app serves them.
   globalSetup: '<rootDir>/scripts/jest-global-setup.mjs',
 };

@@ -1,37 +1,59 @@
+import { fragmentFanOutDocument, repeatedSelectionDocument } from './graph-documents.js';
 import { percentiles, type Percentiles } from './percentiles.js';
 
 /**
- * issue 20: the hostile document whose 24 fragments each spread the next one twice. Sent over and over by one
- * client while another client reads `/healthz` sequentially: how long the refusal takes, and what the other client
- * waits meanwhile (before the fix: 7-8 s per refusal, and the same for everyone else).
+ * Hostile documents, each sent over and over by one client while another client reads `/healthz` sequentially: how
+ * long a refusal takes, and what the other client waits meanwhile.
+ * - issue 20: the 24-level fragment fan-out (before its fix: 7-8 s per refusal, and the same for everyone else);
+ * - issue 33 (N3): `{ viewer { kind } … }` 740 times (before its fix: 80 ms to 1.1 s of validation per refusal).
+ * A refused document is charged (the most an operation may cost), so the hostile client soon meets its quota and
+ * is refused with 429 instead of 400: both count as refusals. It sends with a token of its own (merchant B's
+ * client), so the quota it spends is not the one the other rows measure with.
  */
-export interface FragmentFanOutBench {
+export interface HostileDocumentBench {
+  document: string;
   refusals: number;
+  /** Of the refusals, those answered 429: the client's quota was spent. */
+  rateLimited: number;
   refuseMs: Percentiles;
   otherClientMs: Percentiles;
   otherClientRequests: number;
 }
 
-export function fanOutDocument(levels = 24): string {
-  const fragments = Array.from({ length: levels }, (_, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`);
-  return [`query FanOut { ...F0 }`, ...fragments, `fragment F${levels} on Query { __typename }`].join('\n');
-}
+export const HOSTILE_DOCUMENTS: readonly { name: string; query: string }[] = [
+  { name: '24-level fragment fan-out (issue 20)', query: fragmentFanOutDocument() },
+  { name: '`viewer { kind }` 740 times (issue 33, N3)', query: repeatedSelectionDocument() },
+];
 
-export async function runFragmentFanOut(
+export async function runHostileDocuments(
   baseUrl: string,
   headers: Record<string, string>,
   options: { durationMs: number },
-): Promise<FragmentFanOutBench> {
-  const body = JSON.stringify({ query: fanOutDocument() });
+): Promise<HostileDocumentBench[]> {
+  const results: HostileDocumentBench[] = [];
+  for (const { name, query } of HOSTILE_DOCUMENTS) results.push(await runOne(baseUrl, headers, name, query, options.durationMs));
+  return results;
+}
+
+async function runOne(
+  baseUrl: string,
+  headers: Record<string, string>,
+  document: string,
+  query: string,
+  durationMs: number,
+): Promise<HostileDocumentBench> {
+  const body = JSON.stringify({ query });
   const refuseMs: number[] = [];
   const otherMs: number[] = [];
-  const until = performance.now() + options.durationMs;
+  let rateLimited = 0;
+  const until = performance.now() + durationMs;
   const hostile = (async () => {
     while (performance.now() < until) {
       const started = performance.now();
       const res = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers, body });
       await res.text();
-      if (res.status !== 400) throw new Error(`the fan-out document was answered ${res.status}, not refused`);
+      if (res.status === 429) rateLimited++;
+      else if (res.status !== 400) throw new Error(`${document} was answered ${res.status}, not refused`);
       refuseMs.push(performance.now() - started);
     }
   })();
@@ -45,21 +67,26 @@ export async function runFragmentFanOut(
   })();
   await Promise.all([hostile, other]);
   return {
+    document,
     refusals: refuseMs.length,
+    rateLimited,
     refuseMs: percentiles(refuseMs),
     otherClientMs: percentiles(otherMs),
     otherClientRequests: otherMs.length,
   };
 }
 
-export function renderFragmentFanOut(result: FragmentFanOutBench): string {
+export function renderHostileDocuments(results: readonly HostileDocumentBench[]): string {
   const ms = (p: Percentiles) => `p50 ${p.p50.toFixed(1)} ms, p99 ${p.p99.toFixed(1)} ms, max ${p.max.toFixed(1)} ms`;
   return [
-    '### Hostile document: 24-level fragment fan-out (issue 20)',
+    '### Hostile documents (issues 20 and 33)',
     '',
-    '| figure | measured |',
-    '|---|---|',
-    `| time to refuse it (${result.refusals} refusals, one after another) | ${ms(result.refuseMs)} |`,
-    `| another client's \`GET /healthz\` meanwhile (${result.otherClientRequests} requests) | ${ms(result.otherClientMs)} |`,
+    '| document | time to refuse it (one after another) | another client’s `GET /healthz` meanwhile |',
+    '|---|---|---|',
+    ...results.map(
+      (r) =>
+        `| ${r.document} | ${ms(r.refuseMs)} (${r.refusals} refusals, ${r.rateLimited} of them 429) | ` +
+        `${ms(r.otherClientMs)} (${r.otherClientRequests} requests) |`,
+    ),
   ].join('\n');
 }

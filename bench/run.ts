@@ -12,14 +12,15 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { format, resolveConfig } from 'prettier';
 import { renderFanOut, runFanOut } from './fan-out.js';
-import { renderFragmentFanOut, runFragmentFanOut } from './fragment-fan-out.js';
+import { renderHostileDocuments, runHostileDocuments } from './fragment-fan-out.js';
 import { renderLedgerRead, runLedgerRead } from './ledger-read.js';
 import { renderWebhookLatency, runWebhookLatency } from './webhook-latency.js';
-import { renderWebhookThroughput, runWebhookThroughput } from './webhook-throughput.js';
+import { REALISTIC_RECEIVERS, renderWebhookThroughput, runWebhookThroughput } from './webhook-throughput.js';
 import { graphqlSucceeded, runLoad, type LoadRequest, type LoadResult } from './load.js';
+import { CAPTURE, CREATE, GET, ORDERS_PAGE, PAGE, SEARCH } from './graph-documents.js';
 import { paymentBody } from './payment-body.js';
 import { renderQrImages, runQrImages } from './qr-images.js';
-import { renderTwoInstanceCreates, runTwoInstanceCreates } from './two-instance-creates.js';
+import { renderInstanceCreates, runInstanceCreates } from './two-instance-creates.js';
 
 const SERVER_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
@@ -28,7 +29,10 @@ const WARM_UP_MS = Number(process.env.BENCH_WARM_UP_MS ?? 1000);
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '../..');
 /** Where Paygraph's build is taken from: this checkout, or another one's (a "before" figure on main). */
 const appRoot = process.env.BENCH_APP_ROOT ?? root;
-/** One row alone: `fragment-fan-out`, `two-instance-creates`, `fan-out` or `fan-out-cross-instance`. */
+/**
+ * One row alone: `fragment-fan-out`, `two-instance-creates`, `three-instance-creates`, `fan-out`,
+ * `fan-out-cross-instance`, `webhook-throughput` or `webhook-realistic`.
+ */
 const only = process.env.BENCH_ONLY;
 
 async function admin(sql: string): Promise<void> {
@@ -74,9 +78,23 @@ async function json(
   return (text ? JSON.parse(text) : {}) as Record<string, string>;
 }
 
-async function main(): Promise<void> {
-  const database = `paygraph_bench_${Date.now()}`;
+/**
+ * `BENCH_DATABASE=<name>` runs on that database, kept afterwards if it existed (the soak's, filled to ten million
+ * payments: bench/soak.ts), created and dropped otherwise; by default a new database of the run's own.
+ */
+async function benchDatabase(): Promise<{ database: string; created: boolean }> {
+  const database = process.env.BENCH_DATABASE ?? `paygraph_bench_${Date.now()}`;
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  await client.connect();
+  const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [database]);
+  await client.end();
+  if (rowCount) return { database, created: false };
   await admin(`create database ${database}`);
+  return { database, created: true };
+}
+
+async function main(): Promise<void> {
+  const { database, created } = await benchDatabase();
   const url = new URL(SERVER_URL);
   url.pathname = `/${database}`;
   const env = { DATABASE_URL: url.toString() };
@@ -108,34 +126,65 @@ async function main(): Promise<void> {
       process.stdout.write(`${renderWebhookThroughput(await runWebhookThroughput(call, url.toString()))}\n`);
       return;
     }
+    // issue 36: the webhook latency row alone (`BENCH_ONLY=webhook-latency`; the soak runs it on its filled database).
+    if (only === 'webhook-latency') {
+      process.stdout.write(`${renderWebhookLatency(await runWebhookLatency(call, headers))}\n`);
+      return;
+    }
+    // issue 33: the same load to receivers answering in 50-150 ms (`BENCH_ONLY=webhook-realistic`).
+    if (only === 'webhook-realistic') {
+      process.stdout.write(`${renderWebhookThroughput(await runWebhookThroughput(call, url.toString(), REALISTIC_RECEIVERS))}\n`);
+      return;
+    }
     const startInstance = async () => {
       const instance = await start('dist/src/main.js', env);
       children.push(instance.child);
       return instance;
     };
     // issue 23: rows that can run alone, each on instances of their own.
+    // issue 36: the same creates from three instances, each fresh beside the one the other rows run on.
+    const instanceCreates = async (count: number, label: string) => {
+      const others = await Promise.all(Array.from({ length: count - 1 }, () => startInstance()));
+      const result = await runInstanceCreates([paygraph, ...others], url.toString(), headers, {
+        durationMs: DURATION_MS,
+        warmUpMs: WARM_UP_MS,
+      });
+      return renderInstanceCreates(result, label);
+    };
     const twoInstanceCreates = () =>
-      startInstance().then((second) =>
-        runTwoInstanceCreates([paygraph, second], url.toString(), headers, { durationMs: DURATION_MS, warmUpMs: WARM_UP_MS }),
-      );
-    const TWO_INSTANCE_LABEL = `Creates from two instances at concurrency 64 (${process.env.BENCH_TWO_INSTANCE_LABEL ?? 'this build'})`;
+      instanceCreates(2, `Creates from two instances at concurrency 64 (${process.env.BENCH_TWO_INSTANCE_LABEL ?? 'this build'})`);
+    const threeInstanceCreates = () =>
+      instanceCreates(3, `Creates from three instances at concurrency 96 (${process.env.BENCH_TWO_INSTANCE_LABEL ?? 'this build'})`);
     // Writes go to the instance the other rows run on; the subscribers sit on a fresh one.
     const crossInstanceFanOut = () => runFanOut(startInstance, headers, { writeUrl: paygraph.baseUrl });
-    if (only === 'two-instance-creates' || only === 'fan-out' || only === 'fan-out-cross-instance') {
+    if (only === 'two-instance-creates' || only === 'three-instance-creates' || only === 'fan-out' || only === 'fan-out-cross-instance') {
       const report =
         only === 'two-instance-creates'
-          ? renderTwoInstanceCreates(await twoInstanceCreates(), TWO_INSTANCE_LABEL)
-          : renderFanOut(only === 'fan-out' ? await runFanOut(startInstance, headers) : await crossInstanceFanOut());
+          ? await twoInstanceCreates()
+          : only === 'three-instance-creates'
+            ? await threeInstanceCreates()
+            : renderFanOut(only === 'fan-out' ? await runFanOut(startInstance, headers) : await crossInstanceFanOut());
       process.stdout.write(`${report}\n`);
       return;
     }
 
-    // issue 20: the hostile document, alone on a quiet instance (`BENCH_ONLY=fragment-fan-out` runs this row only).
+    // issues 20 and 33: the hostile documents, alone on a quiet instance (`BENCH_ONLY=fragment-fan-out` runs this row
+    // only), sent with merchant B's token: a refused document is charged, and the quota spent is not merchant A's.
     const throughputOnly = only === 'throughput';
-    const fragmentFanOut = throughputOnly ? undefined : await runFragmentFanOut(paygraph.baseUrl, headers, { durationMs: DURATION_MS });
-    if (fragmentFanOut) process.stderr.write(`${renderFragmentFanOut(fragmentFanOut)}\n`);
-    if (fragmentFanOut && only === 'fragment-fan-out') {
-      process.stdout.write(`${renderFragmentFanOut(fragmentFanOut)}\n`);
+    const hostileToken = await json(paygraph.baseUrl, 'POST', '/accesstoken/get', {
+      client_id: 'test-client-654321',
+      client_secret: 'test-secret-654321',
+      'Ocp-Apim-Subscription-Key': 'test-key-654321',
+    });
+    const hostileHeaders = {
+      Authorization: `Bearer ${hostileToken.access_token}`,
+      'Ocp-Apim-Subscription-Key': 'test-key-654321',
+      'Content-Type': 'application/json',
+    };
+    const hostile = throughputOnly ? undefined : await runHostileDocuments(paygraph.baseUrl, hostileHeaders, { durationMs: DURATION_MS });
+    if (hostile) process.stderr.write(`${renderHostileDocuments(hostile)}\n`);
+    if (hostile && only === 'fragment-fan-out') {
+      process.stdout.write(`${renderHostileDocuments(hostile)}\n`);
       return;
     }
 
@@ -170,8 +219,14 @@ async function main(): Promise<void> {
       // that minute, while CPU per request is the work the code did.
       const pid = [paygraph, baseline].find((server) => server.baseUrl === baseUrl)?.child.pid;
       const before = processCpuMs(pid);
+      const databaseBefore = await databaseCpu(database);
       const result = await runLoad(baseUrl, { ...options, durationMs: DURATION_MS });
-      return { ...result, cpuMsPerRequest: (processCpuMs(pid) - before) / Math.max(1, result.requests) };
+      const requests = Math.max(1, result.requests);
+      return {
+        ...result,
+        cpuMsPerRequest: (processCpuMs(pid) - before) / requests,
+        databaseCpuMsPerRequest: cpuSince(databaseBefore, await databaseCpu(database)) / requests,
+      };
     };
     // GraphQL answers 200 with `errors` or `userErrors` too: those bodies count as failures, not throughput.
     const runGraph = (next: (i: number) => LoadRequest) => run(paygraph.baseUrl, 200, next, graphqlSucceeded);
@@ -199,25 +254,17 @@ async function main(): Promise<void> {
       path: `/epayment/v1/payments/${capturable[i % capturable.length]}`,
       headers,
     });
-    const CREATE =
-      'mutation($input: CreatePaymentInput!) { createPayment(input: $input) { redirectUrl payment { reference } userErrors { code } } }';
-    const CAPTURE =
-      'mutation($input: CapturePaymentInput!) { capturePayment(input: $input) { payment { state aggregate { authorizedAmount { value } cancelledAmount { value } capturedAmount { value } refundedAmount { value } } } userErrors { code } } }';
-    const GET =
-      'query($r: String!) { payment(reference: $r) { reference pspReference state amount { value currency } aggregate { authorizedAmount { value } cancelledAmount { value } capturedAmount { value } refundedAmount { value } } paymentMethod { type } profile { sub } } }';
-    const PAGE =
-      '{ payments(first: 50) { edges { node { reference state aggregate { capturedAmount { value } } events { edges { node { name amount { value } timestamp } } } } } } }';
-
-    const results: { operation: string; face: string; result: LoadResult & { cpuMsPerRequest?: number } }[] = [];
+    const results: { operation: string; face: string; result: LoadResult & CpuFigures }[] = [];
     // `BENCH_ROWS=get,capture` measures only the operations named (by their first word), to iterate on a few rows.
     const rows = process.env.BENCH_ROWS?.split(',').map((name) => name.trim());
-    const measure = async (operation: string, face: string, work: () => Promise<LoadResult & { cpuMsPerRequest?: number }>) => {
+    const measure = async (operation: string, face: string, work: () => Promise<LoadResult & CpuFigures>) => {
       if (rows && !rows.includes(operation.split(' ')[0]!)) return;
       const result = await work();
       results.push({ operation, face, result });
       process.stderr.write(
         `${operation} ${face}: ${result.perSecond.toFixed(0)}/s p50 ${result.p50Ms.toFixed(1)} ms p99 ${result.p99Ms.toFixed(1)} ms, ` +
-          `${result.failures} failures, ${result.cpuMsPerRequest?.toFixed(2)} CPU ms/request\n`,
+          `${result.failures} failures, ${result.cpuMsPerRequest?.toFixed(2)} CPU ms/request, ` +
+          `${result.databaseCpuMsPerRequest?.toFixed(2)} database CPU ms/request\n`,
       );
     };
 
@@ -244,6 +291,14 @@ async function main(): Promise<void> {
       run(baseline.baseUrl, 200, () => ({ method: 'POST', path: '/page', headers, body: '{}' })),
     );
     await measure('page of 50 payments with events', 'GraphQL', () => runGraph(() => graph(PAGE, {})));
+    // issue 36: searches, one whose matches are few however many payments the merchant has (a reference prefix), one
+    // whose matches are many (a state and an amount). No baseline: the figures to compare are the soak's (bench/soak.ts).
+    await measure('search by reference prefix', 'GraphQL', () =>
+      runGraph(() => graph(SEARCH, { f: { referencePrefix: 'bench-capture-1' } })),
+    );
+    await measure('search by state and amount', 'GraphQL', () =>
+      runGraph(() => graph(SEARCH, { f: { state: ['AUTHORIZED'], amountFrom: 1000 } })),
+    );
 
     if (throughputOnly) {
       process.stdout.write(`${renderTable(results)}\n`);
@@ -252,12 +307,7 @@ async function main(): Promise<void> {
 
     // issue 9: the dashboard's payment page with each payment's order (category, image, receipt: one batch). It has
     // no baseline of its own, so it is reported beside the QR images rather than in the table.
-    const ordersPage = await runGraph(() =>
-      graph(
-        '{ payments(first: 50) { edges { node { reference order { category { category } images { imageId } receipt { receiptNumber } } } } } }',
-        {},
-      ),
-    );
+    const ordersPage = await runGraph(() => graph(ORDERS_PAGE, {}));
     const ordersPageRow =
       `Page of 50 payments with their orders (GraphQL): ${ordersPage.perSecond.toFixed(0)} req/s, p50 ${ordersPage.p50Ms.toFixed(1)} ms, ` +
       `p99 ${ordersPage.p99Ms.toFixed(1)} ms, ${ordersPage.failures} failures (two SQL statements per page, test/graphql/statement-count.test.ts).`;
@@ -278,14 +328,18 @@ async function main(): Promise<void> {
     process.stderr.write(`${renderWebhookLatency(webhookLatency)}\n`);
     const webhookThroughput = await runWebhookThroughput(call, url.toString());
     process.stderr.write(`${renderWebhookThroughput(webhookThroughput)}\n`);
+    const webhookRealistic = await runWebhookThroughput(call, url.toString(), REALISTIC_RECEIVERS);
+    process.stderr.write(`${renderWebhookThroughput(webhookRealistic)}\n`);
 
     // An instance of its own on the same database, so its resident memory shows the subscribers, not the load above.
     const fanOut = await runFanOut(startInstance, headers);
     process.stderr.write(`${renderFanOut(fanOut)}\n`);
     const fanOutCrossInstance = await crossInstanceFanOut();
     process.stderr.write(`${renderFanOut(fanOutCrossInstance)}\n`);
-    const twoInstance = renderTwoInstanceCreates(await twoInstanceCreates(), TWO_INSTANCE_LABEL);
+    const twoInstance = await twoInstanceCreates();
     process.stderr.write(`${twoInstance}\n`);
+    const threeInstance = await threeInstanceCreates();
+    process.stderr.write(`${threeInstance}\n`);
 
     // Last: it adds a million rows to the database the rows above were measured on.
     const ledgerRead = await runLedgerRead(paygraph.baseUrl, baseline.baseUrl, url.toString(), headers);
@@ -299,10 +353,12 @@ async function main(): Promise<void> {
       `### QR images and orders (issue 9)\n\n${renderQrImages(qrImages)}\n\n${ordersPageRow}`,
       renderWebhookLatency(webhookLatency),
       renderWebhookThroughput(webhookThroughput),
+      renderWebhookThroughput(webhookRealistic),
       renderFanOut(fanOut),
       renderFanOut(fanOutCrossInstance),
       `### Creates from two instances (issue 23)\n\n${twoInstance}`,
-      renderFragmentFanOut(fragmentFanOut!),
+      `### Creates from three instances (issue 36)\n\n${threeInstance}`,
+      renderHostileDocuments(hostile!),
       renderLedgerRead(ledgerRead),
     ].join('\n\n');
     process.stdout.write(`${report}\n`);
@@ -310,7 +366,7 @@ async function main(): Promise<void> {
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
-    await admin(`drop database if exists ${database} with (force)`);
+    if (created) await admin(`drop database if exists ${database} with (force)`);
     // An instance still in its graceful shutdown would keep this process alive through its output pipe.
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   }
@@ -332,17 +388,43 @@ function processCpuMs(pid: number | undefined): number {
   }
 }
 
-function renderTable(rows: { operation: string; face: string; result: LoadResult & { cpuMsPerRequest?: number } }[]): string {
+interface CpuFigures {
+  cpuMsPerRequest?: number;
+  /** The database's CPU per request: every client backend connected to the run's database (its pools), from /proc. */
+  databaseCpuMsPerRequest?: number;
+}
+
+/** CPU time so far (ms) of each PostgreSQL backend connected to `database`, by pid (same machine: loopback only). */
+async function databaseCpu(database: string): Promise<Map<number, number>> {
+  const client = new pg.Client({ connectionString: SERVER_URL });
+  await client.connect();
+  const { rows } = await client.query<{ pid: number }>(
+    "select pid from pg_stat_activity where datname = $1 and backend_type = 'client backend' and pid <> pg_backend_pid()",
+    [database],
+  );
+  await client.end();
+  return new Map(rows.map((row) => [row.pid, processCpuMs(row.pid)]));
+}
+
+/** The CPU the backends spent between two readings (a backend that left meanwhile is not counted). */
+function cpuSince(before: Map<number, number>, after: Map<number, number>): number {
+  let ms = 0;
+  for (const [pid, now] of after) ms += now - (before.get(pid) ?? 0);
+  return ms;
+}
+
+function renderTable(rows: { operation: string; face: string; result: LoadResult & CpuFigures }[]): string {
   const lines = [
     '### Throughput and latency',
     '',
     `Targets: REST ≥ ${REST_TARGET} × baseline, GraphQL ≥ ${GRAPH_TARGET} × REST. req/s counts successful requests only.`,
     '',
-    '| operation | face | req/s | p50 ms | p99 ms | failures | server CPU ms/request | vs baseline | GraphQL vs REST | target |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| operation | face | req/s | p50 ms | p99 ms | failures | server CPU ms/request | database CPU ms/request | vs baseline | GraphQL vs REST | target |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const row of rows) {
-    const base = rows.find((r) => r.operation === row.operation && r.face === 'baseline')!.result.perSecond;
+    // A row without a baseline (the searches) has no ratio to it.
+    const base = rows.find((r) => r.operation === row.operation && r.face === 'baseline')?.result.perSecond ?? Number.NaN;
     const rest = rows.find((r) => r.operation === row.operation && r.face === 'REST')?.result.perSecond;
     const r = row.result;
     const vsBase = r.perSecond / base;
@@ -350,7 +432,8 @@ function renderTable(rows: { operation: string; face: string; result: LoadResult
     const target = row.face === 'REST' ? verdict(vsBase, REST_TARGET) : vsRest !== undefined ? verdict(vsRest, GRAPH_TARGET) : '';
     lines.push(
       `| ${row.operation} | ${row.face} | ${r.perSecond.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${r.failures} | ` +
-        `${r.cpuMsPerRequest?.toFixed(2) ?? ''} | ${vsBase.toFixed(2)} | ${vsRest?.toFixed(2) ?? ''} | ${target} |`,
+        `${r.cpuMsPerRequest?.toFixed(2) ?? ''} | ${r.databaseCpuMsPerRequest?.toFixed(2) ?? ''} | ${Number.isNaN(vsBase) ? '' : vsBase.toFixed(2)} | ` +
+        `${vsRest?.toFixed(2) ?? ''} | ${Number.isNaN(vsBase) ? '' : target} |`,
     );
   }
   return lines.join('\n');

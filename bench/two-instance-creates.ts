@@ -4,17 +4,20 @@
  * NOTIFY, each commit took PostgreSQL's one notification-queue lock (a heavyweight `object` lock on database 0, then
  * the `NotifyQueue` LWLock), so every writer of every instance queued there. `BENCH_ONLY=two-instance-creates`
  * runs this row alone; `BENCH_APP_ROOT` starts the instances from another checkout's build (the "before" figures).
+ * issue 36: the same row from three instances (`BENCH_ONLY=three-instance-creates`), each given the same concurrency
+ * as in the two-instance row, so the rows show what a third instance adds and where the waits grow.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { runLoad, type LoadResult } from './load.js';
 import { paymentBody } from './payment-body.js';
 
-const CONCURRENCY = Number(process.env.BENCH_TWO_INSTANCE_CONCURRENCY ?? 64);
+/** Creates in flight per instance: half the two-instance row's concurrency. */
+const PER_INSTANCE = Number(process.env.BENCH_TWO_INSTANCE_CONCURRENCY ?? 64) / 2;
 /** How often pg_stat_activity is sampled during the measured window. */
 const SAMPLE_MS = 5;
 
-export interface TwoInstanceCreatesResult {
+export interface InstanceCreatesResult {
   concurrency: number;
   durationMs: number;
   perInstance: LoadResult[];
@@ -25,30 +28,32 @@ export interface TwoInstanceCreatesResult {
   activeSum: number;
 }
 
+const COUNT_WORDS: Record<number, string> = { 2: 'two', 3: 'three' };
+
 interface Instance {
   baseUrl: string;
 }
 
 /**
- * `instances` are two Paygraph instances on the database `databaseUrl`; `headers` a merchant's credentials (the
- * token is valid on both). Half the concurrency goes to each, for `durationMs` after a warm-up, while another
- * connection samples which of the database's backends wait on a lock.
+ * `instances` are Paygraph instances on the database `databaseUrl`; `headers` a merchant's credentials (the token is
+ * valid on each). Each gets the same concurrency, for `durationMs` after a warm-up, while another connection samples
+ * which of the database's backends wait on a lock.
  */
-export async function runTwoInstanceCreates(
-  instances: [Instance, Instance],
+export async function runInstanceCreates(
+  instances: readonly Instance[],
   databaseUrl: string,
   headers: Record<string, string>,
   options: { durationMs: number; warmUpMs: number },
-): Promise<TwoInstanceCreatesResult> {
+): Promise<InstanceCreatesResult> {
   const create = () => ({
     method: 'POST',
     path: '/epayment/v1/payments',
     headers: { ...headers, 'Idempotency-Key': randomUUID() },
-    body: JSON.stringify(paymentBody(`bench-2i-${randomUUID()}`.slice(0, 50))),
+    body: JSON.stringify(paymentBody(`bench-${instances.length}i-${randomUUID()}`.slice(0, 50))),
   });
   const load = (durationMs: number) =>
     Promise.all(
-      instances.map((instance) => runLoad(instance.baseUrl, { concurrency: CONCURRENCY / 2, durationMs, expectStatus: 201, next: create })),
+      instances.map((instance) => runLoad(instance.baseUrl, { concurrency: PER_INSTANCE, durationMs, expectStatus: 201, next: create })),
     );
   await load(options.warmUpMs);
 
@@ -85,10 +90,10 @@ export async function runTwoInstanceCreates(
   sampling = false;
   await sampling$;
   await sampler.end();
-  return { concurrency: CONCURRENCY, durationMs, perInstance, samples, waits, activeSum };
+  return { concurrency: PER_INSTANCE * instances.length, durationMs, perInstance, samples, waits, activeSum };
 }
 
-export function renderTwoInstanceCreates(r: TwoInstanceCreatesResult, label: string): string {
+export function renderInstanceCreates(r: InstanceCreatesResult, label: string): string {
   const creates = r.perInstance.reduce((sum, result) => sum + result.perSecond, 0);
   const failures = r.perInstance.reduce((sum, result) => sum + result.failures, 0);
   const waiting = [...r.waits.values()].reduce((sum, n) => sum + n, 0);
@@ -100,13 +105,14 @@ export function renderTwoInstanceCreates(r: TwoInstanceCreatesResult, label: str
   const lines = [
     `#### ${label}`,
     '',
-    `REST creates at concurrency ${r.concurrency} (${r.concurrency / 2} per instance) for ${(r.durationMs / 1000).toFixed(1)} s from two ` +
+    `REST creates at concurrency ${r.concurrency} (${r.concurrency / r.perInstance.length} per instance) for ${(r.durationMs / 1000).toFixed(1)} s ` +
+      `from ${COUNT_WORDS[r.perInstance.length] ?? r.perInstance.length} ` +
       `instances on one PostgreSQL; pg_stat_activity sampled ${r.samples} times (every ${SAMPLE_MS} ms) for the database's active backends ` +
       `waiting on a heavyweight lock (Lock) or a lightweight lock (LWLock).`,
     '',
     '| figure | value |',
     '|---|---:|',
-    `| creates per second (both instances) | ${creates.toFixed(0)} (${failures} failed) |`,
+    `| creates per second (${r.perInstance.length === 2 ? 'both' : `all ${COUNT_WORDS[r.perInstance.length] ?? r.perInstance.length}`} instances) | ${creates.toFixed(0)} (${failures} failed) |`,
     ...r.perInstance.map((result, i) => `| instance ${i + 1}: p50 / p99 ms | ${result.p50Ms.toFixed(1)} / ${result.p99Ms.toFixed(1)} |`),
     `| active backends, average | ${avg(r.activeSum).toFixed(1)} |`,
     `| backends waiting on locks, average (backend-seconds per second) | ${avg(waiting).toFixed(2)} |`,

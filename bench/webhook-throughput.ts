@@ -5,6 +5,7 @@
  * second offered), and the first unit with a third registration on a receiver that answers only after
  * `BENCH_WEBHOOK_SLOW_MS` (2 s): it must not hold the fast ones back. Reports delivered per second against offered,
  * the fast receivers' backlog, the lag from the event's request to its receipt, and order violations per payment.
+ * issue 33's row (`REALISTIC_RECEIVERS`) runs the same load with the fast receivers answering in 50-150 ms.
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -27,7 +28,34 @@ const EVENT_ORDER = ['CREATED', 'AUTHORIZED', 'CAPTURED'];
 const BURST_PAYMENTS = Number(process.env.BENCH_WEBHOOK_BURST_PAYMENTS ?? 1000);
 const TIMELINE = process.env.BENCH_WEBHOOK_TIMELINE === '1';
 
+/**
+ * How the fast receivers answer: at once (issue 23's row), or, for issue 33's realistic row, after a delay drawn
+ * uniformly from `answerMs` (a shop's PHP endpoint answers in 100-500 ms, the bench's realistic receivers in 50-150).
+ */
+export interface ReceiverProfile {
+  title: string;
+  answerMs?: readonly [min: number, max: number];
+  /** The slow receiver beside them (a 2 s answer): it must hold back none of them. */
+  slowReceiver: boolean;
+  /** The events written straight into the outbox afterwards (needs the database's URL). */
+  burst: boolean;
+}
+
+export const INSTANT_RECEIVERS: ReceiverProfile = { title: 'Webhook throughput (issue 23)', slowReceiver: true, burst: true };
+
+/** Issue 33 point 12: receivers answering in 50-150 ms, at 200 events a second; the p99 lag's target is under 2 s. */
+export const REALISTIC_RECEIVERS: ReceiverProfile = {
+  title: 'Webhook deliveries to receivers answering in 50-150 ms (issue 33)',
+  answerMs: [50, 150],
+  slowReceiver: true,
+  burst: false,
+};
+
+/** The realistic row's target: p99 of the lag from the event's request to its receipt. */
+export const REALISTIC_P99_LAG_TARGET_MS = 2_000;
+
 export interface WebhookThroughputResult {
+  profile: ReceiverProfile;
   loadSeconds: number;
   eventsOffered: number;
   deliveriesOffered: number;
@@ -62,9 +90,13 @@ interface Receipt {
 }
 
 /** `databaseUrl`, when given, adds the burst: events written straight into the outbox of that database. */
-export async function runWebhookThroughput(call: Call, databaseUrl?: string): Promise<WebhookThroughputResult> {
+export async function runWebhookThroughput(
+  call: Call,
+  databaseUrl?: string,
+  profile: ReceiverProfile = INSTANT_RECEIVERS,
+): Promise<WebhookThroughputResult> {
   const receipts = new Map<string, Receipt[]>();
-  const server = await listen((path, receipt) => {
+  const server = await listen(profile, (path, receipt) => {
     const list = receipts.get(path) ?? [];
     list.push(receipt);
     receipts.set(path, list);
@@ -87,7 +119,7 @@ export async function runWebhookThroughput(call: Call, databaseUrl?: string): Pr
         'Content-Type': 'application/json',
       };
       headersOf.set(msn, headers);
-      const paths = [`/fast/${msn}/a`, `/fast/${msn}/b`, ...(msn === UNITS[0] ? ['/slow'] : [])];
+      const paths = [`/fast/${msn}/a`, `/fast/${msn}/b`, ...(msn === UNITS[0] && profile.slowReceiver ? ['/slow'] : [])];
       for (const path of paths) {
         const events = EVENT_ORDER.map((name) => `epayments.payment.${name.toLowerCase()}.v1`);
         const registered = await call('POST', '/webhooks/v1/webhooks', headers, { url: base + path, events });
@@ -199,8 +231,9 @@ export async function runWebhookThroughput(call: Call, databaseUrl?: string): Pr
       }
     }
     const eventsOffered = [...committed.values()].reduce((a, b) => a + b, 0);
-    const burst = databaseUrl ? await runBurst(databaseUrl, receipts, fastPaths) : undefined;
+    const burst = databaseUrl && profile.burst ? await runBurst(databaseUrl, receipts, fastPaths) : undefined;
     return {
+      profile,
       burst,
       loadSeconds,
       eventsOffered,
@@ -335,20 +368,32 @@ async function runBurst(
 export function renderWebhookThroughput(r: WebhookThroughputResult): string {
   const offeredPerS = r.eventsOffered / r.loadSeconds;
   const ms = (p: Percentiles) => `p50 ${p.p50.toFixed(0)} ms, p99 ${p.p99.toFixed(0)} ms, max ${p.max.toFixed(0)} ms`;
+  const answer = r.profile.answerMs ? `, answering in ${r.profile.answerMs[0]}-${r.profile.answerMs[1]} ms` : '';
+  // The commit lies between the event's request start and its response: the p99 lag lies between the two bounds.
+  const [upper, lower] = [r.lagFromRequest.p99, r.lagFromResponse.p99];
+  const lagVerdict =
+    upper < REALISTIC_P99_LAG_TARGET_MS ? 'met' : lower < REALISTIC_P99_LAG_TARGET_MS ? 'met by the lower bound only' : '**missed**';
+  const p99Target = r.profile.answerMs
+    ? [
+        `| p99 commit-to-receipt lag (between the bounds), target under ${REALISTIC_P99_LAG_TARGET_MS / 1000} s | ` +
+          `${(lower / 1000).toFixed(2)}-${(upper / 1000).toFixed(2)} s: ${lagVerdict} |`,
+      ]
+    : [];
   return [
-    '### Webhook throughput (issue 23)',
+    `### ${r.profile.title}`,
     '',
     '| figure | measured |',
     '|---|---|',
     `| payment events committed (two sales units, ${r.loadSeconds.toFixed(1)} s) | ${r.eventsOffered} (${offeredPerS.toFixed(0)}/s; ${r.failedRequests} failed flows) |`,
-    `| deliveries offered to the four fast registrations | ${r.deliveriesOffered} (${(r.deliveriesOffered / r.loadSeconds).toFixed(0)}/s) |`,
+    `| deliveries offered to the four fast registrations${answer} | ${r.deliveriesOffered} (${(r.deliveriesOffered / r.loadSeconds).toFixed(0)}/s) |`,
     `| delivered per second during the load (fast) | ${r.deliveredPerSecond.toFixed(0)}/s |`,
     `| backlog (fast): max, at the load's end | ${r.backlogMax}, ${r.backlogAtEnd} |`,
     `| drained after the load | ${r.drainMs === null ? `**not within ${DRAIN_MS / 1000} s** (${r.fastDelivered} of ${r.deliveriesOffered})` : `${r.drainMs.toFixed(0)} ms`} |`,
     `| commit-to-receipt lag, upper bound: from the event's request start (fast) | ${ms(r.lagFromRequest)} |`,
     `| commit-to-receipt lag, lower bound: from the event's response (fast) | ${ms(r.lagFromResponse)} |`,
     `| order violations (one payment's events out of order at a receiver), duplicates | ${r.orderViolations}, ${r.duplicates} |`,
-    `| slow receiver (answers after ${SLOW_MS} ms) | ${r.slowReceived} of ${r.slowOffered} received |`,
+    ...p99Target,
+    ...(r.profile.slowReceiver ? [`| slow receiver (answers after ${SLOW_MS} ms) | ${r.slowReceived} of ${r.slowOffered} received |`] : []),
     ...(r.burst
       ? [
           `| burst: ${BURST_PAYMENTS} payments' events written into the outbox at once, ${r.burst.deliveries} fast deliveries | ` +
@@ -359,7 +404,8 @@ export function renderWebhookThroughput(r: WebhookThroughputResult): string {
   ].join('\n');
 }
 
-function listen(onEvent: (path: string, receipt: Receipt) => void): Promise<Server> {
+function listen(profile: ReceiverProfile, onEvent: (path: string, receipt: Receipt) => void): Promise<Server> {
+  const [min, max] = profile.answerMs ?? [0, 0];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -372,6 +418,7 @@ function listen(onEvent: (path: string, receipt: Receipt) => void): Promise<Serv
         if (!res.destroyed) res.writeHead(200).end();
       };
       if (path === '/slow') setTimeout(answer, SLOW_MS);
+      else if (max > 0) setTimeout(answer, min + Math.random() * (max - min));
       else answer();
     });
   });

@@ -1,41 +1,41 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import type { LedgerTransactionType, Resolvers, TestClockErrorCode } from '../src/generated/graphql.js';
 import { scoped } from '../src/platform/auth/tenancy.js';
-import type { RequestContext } from '../src/platform/context.js';
+import type { SalesUnitContext } from '../src/platform/context.js';
 import { ledgerCallerOf, type LedgerCaller } from '../src/ledgers/ledger-access.js';
 import { AppError } from '../src/platform/errors/app-error.js';
 import { cursorsOf, idKeyset, keysetPage, toGlobalId } from '../src/platform/graph/relay.js';
 import { toGraphQLError, userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { toPaymentViewAt } from '../src/payments/payment.view.js';
 import { ledgerByIdLoader, ledgerTransactionsByPaymentIdLoader, paymentByIdLoader } from '../src/ledgers/ledger.loaders.js';
-import { checkDate, findCoveredLedger, ledgerTransactionsPage, ledgersPage } from '../src/ledgers/ledger.service.js';
+import { findCoveredLedger, ledgerTransactionsPage, ledgersPage } from '../src/ledgers/ledger.service.js';
 import { advanceTestClock } from '../src/ledgers/test-clock.service.js';
+import { DATE_REASON, storableDate } from '../src/platform/validation/storable-time.js';
 
 const TEST_CLOCK_ERROR_CODES = userErrorCodes<TestClockErrorCode>({ VALIDATION_FAILED: true, FORBIDDEN_IN_PRODUCTION: true });
 
 function date(value: unknown): string {
-  try {
-    const checked = typeof value === 'string' ? checkDate('Date', value) : undefined;
-    if (checked) return checked;
-  } catch {
-    // reported below
-  }
-  throw new GraphQLError('Date must be a date (YYYY-MM-DD)', { extensions: { code: 'BAD_USER_INPUT' } });
+  const checked = typeof value === 'string' ? storableDate(value) : undefined;
+  if (checked) return checked;
+  throw new GraphQLError(`Date: ${DATE_REASON}`, { extensions: { code: 'BAD_USER_INPUT' } });
 }
 
-/** A calendar date, YYYY-MM-DD (a ledger date). */
+/**
+ * A calendar date, YYYY-MM-DD (a ledger date). A date written in the document is checked, naming its field, by the
+ * validation rule every face runs (storable-times.ts); variables here.
+ */
 const LedgerDateScalar = new GraphQLScalarType({
   name: 'Date',
   serialize: date,
   parseValue: date,
   parseLiteral: (ast) => {
     if (ast.kind !== Kind.STRING) throw new GraphQLError('Date must be a string', { extensions: { code: 'BAD_USER_INPUT' } });
-    return date(ast.value);
+    return ast.value;
   },
 });
 
 /** The graph acts for one sales unit: its ledger, when the caller's keys cover it. */
-function callerOf(request: RequestContext): LedgerCaller {
+function callerOf(request: SalesUnitContext): LedgerCaller {
   return ledgerCallerOf(request, scoped(request).msn);
 }
 

@@ -1,5 +1,6 @@
 import type { ManagementErrorCode, Resolvers, ViewerKind } from '../src/generated/graphql.js';
 import { AppError } from '../src/platform/errors/app-error.js';
+import { MSN_PATTERN } from '../src/platform/auth/header-rules.js';
 import { cursorsOf, idKeyset, keysetPage, newestFirst, toGlobalId, type Keyset } from '../src/platform/graph/relay.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { Partner } from '../src/merchants/partner.entity.js';
@@ -46,8 +47,8 @@ const textKeyset = <T>(keyOf: (row: T) => string, pattern: RegExp): Keyset<T, st
   read: ([key, ...rest]) => (typeof key === 'string' && pattern.test(key) && rest.length === 0 ? key : undefined),
 });
 const byOrgno = textKeyset((m: { orgno: string }) => m.orgno, /^\d{9}$/);
-const byMsn = textKeyset((u: { msn: string }) => u.msn, /^\d{4,6}$/);
-const byConnectedMsn = textKeyset((c: { unit: { msn: string } }) => c.unit.msn, /^\d{4,6}$/);
+const byMsn = textKeyset((u: { msn: string }) => u.msn, MSN_PATTERN);
+const byConnectedMsn = textKeyset((c: { unit: { msn: string } }) => c.unit.msn, MSN_PATTERN);
 const byPartnerId = textKeyset((c: { partnerId: string }) => c.partnerId, /^\S{1,100}$/);
 const byEndpoint = textKeyset((item: { endpoint: string }) => item.endpoint, /^[A-Z]+ \S+$/);
 const byPricePackageId = textKeyset(

@@ -1,5 +1,5 @@
 import type { ApiClientOwnerKind, CaptureType, OperatorErrorCode, Resolvers } from '../src/generated/graphql.js';
-import { createApiClient, retireSecret, rotateSecret } from '../src/operator/api-clients.service.js';
+import { createApiClient, retireSecret, rotateSecret, type OwnedClientKind } from '../src/operator/api-clients.service.js';
 import {
   connectSalesUnit,
   createMerchant,
@@ -11,8 +11,10 @@ import {
   setMerchantConsent,
   type OperatorCall,
 } from '../src/operator/onboarding.service.js';
-import type { ApiClientKind } from '../src/platform/auth/api-client.entity.js';
-import type { RequestContext } from '../src/platform/context.js';
+import type { RequestContext, Services } from '../src/platform/context.js';
+import { pruneHistory, pruneNow, type PruneCall } from '../src/operator/data-lifecycle.service.js';
+import { registerDocuments } from '../src/operator/trusted-documents.service.js';
+import type { PruneResult } from '../src/platform/lifecycle/retention.js';
 import { AppError } from '../src/platform/errors/app-error.js';
 import { forbiddenFieldsError } from '../src/platform/graph/principal-fields.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
@@ -27,7 +29,7 @@ const OPERATOR_ERRORS = userErrorCodes<OperatorErrorCode>({
   ORG_NUMBER_NOT_ACTIVE: true,
 });
 
-const OWNER_KINDS: Record<ApiClientOwnerKind, Exclude<ApiClientKind, 'operator'>> = {
+const OWNER_KINDS: Record<ApiClientOwnerKind, OwnedClientKind> = {
   MERCHANT: 'merchant',
   PARTNER: 'partner',
   PSP: 'psp',
@@ -46,8 +48,32 @@ function operatorCall(request: RequestContext, field: string): OperatorCall {
 
 const run = <T extends object>(action: () => Promise<T>) => withUserErrors(OPERATOR_ERRORS, action);
 
+/** The prune as the operator runs it: by the service's clock (a test moves it), with every module's rules. */
+function pruneCall(request: RequestContext, services: Services, field: string): PruneCall {
+  operatorCall(request, field);
+  return { em: request.em, config: services.config, rules: services.retention ?? [], now: services.clock.now() };
+}
+
+const pruneResult = (result: PruneResult) => ({
+  ...result,
+  method: result.method === 'partitions' ? ('PARTITIONS' as const) : ('BATCHES' as const),
+  cutoff: result.cutoff.toISOString(),
+});
+
 export const operatorResolvers: Resolvers = {
+  PruneDataPayload: {
+    recentRuns: async (_, { first }, { request }) =>
+      (await pruneHistory(request.em, first ?? 20)).map((r) => ({ ...r, cutoff: r.cutoff.toISOString(), ranAt: r.ranAt.toISOString() })),
+  },
   Mutation: {
+    pruneData: (_, { input }, { request, services }) =>
+      run(async () => {
+        const call = pruneCall(request, services, 'pruneData');
+        const results = await pruneNow(call, { dryRun: input.dryRun === true, kinds: input.kinds ?? undefined });
+        return { results: results.map(pruneResult) };
+      }),
+    registerTrustedDocuments: (_, { input }, { request }) =>
+      run(async () => registerDocuments(operatorCall(request, 'registerTrustedDocuments'), input.manifest)),
     createPartner: (_, { input }, { request }) =>
       run(async () => {
         const partner = await createPartner(operatorCall(request, 'createPartner'), { name: input.name, id: input.partnerId ?? undefined });
@@ -98,7 +124,7 @@ export const operatorResolvers: Resolvers = {
       run(async () => {
         const call = operatorCall(request, 'createApiClient');
         const issued = await createApiClient(call, { kind: OWNER_KINDS[input.ownerKind], id: input.ownerId }, input.clientId ?? undefined);
-        if (issued.kind === 'operator') throw new Error('an operator client was issued through the graph');
+        if (issued.ownerId === null) throw new Error('a client owned by nobody was issued as an owned one');
         return {
           apiClient: {
             clientId: issued.clientId,
@@ -108,6 +134,11 @@ export const operatorResolvers: Resolvers = {
             ownerId: issued.ownerId,
           },
         };
+      }),
+    createWalletClient: (_, { input }, { request }) =>
+      run(async () => {
+        const issued = await createApiClient(operatorCall(request, 'createWalletClient'), { kind: 'wallet' }, input.clientId ?? undefined);
+        return { walletClient: { clientId: issued.clientId, clientSecret: issued.clientSecret, subscriptionKey: issued.subscriptionKey } };
       }),
     createPsp: (_, { input }, { request }) =>
       run(async () => {

@@ -1,3 +1,4 @@
+import { withoutNulls } from '../src/platform/validation/without-nulls.js';
 import type { OrderErrorCode, OrderPaymentType, Resolvers } from '../src/generated/graphql.js';
 import { orderByPaymentIdLoader } from '../src/orders/order.loaders.js';
 import { categoryRequest, imageRequest, receiptRequest, type PaymentType, type ReceiptDocument } from '../src/orders/order.schemas.js';
@@ -80,16 +81,3 @@ export const orderResolvers: Resolvers = {
     order: (p, _, { request }) => request.loaders.get(orderByPaymentIdLoader).load(p.id),
   },
 };
-
-/** GraphQL gives absent optional input fields as absent, but a client may send null: REST's schema treats both as absent. */
-function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([, v]) => v !== null)
-        .map(([k, v]) => [k, withoutNulls(v)]),
-    );
-  }
-  return value;
-}

@@ -1,8 +1,10 @@
+import { paymentAllowances } from '../src/payments/payment-allowances.js';
 import type { Resolvers } from '../src/generated/graphql.js';
 import { cursorsOf, idKeyset, keysetPage, newestFirst as newestFirstOf, toGlobalId } from '../src/platform/graph/relay.js';
 import { getPayment } from '../src/payments/payment.service.js';
 import { listPayments } from '../src/payments/payment.queries.js';
 import { paymentSearchCriteria, searchKey } from '../src/payments/payment-search.js';
+import { paymentOutcomeByIdLoader } from '../src/payments/payment.loaders.js';
 import { listPaymentEvents } from '../src/payments/payment-event.queries.js';
 import type { PaymentView } from '../src/payments/payment.view.js';
 import { AppError } from '../src/platform/errors/app-error.js';
@@ -32,6 +34,8 @@ export const paymentResolvers: Resolvers = {
   },
   Payment: {
     id: (p) => toGlobalId('Payment', p.id),
+    outcome: (p, _, { services, request }) =>
+      request.loaders.get(paymentOutcomeByIdLoader).load({ msn: p.msn, id: p.id, now: services.testClocks.of(p.msn).now() }),
     amount: (p) => money(p.amount, p.currency),
     aggregate: (p) => ({
       authorizedAmount: money(p.authorizedAmount, p.currency),
@@ -39,8 +43,14 @@ export const paymentResolvers: Resolvers = {
       capturedAmount: money(p.capturedAmount, p.currency),
       refundedAmount: money(p.refundedAmount, p.currency),
     }),
+    allowedActions: (p) => {
+      const allowed = paymentAllowances(p);
+      return { capture: money(allowed.capturable, p.currency), refund: money(allowed.refundable, p.currency), cancel: allowed.cancel };
+    },
     paymentMethod: (p) => ({ type: p.paymentMethodType, cardBin: p.cardBin }),
     profile: (p) => ({ sub: p.profileSub, paymentId: p.id }),
+    shippingDetails: (p) => p.shippingDetails && { ...p.shippingDetails, shippingCost: money(p.shippingDetails.shippingCost, p.currency) },
+    userDetails: (p) => p.userDetails,
     metadata: (p) => Object.entries(p.metadata ?? {}).map(([key, value]) => ({ key, value })),
     events: async (p, { first, after }, { request }) => {
       const page = keysetPage({ first, after }, idKeyset, 50, cursorsOf('Payment.events', request, { parent: p.id }));

@@ -11,12 +11,11 @@ import {
 } from '../src/psp/psp-payment.queries.js';
 import { initiatePspPayment, pspLandingUrl, pspOf, transactionSummary } from '../src/psp/psp-payment.service.js';
 import { subscribeToPspPaymentChanges } from '../src/psp/psp-payment.subscription.js';
-import { pspSalesUnitsByMsnLoader } from '../src/psp-signup/signup.queries.js';
-import { createMerchantBody, updateMerchantBody } from '../src/psp-signup/signup.schemas.js';
-import { createSignupMerchant, getSignupMerchant, listSignupMerchants, updateSignupMerchant } from '../src/psp-signup/signup.service.js';
+import { withoutNulls } from '../src/platform/validation/without-nulls.js';
 import { queueStatusUpdates } from '../src/psp/psp-status-update.service.js';
 
-const PSP_ERROR_CODES = userErrorCodes<PspErrorCode>({
+/** The PSP's one error shape (PspUserError), which its merchant signup (psp-signup.ts) reports too. */
+export const PSP_ERROR_CODES = userErrorCodes<PspErrorCode>({
   VALIDATION_FAILED: true,
   PSP_MERCHANT_NOT_ACTIVE: true,
   PSP_TRANSACTION_EXISTS: true,
@@ -32,11 +31,6 @@ const PSP_ERROR_CODES = userErrorCodes<PspErrorCode>({
   IDEMPOTENCY_CONFLICT: true,
 });
 
-/** The graph's optional inputs come as null; the REST bodies leave such fields out. */
-function withoutNulls<T extends object>(input: T): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null && value !== undefined));
-}
-
 const createdKeyset = newestFirst<CreatedKey>();
 
 /** Thin: arguments -> PSP services -> payloads. Every read is the calling PSP's, of the request's sales unit. */
@@ -47,23 +41,8 @@ export const pspResolvers: Resolvers = {
       const page = keysetPage({ first, after }, createdKeyset, 20, cursorsOf('Query.pspPayments', request));
       return page.connection(await listPspPayments(request, { limit: page.limit, after: page.after }));
     },
-    pspMerchants: (_, __, { request }) => listSignupMerchants(request),
   },
   Mutation: {
-    signUpPspMerchant: (_, { input }, { request }) =>
-      withUserErrors(PSP_ERROR_CODES, async () => {
-        const { idempotencyKey, address, ...fields } = input;
-        const command = createMerchantBody.parse({ ...withoutNulls(fields), address: withoutNulls(address) });
-        const msn = await createSignupMerchant(request, command, idempotencyKey);
-        return { merchant: await getSignupMerchant(request, msn) };
-      }),
-    updatePspMerchant: (_, { input }, { request }) =>
-      withUserErrors(PSP_ERROR_CODES, async () => {
-        const { merchantSerialNumber, address, ...fields } = input;
-        const command = updateMerchantBody.parse({ ...withoutNulls(fields), ...(address ? { address: withoutNulls(address) } : {}) });
-        await updateSignupMerchant(request, merchantSerialNumber, command);
-        return { merchant: await getSignupMerchant(request, merchantSerialNumber) };
-      }),
     initiatePspPayment: (_, { input }, { request }) =>
       withUserErrors(PSP_ERROR_CODES, async () => {
         pspOf(request);
@@ -72,7 +51,7 @@ export const pspResolvers: Resolvers = {
     updatePspStatus: (_, { input }, { request }) =>
       withUserErrors(PSP_ERROR_CODES, async () => {
         pspOf(request);
-        const transactions = updateStatusBody.parse({ transactions: input.transactions.map(withoutNulls) });
+        const transactions = updateStatusBody.parse(withoutNulls({ transactions: input.transactions }));
         return { queued: await queueStatusUpdates(request, transactions) };
       }),
   },
@@ -98,12 +77,6 @@ export const pspResolvers: Resolvers = {
     createdAt: (p) => p.createdAt.toISOString(),
     summary: (p) => transactionSummary(p),
     log: (p, _, { request }) => request.loaders.get(pspPaymentLogByPaymentIdLoader).load(p.id),
-  },
-  PspMerchant: {
-    merchantSerialNumber: (m) => m.msn,
-    createdAt: (m) => m.createdAt.toISOString(),
-    updatedAt: (m) => m.updatedAt.toISOString(),
-    salesUnits: (m, _, { request }) => request.loaders.get(pspSalesUnitsByMsnLoader).load(m.msn),
   },
   PspTransactionLogEntry: {
     timeStamp: (entry) => entry.occurredAt.toISOString(),

@@ -1,7 +1,7 @@
 import type { QrCodeImageFormat, QrErrorCode, Resolvers } from '../src/generated/graphql.js';
 import { scoped } from '../src/platform/auth/tenancy.js';
 import { eventStream } from '../src/platform/events/event-stream.js';
-import type { RequestContext } from '../src/platform/context.js';
+import type { RequestContext, SalesUnitContext } from '../src/platform/context.js';
 import { cursorsOf, keysetPage, type Keyset } from '../src/platform/graph/relay.js';
 import { userErrorCodes, withUserErrors } from '../src/platform/graph/user-errors.js';
 import { AppError } from '../src/platform/errors/app-error.js';
@@ -33,7 +33,7 @@ const byQrId: Keyset<QrRow, string> = {
   read: ([id, ...rest]) => (typeof id === 'string' && rest.length === 0 ? id : undefined),
 };
 
-async function qrPage(request: RequestContext, kind: QrKind, first: number | null | undefined, after: string | null | undefined) {
+async function qrPage(request: SalesUnitContext, kind: QrKind, first: number | null | undefined, after: string | null | undefined) {
   const page = keysetPage(
     { first, after },
     byQrId,

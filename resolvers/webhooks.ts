@@ -115,13 +115,13 @@ export const webhookResolvers: Resolvers = {
         await deleteWebhook(request, input.id);
         return { deletedWebhookId: input.id };
       }),
-    redeliverWebhookDelivery: (_, { input }, { request }) =>
+    redeliverWebhookDelivery: (_, { input }, { request, services }) =>
       withUserErrors(WEBHOOK_ERROR_CODES, async () => ({
-        delivery: await redeliverWebhookDelivery(request, deliveryKey(input.deliveryId)),
+        delivery: await redeliverWebhookDelivery(request, deliveryKey(input.deliveryId), services.clock),
       })),
-    redeliverFailedWebhookDeliveries: (_, { input }, { request }) =>
+    redeliverFailedWebhookDeliveries: (_, { input }, { request, services }) =>
       withUserErrors(WEBHOOK_ERROR_CODES, async () => ({
-        redelivered: await redeliverFailedWebhookDeliveries(request, input.webhookId),
+        redelivered: await redeliverFailedWebhookDeliveries(request, input.webhookId, services.clock),
       })),
   },
 };

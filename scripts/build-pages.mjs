@@ -4,6 +4,7 @@
 // Runs in `npm run build` (so `npm start`) and in jest's global set-up (so `npm test`); skips the work when the
 // sources are older than the manifest. `--force` rebuilds regardless.
 import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +42,7 @@ async function upToDate() {
       await newestMtime(sourceDir),
       // The wallet script shares the outcome words with the server (src/pages/kit/payment-outcome.ts).
       (await stat(join(root, 'src/pages/kit/payment-outcome.ts'))).mtimeMs,
+      (await stat(join(root, 'src/pages/dashboard-documents.ts'))).mtimeMs,
       (await stat(join(root, 'package-lock.json'))).mtimeMs,
       (await stat(fileURLToPath(import.meta.url))).mtimeMs,
     ];
@@ -48,6 +50,23 @@ async function upToDate() {
   } catch {
     return false;
   }
+}
+
+/**
+ * The dashboard's documents by id, from src/pages/dashboard-documents.ts (the list the service registers as trusted
+ * documents at start): bundled for Node in memory and imported, so the ids are computed by the one function.
+ */
+async function dashboardDocuments() {
+  const bundled = await build({
+    entryPoints: [join(root, 'src/pages/dashboard-documents.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    write: false,
+    logLevel: 'warning',
+  });
+  const module = await import(`data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0].text).toString('base64')}`);
+  return module.dashboardDocuments();
 }
 
 const COMPRESSIBLE = /\.(js|css|json|svg|ttf|map)$/;
@@ -58,6 +77,7 @@ export async function buildPages({ force = false } = {}) {
   const started = Date.now();
   await rm(outDir, { recursive: true, force: true });
   await mkdir(outDir, { recursive: true });
+  const documents = await dashboardDocuments();
   const result = await build({
     entryPoints: entries,
     outdir: outDir,
@@ -74,7 +94,11 @@ export async function buildPages({ force = false } = {}) {
     assetNames: '[name]-[hash]',
     jsx: 'automatic',
     loader: { '.ttf': 'file', '.woff': 'file', '.woff2': 'file' },
-    define: { 'process.env.NODE_ENV': '"production"' },
+    // The bundle names each of the dashboard's documents by its id (src/pages/client/shared/graph.ts).
+    define: {
+      'process.env.NODE_ENV': '"production"',
+      __DOCUMENT_IDS__: JSON.stringify(Object.fromEntries([...documents].map(([id, text]) => [text, id]))),
+    },
     tsconfig: join(sourceDir, 'tsconfig.json'),
     metafile: true,
     logLevel: 'warning',
@@ -82,7 +106,8 @@ export async function buildPages({ force = false } = {}) {
   const manifest = { entries: {} };
   for (const [file, output] of Object.entries(result.metafile.outputs)) {
     if (!output.entryPoint) continue;
-    const name = Object.entries(entries).find(([, path]) => relative(root, path) === output.entryPoint)?.[0];
+    // esbuild names an entry by its real path: node_modules may be a link (a git worktree sharing another's).
+    const name = Object.entries(entries).find(([, path]) => relative(root, realpathSync(path)) === output.entryPoint)?.[0];
     if (!name) continue;
     manifest.entries[name] = {
       script: relative(outDir, join(root, file)),
@@ -90,6 +115,8 @@ export async function buildPages({ force = false } = {}) {
       imports: output.imports.filter((i) => i.kind === 'import-statement').map((i) => relative(outDir, join(root, i.path))),
     };
   }
+  // The dashboard's manifest, in graphql-codegen's client preset format ({ id: document }): what the service registers.
+  await writeFile(join(outDir, 'dashboard-documents.json'), `${JSON.stringify(Object.fromEntries(documents), null, 2)}\n`);
   let bytes = 0;
   for (const entry of await readdir(outDir, { withFileTypes: true })) {
     if (!entry.isFile() || !COMPRESSIBLE.test(entry.name)) continue;

@@ -1,3 +1,6 @@
+import { backfillPositions } from './platform/events/event-sequencer.js';
+import { registerDashboardDocuments } from './pages/dashboard.page.js';
+import { prepareRetention, pruneJob } from './platform/lifecycle/prune.job.js';
 import type { Server } from 'node:http';
 import { systemClock, type Clock } from './platform/clock.js';
 import { TestClocks } from './platform/test-clocks.js';
@@ -7,11 +10,12 @@ import { forkEm, openBackgroundLane, openDatabase, type DatabaseOptions, type Or
 import { notificationListener } from './platform/events/notification-listener.js';
 import { dispatchOutbox } from './platform/events/outbox-dispatcher.job.js';
 import { DOMAIN_EVENT_CHANNEL, DomainEventBus } from './platform/events/domain-event-bus.js';
-import { commitWakeSubscriber } from './platform/events/commit-wake.js';
-import { eventProjectors, projectionSubscriber } from './platform/events/event-projectors.js';
+import { eventProjectors } from './platform/events/event-projectors.js';
 import { eventTypes } from './platform/events/event-types.js';
-import { createGraphQLServer } from './platform/graph/graphql-http.js';
+import { createGraphQLServer, type GraphQLServerOptions } from './platform/graph/graphql-http.js';
 import { attachSubscriptionServer } from './platform/graph/graphql-ws.js';
+import { HttpSubscriptions } from './platform/graph/http-subscriptions.js';
+import { SharedExecutions } from './platform/graph/subscription-sharing.js';
 import { NodeRegistry } from './platform/graph/node-registry.js';
 import { buildSchema } from './platform/graph/schema.js';
 import { modules as allModules } from './modules.js';
@@ -38,6 +42,8 @@ export interface AppOptions {
   modules?: readonly DomainModule[];
   /** The embedded in-memory database's starting point (tests: a dump of a migrated database). */
   pglite?: DatabaseOptions['pglite'];
+  /** Apollo Server plugins beside the graph's own (tests: one that counts the operations Apollo Server runs). */
+  graphPlugins?: GraphQLServerOptions['plugins'];
 }
 
 export interface App {
@@ -53,9 +59,19 @@ export interface App {
   /**
    * SIGTERM's graceful stop: takes no new traffic (`/readyz` 503, the listening socket closed), tells subscribers to
    * reconnect elsewhere (1012 Service Restart), lets requests in flight finish (until `deadlineMs`), finishes the
-   * deliveries it has claimed so no lease outlives it, then closes.
+   * deliveries it has claimed so no lease outlives it, then closes. Resolves with what it did.
    */
-  shutdown(deadlineMs: number): Promise<void>;
+  shutdown(deadlineMs: number): Promise<ShutdownReport>;
+}
+
+/** What a graceful stop did, for its last log line. */
+export interface ShutdownReport {
+  /** Subscribers' sockets closed with 1012 Service Restart. */
+  subscriptionSockets: number;
+  /** Requests still unanswered at the deadline, whose connections were cut; false: every one was answered. */
+  requestsCut: boolean;
+  /** Whether this instance ran the background jobs (PAYGRAPH_RUN_JOBS), which it stopped. */
+  jobsStopped: boolean;
 }
 
 /** The background lane's pool: the outbox fan-out, a claim and a batch of records at once, and one to spare. */
@@ -81,16 +97,16 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   const clock = options.clock ?? systemClock;
   const testClocks = new TestClocks(clock);
   if (config.env === 'test') await testClocks.load(forkEm(orm));
-  for (const each of new Set([orm, lane])) each.em.getEventManager().registerSubscriber(projectionSubscriber);
   for (const module of modules) {
     for (const definition of module.eventTypes ?? []) eventTypes.register(definition);
     for (const projector of module.projectors ?? []) eventProjectors.register(projector);
     for (const kind of module.callbackKinds ?? []) callbackKinds.register(kind);
   }
+  // Events older than positions get theirs before this instance serves a resume (event-sequencer.ts); the release
+  // before, serving meanwhile, reads by id and needs none.
+  await backfillPositions(forkEm(orm));
   const events = new DomainEventBus(orm, notificationListener(orm, config.databaseUrl, DOMAIN_EVENT_CHANNEL));
-  // A commit carrying events wakes this instance's bus and dispatcher at once, with no work inside the transaction.
-  // The lane commits events too: a callback's outcome (a PSP payment reserved) is recorded there.
-  for (const each of new Set([orm, lane])) each.em.getEventManager().registerSubscriber(commitWakeSubscriber(() => events.committedHere()));
+  events.hearCommitsOf(orm, lane);
   await events.start();
   const nodes = new NodeRegistry<RequestContext>();
   for (const module of modules) if (module.nodes) nodes.register(module.nodes);
@@ -103,11 +119,14 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     testClocks,
     salesUnits: coverageOf(modules),
     events,
-    paymentEvents: events,
     nodes,
     rateLimiter,
     metrics,
+    retention: modules.flatMap((m) => m.retention ?? []),
   };
+  // The days ahead of a time-partitioned table exist before anything is written to it.
+  await prepareRetention(services, services.retention!);
+  for (const gauge of modules.flatMap((m) => m.gauges?.(services) ?? [])) metrics.addDatabaseGauge(gauge);
   const jobRun = metrics.jobRun.bind(metrics);
   // Each module seeds its own fixed data of the test environment, in the order of the list (merchants before the
   // ledgers and PSP sales units that name them).
@@ -119,6 +138,8 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
     }
   }
 
+  await registerDashboardDocuments(forkEm(orm), clock.now());
+
   const router = new Router();
   for (const module of modules) {
     const declared = module.routes?.(services) ?? [];
@@ -127,26 +148,31 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
   }
   router.addPages(frontPageRoute(config, () => router.declaredInterfaces));
   const schema = buildSchema(modules.flatMap((m) => m.resolvers ?? []));
-  const apollo = await createGraphQLServer(services, schema);
+  const apollo = await createGraphQLServer(services, schema, { plugins: options.graphPlugins });
   const scheduler = new Scheduler(
     [
       // Another instance may have moved a unit's test clock: every run first reads where each unit's time is.
-      ...(config.env === 'test' ? [{ name: 'read-test-clocks', run: () => testClocks.load(forkEm(orm)) }] : []),
+      ...(config.env === 'test'
+        ? [{ name: 'read-test-clocks', run: () => testClocks.load(forkEm(orm)), nextDueFor: () => Promise.resolve(null) }]
+        : []),
       ...modules.flatMap((m) => m.jobs?.(services) ?? []),
+      pruneJob(services, services.retention!),
     ],
     config.jobIntervalMs,
     jobRun,
   );
   services.runJobsNow = () => scheduler.runOnce();
+  services.nextJobDueFor = (msn) => scheduler.nextDueFor(msn);
   const instanceJobs = new Scheduler(
     modules.flatMap((m) => m.instanceJobs?.(services) ?? []),
     config.flushIntervalMs,
     jobRun,
   );
   // Deliveries run apart from expiry, never waiting behind it, and apart from the outbox fan-out, so a claim never
-  // waits for a dispatch. A committed event (this instance's commit, or one the bus found from another instance) wakes the fan-out, which wakes the deliveries when
-  // it made some; recorded outcomes wake them too, so the next event of a stream goes out at once, not at the next
-  // tick. Outbound callbacks, recorded with an event, are woken by its commit too, else by the tick.
+  // waits for a dispatch. A committed event (this instance's commit, or one the bus found from another instance) wakes
+  // the fan-out, which wakes the deliveries when it made some; recorded outcomes wake them too, so the next event of a
+  // stream goes out at once, not at the next tick. Outbound callbacks, recorded with an event, are woken by its commit
+  // too, else by the tick.
   const background: Services = { ...services, orm: lane };
   const channels = [callbackChannel(background), ...modules.flatMap((m) => m.deliveryChannels?.(background) ?? [])];
   const deliveries = new DeliveryEngine(background, channels, () => deliveryJobs.wake());
@@ -173,10 +199,18 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
 
   const observers = modules.flatMap((m) => (m.requestObserver ? [m.requestObserver(services)] : []));
   const limitedRoutes = new Map(modules.flatMap((m) => m.rateLimitedRoutes ?? []).map((r) => [`${r.method} ${r.pattern}`, r]));
-  const http = createHttpServer(services, router, apollo, observers, limitedRoutes);
+  // One subscription executor for every transport: an event's execution for an operation is shared by its
+  // subscribers on sockets and on HTTP streams alike.
+  const sharing = new SharedExecutions(services);
+  const streams = new HttpSubscriptions(services, schema, sharing);
+  const http = createHttpServer(services, router, { apollo, streams }, observers, limitedRoutes);
   const server = http.server;
-  const subscriptions = attachSubscriptionServer(server, services, schema);
-  metrics.openSubscriptions = () => subscriptions.openSockets();
+  const subscriptions = attachSubscriptionServer(server, services, schema, sharing);
+  metrics.openSubscriptions = () => subscriptions.openSockets() + streams.openStreams();
+  metrics.subscriptionFanOut = () => {
+    const socket = subscriptions.fanOut();
+    return { executions: socket.executions, notifications: socket.notifications + streams.sent.notifications };
+  };
   if (config.runJobs) {
     scheduler.start();
     webhookJobs.start();
@@ -220,11 +254,15 @@ export async function createApp(config: Config, options: AppOptions = {}): Promi
       await closeRest();
     },
     shutdown: async (deadlineMs) => {
-      const draining = http.drain(deadlineMs);
+      const subscriptionSockets = subscriptions.openSockets();
+      const started = performance.now();
+      // The drain cuts connections only once the deadline passed.
+      const draining = http.drain(deadlineMs).then(() => performance.now() - started >= deadlineMs);
       await subscriptions.close({ code: 1012, reason: 'Service Restart' }, deadlineMs);
-      await draining;
+      const requestsCut = await draining;
       await stopWork();
       await closeRest();
+      return { subscriptionSockets, requestsCut, jobsStopped: config.runJobs };
     },
   };
 }

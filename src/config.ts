@@ -10,6 +10,16 @@ export interface QueryLimits {
   maxDocumentBytes: number;
   /** graphql-js stops parsing a document with more tokens than this, before any rule walks it. */
   maxTokens: number;
+  /**
+   * Fields a document selects, each fragment counted where it is spread, checked before validation: validation's
+   * work grows with the selections it compares, which fragments multiply (document-bounds.ts).
+   */
+  maxFields: number;
+  /**
+   * Fields with selections of their own that share one response name in one selection set (fragments merged), checked
+   * before validation: graphql-js compares every pair of them, so 740 times `viewer { kind }` took 80 ms to 1.1 s.
+   */
+  maxRepeatedSelections: number;
 }
 
 /**
@@ -22,6 +32,8 @@ export const defaultQueryLimits: QueryLimits = {
   maxCost: 50_000,
   maxDocumentBytes: 32 * 1024,
   maxTokens: 3_000,
+  maxFields: 500,
+  maxRepeatedSelections: 10,
 };
 
 export type PaygraphEnv = 'test' | 'production';
@@ -34,7 +46,7 @@ export interface Config {
   publicUrl: string;
   /** HMAC key for access tokens. Tests and the test environment may use the built-in development key. */
   tokenSecret: string;
-  /** Access token lifetime: 1 hour in test, 24 hours in production (FACTS §3). */
+  /** Access token lifetime: 1 hour in test, 24 hours in production (FACTS §3, §14.5); `PAYGRAPH_TOKEN_LIFETIME_SECONDS` overrides. */
   tokenLifetimeSeconds: number;
   /** How often the expiry job looks for payments nobody acted on, and the webhook outbox for new events and due deliveries. */
   jobIntervalMs: number;
@@ -43,6 +55,12 @@ export interface Config {
    * requests only: for API-only replicas beside worker replicas, and for tests that count one request's SQL.
    */
   runJobs: boolean;
+  /**
+   * `required`: every graph operation, on every transport, must be a registered document named by its id
+   * (`PAYGRAPH_TRUSTED_DOCUMENTS`, README "Trusted documents"); `optional` (the default): documents are sent as text,
+   * or named by the id of a registered one.
+   */
+  trustedDocuments: 'optional' | 'required';
   /**
    * How often every instance, whether or not it runs jobs, writes what it holds in memory to the database (API
    * quality counts): what a crash of the instance can lose.
@@ -60,6 +78,11 @@ export interface Config {
   /** Outbound webhook deliveries: how long to wait for a receiver, and how to retry one that fails. */
   webhooks: WebhookSettings;
   /**
+   * How long a claimed delivery is leased (renewed while its POST is in flight); unset, its kind's timeout and a
+   * margin. A shorter lease lets another instance take over a stopped one's deliveries sooner.
+   */
+  deliveryLeaseMs?: number;
+  /**
    * How long the PSP has to answer its make-payment callback before the payment is FAILED (FACTS §6: 15 s). Settable
    * so a test of the timeout need not wait the real 15 s.
    */
@@ -70,6 +93,46 @@ export interface Config {
   shutdownTimeoutMs: number;
   /** How long a rotated client secret keeps working beside the new one, unless retired sooner by a command. */
   secretOverlapMs: number;
+  /** When a payment needs someone to look at it (the graph's `paymentsNeedingAttention`, the dashboard, the gauge). */
+  attention: AttentionThresholds;
+  /** How long each kind of data that only serves delivery, replays or reports is kept (README, Data lifecycle). */
+  retention: RetentionSettings;
+}
+
+/** What the prune keeps; each figure has its variable (README, Data lifecycle). */
+export interface RetentionSettings {
+  /** Deliveries and attempts are kept for the webhook retry window plus this much history. */
+  deliveryHistoryMs: number;
+  /** Idempotency records: at least 24 hours (a modification's key is answered from its payment's events after it). */
+  idempotencyWindowMs: number;
+  /** API quality counts: the days they cover. */
+  apiQualityDays: number;
+  /** A consent record after its data access ended (168 hours after approval): the proof that sharing was consented. */
+  consentRecordMs: number;
+  /** Personal data on a payment (Express shippingDetails, the profile link behind userDetails) after the payment ended. */
+  paymentPersonalDataMs: number;
+  /** How often an instance prunes (each prune is bounded batches; instances may prune at once). */
+  pruneIntervalMs: number;
+  /** Rows one bounded delete removes, its own statement and commit. */
+  pruneBatchRows: number;
+  /** Daily partitions of a time-partitioned table created ahead of today. */
+  partitionsAhead: number;
+}
+
+/**
+ * How long each reason may last before the payment needs attention. Webhook ages are measured on the sales unit's
+ * clock from the event's time, so a test clock moves them; retries of a failing receiver go on meanwhile.
+ */
+export interface AttentionThresholds {
+  /** An AUTHORIZED payment whose authorized webhook is not acknowledged (failing, or held back) this long after it. */
+  authorizedWebhookMs: number;
+  /** A capture whose webhook is not acknowledged this long after it. */
+  captureWebhookMs: number;
+  /**
+   * A CREATED payment this long past its expiry and still not expired: the expiry job (every job interval) is behind
+   * or not running anywhere.
+   */
+  expiryOverdueMs: number;
 }
 
 /** A number of points a key may spend per window. */
@@ -87,7 +150,7 @@ export interface RateLimitSettings {
   modifications: RateLimitPolicy;
   /** ePayment get payment and get events per reference and subscription key (FACTS §1.9: 120 a minute). */
   reads: RateLimitPolicy;
-  /** Refused client secrets at the token endpoint, per client id. */
+  /** Client secrets checked and refused (the token endpoint, checkout), per client id and caller address. */
   secretFailures: RateLimitPolicy;
   /** A graph operation of this cost costs one point (at least one point each). */
   graphCostPerPoint: number;
@@ -104,6 +167,8 @@ export interface SocketLimits {
   connectionInitWaitMs: number;
   /** Subscriptions open at once on one socket; one more is refused with a graphql-ws error. */
   maxSubscriptions: number;
+  /** Bytes a socket may leave unread across all its subscriptions; past this it is closed (1013) and its subscriptions end. */
+  maxUnsentBytes: number;
 }
 
 export interface WebhookSettings {
@@ -114,6 +179,26 @@ export interface WebhookSettings {
   maxRetryDelayMs: number;
   /** How long after its event a delivery is still retried before it is marked failed (FACTS §2: 7 days). */
   retryWindowMs: number;
+}
+
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+
+function loadRetention(env: NodeJS.ProcessEnv): RetentionSettings {
+  const idempotencyWindowMs = parseInterval('PAYGRAPH_IDEMPOTENCY_WINDOW_MS', env.PAYGRAPH_IDEMPOTENCY_WINDOW_MS ?? String(7 * DAY_MS));
+  if (idempotencyWindowMs < DAY_MS) throw new ConfigError(`PAYGRAPH_IDEMPOTENCY_WINDOW_MS must be at least 24 hours (${DAY_MS})`);
+  const partitionsAhead = parseInterval('PAYGRAPH_PARTITIONS_AHEAD', env.PAYGRAPH_PARTITIONS_AHEAD ?? '14');
+  if (partitionsAhead < 2) throw new ConfigError('PAYGRAPH_PARTITIONS_AHEAD must be at least 2');
+  return {
+    deliveryHistoryMs: parseInterval('PAYGRAPH_DELIVERY_HISTORY_MS', env.PAYGRAPH_DELIVERY_HISTORY_MS ?? String(30 * DAY_MS)),
+    idempotencyWindowMs,
+    apiQualityDays: parseInterval('PAYGRAPH_API_QUALITY_DAYS', env.PAYGRAPH_API_QUALITY_DAYS ?? '90'),
+    consentRecordMs: parseInterval('PAYGRAPH_CONSENT_RECORD_MS', env.PAYGRAPH_CONSENT_RECORD_MS ?? String(5 * 365 * DAY_MS)),
+    paymentPersonalDataMs: parseInterval('PAYGRAPH_PAYMENT_PERSONAL_DATA_MS', env.PAYGRAPH_PAYMENT_PERSONAL_DATA_MS ?? String(30 * DAY_MS)),
+    pruneIntervalMs: parseInterval('PAYGRAPH_PRUNE_INTERVAL_MS', env.PAYGRAPH_PRUNE_INTERVAL_MS ?? String(HOUR_MS)),
+    pruneBatchRows: parseInterval('PAYGRAPH_PRUNE_BATCH_ROWS', env.PAYGRAPH_PRUNE_BATCH_ROWS ?? '1000'),
+    partitionsAhead,
+  };
 }
 
 const DEVELOPMENT_TOKEN_SECRET = 'paygraph-test-environment-token-key-not-for-production';
@@ -143,10 +228,14 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
     env: paygraphEnv,
     publicUrl,
     tokenSecret,
-    tokenLifetimeSeconds: paygraphEnv === 'test' ? 3600 : 86400,
+    tokenLifetimeSeconds: parseSeconds(
+      'PAYGRAPH_TOKEN_LIFETIME_SECONDS',
+      env.PAYGRAPH_TOKEN_LIFETIME_SECONDS ?? (paygraphEnv === 'test' ? '3600' : '86400'),
+    ),
     // It bounds the delay from commit to webhook delivery (median about half of it); the polls are index lookups.
     jobIntervalMs: parseInterval('PAYGRAPH_JOB_INTERVAL_MS', env.PAYGRAPH_JOB_INTERVAL_MS ?? '250'),
     runJobs: env.PAYGRAPH_RUN_JOBS !== 'false',
+    trustedDocuments: parseTrustedDocuments(env.PAYGRAPH_TRUSTED_DOCUMENTS ?? 'optional'),
     flushIntervalMs: parseInterval('PAYGRAPH_FLUSH_INTERVAL_MS', env.PAYGRAPH_FLUSH_INTERVAL_MS ?? '2000'),
     logRequests: env.PAYGRAPH_LOG_REQUESTS !== 'false',
     graphqlLimits: defaultQueryLimits,
@@ -156,6 +245,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
       maxFrameBytes: 1024 * 1024,
       connectionInitWaitMs: parseInterval('PAYGRAPH_WS_INIT_TIMEOUT_MS', env.PAYGRAPH_WS_INIT_TIMEOUT_MS ?? '5000'),
       maxSubscriptions: parseInterval('PAYGRAPH_WS_MAX_SUBSCRIPTIONS', env.PAYGRAPH_WS_MAX_SUBSCRIPTIONS ?? '100'),
+      maxUnsentBytes: parseBytes('PAYGRAPH_WS_MAX_UNSENT_BYTES', env.PAYGRAPH_WS_MAX_UNSENT_BYTES ?? String(8 * 1024 * 1024)),
     },
     shutdownTimeoutMs: parseInterval('PAYGRAPH_SHUTDOWN_TIMEOUT_MS', env.PAYGRAPH_SHUTDOWN_TIMEOUT_MS ?? '25000'),
     metricsPort: parsePort(env.METRICS_PORT ?? '9464', 'METRICS_PORT'),
@@ -169,8 +259,26 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
         env.PAYGRAPH_WEBHOOK_RETRY_WINDOW_MS ?? String(7 * 24 * 60 * 60 * 1000),
       ),
     },
+    ...(env.PAYGRAPH_DELIVERY_LEASE_MS
+      ? { deliveryLeaseMs: parseInterval('PAYGRAPH_DELIVERY_LEASE_MS', env.PAYGRAPH_DELIVERY_LEASE_MS) }
+      : {}),
     pspCallbackTimeoutMs: parseInterval('PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS', env.PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS ?? '15000'),
+    attention: {
+      authorizedWebhookMs: parseInterval(
+        'PAYGRAPH_ATTENTION_AUTHORIZED_WEBHOOK_MS',
+        env.PAYGRAPH_ATTENTION_AUTHORIZED_WEBHOOK_MS ?? '900000',
+      ),
+      captureWebhookMs: parseInterval('PAYGRAPH_ATTENTION_CAPTURE_WEBHOOK_MS', env.PAYGRAPH_ATTENTION_CAPTURE_WEBHOOK_MS ?? '900000'),
+      expiryOverdueMs: parseInterval('PAYGRAPH_ATTENTION_EXPIRY_OVERDUE_MS', env.PAYGRAPH_ATTENTION_EXPIRY_OVERDUE_MS ?? '60000'),
+    },
+    retention: loadRetention(env),
   };
+}
+
+function parseTrustedDocuments(value: string): Config['trustedDocuments'] {
+  if (value !== 'optional' && value !== 'required')
+    throw new ConfigError(`PAYGRAPH_TRUSTED_DOCUMENTS must be "optional" or "required", got "${value}"`);
+  return value;
 }
 
 /**
@@ -247,6 +355,18 @@ function parsePort(value: string, name = 'PORT'): number {
     throw new ConfigError(`${name} must be an integer from 0 to 65535, got "${value}"`);
   }
   return port;
+}
+
+function parseBytes(name: string, value: string): number {
+  const bytes = Number(value);
+  if (!Number.isInteger(bytes) || bytes < 1) throw new ConfigError(`${name} must be a positive integer of bytes, got "${value}"`);
+  return bytes;
+}
+
+function parseSeconds(name: string, value: string): number {
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 1) throw new ConfigError(`${name} must be a positive integer of seconds, got "${value}"`);
+  return seconds;
 }
 
 function parseInterval(name: string, value: string): number {

@@ -15,6 +15,11 @@ export function logRequest(line: RequestLogLine): void {
   );
 }
 
+/** Something worth knowing that is no failure of ours (a client that went away or broke the protocol). */
+export function logInfo(message: string, fields: Record<string, unknown> = {}): void {
+  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: message, ...fields })}\n`);
+}
+
 export function logError(message: string, error: unknown, fields: Record<string, unknown> = {}): void {
   const detail = error instanceof Error ? { error: error.message, stack: error.stack } : { error: String(error) };
   process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: message, ...fields, ...detail })}\n`);

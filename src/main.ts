@@ -1,5 +1,6 @@
 import { createApp } from './app.js';
-import { loadConfig } from './config.js';
+import { loadConfig, type Config } from './config.js';
+import { listenForMetrics } from './platform/observability/metrics-endpoint.js';
 import { shutdownTelemetry } from './platform/observability/telemetry-shutdown.js';
 import { exitOnStartupFailure } from './startup-failure.js';
 import { testMerchantClients, testPartner, testPsp } from './merchants/merchants.seed.js';
@@ -12,17 +13,21 @@ const config = (() => {
     return exitOnStartupFailure(error);
   }
 })();
+// Before the database opens: a taken metrics port is known at once.
+const metricsEndpoint = await listenForMetrics(config.metricsPort).catch((error: unknown) => metricsUnavailable(config, error));
 const app = await createApp(config).catch(exitOnStartupFailure);
 const port = await app.listen(config.port).catch(exitOnStartupFailure);
-await app.metrics.serve(config.metricsPort).catch((error: unknown) => {
-  const code = (error as { code?: unknown }).code;
-  process.stderr.write(`paygraph: METRICS_PORT: cannot listen (${String(code)}: ${(error as Error).message})\n`);
-  process.exit(1);
-});
+metricsEndpoint?.serve(app.metrics);
 const database = config.databaseUrl ? 'PostgreSQL (DATABASE_URL)' : `PGlite in ${config.dataDir}`;
-process.stdout.write(
-  `${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg: 'listening', port, env: config.env, database, publicUrl: config.publicUrl, dashboard: `${config.publicUrl}/dashboard` })}\n`,
-);
+logInfo('listening', {
+  port,
+  env: config.env,
+  database,
+  publicUrl: config.publicUrl,
+  dashboard: `${config.publicUrl}/dashboard`,
+  metrics: metricsEndpoint ? `port ${metricsEndpoint.port}, /metrics` : 'off',
+  jobs: config.runJobs ? `running, every ${config.jobIntervalMs} ms` : 'off (PAYGRAPH_RUN_JOBS=false)',
+});
 if (config.env === 'test') {
   process.stdout.write(
     [
@@ -45,9 +50,47 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
+    const started = performance.now();
+    logInfo('stopping', {
+      signal,
+      drain: `readyz answers 503 and no new connection is taken; requests in flight get up to ${config.shutdownTimeoutMs} ms`,
+    });
     void app
       .shutdown(config.shutdownTimeoutMs)
+      .then(async (report) => {
+        await metricsEndpoint?.close();
+        logInfo('stopped', {
+          signal,
+          durationMs: Math.round(performance.now() - started),
+          requests: report.requestsCut
+            ? `cut after ${config.shutdownTimeoutMs} ms (PAYGRAPH_SHUTDOWN_TIMEOUT_MS): some were still in flight`
+            : 'every request in flight answered',
+          subscriptions: `${report.subscriptionSockets} socket(s) closed with 1012 Service Restart (clients reconnect elsewhere)`,
+          jobs: report.jobsStopped ? 'stopped; claimed deliveries finished' : 'not run here (PAYGRAPH_RUN_JOBS=false)',
+          metrics: metricsEndpoint ? `port ${metricsEndpoint.port} closed` : 'off',
+        });
+      })
       .then(shutdownTelemetry)
       .finally(() => process.exit(0));
   });
+}
+
+function logInfo(msg: string, fields: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'info', msg, ...fields })}\n`);
+}
+
+/**
+ * METRICS_PORT held by another process: production refuses to start (one line, exit 1), as for any configuration it
+ * cannot honour; the test environment (a developer's machine, where a second checkout may hold 9464) starts without
+ * metrics and says so once.
+ */
+function metricsUnavailable(settings: Config, error: unknown): undefined {
+  const code = String((error as { code?: unknown }).code);
+  const reason = `METRICS_PORT: cannot listen on ${settings.metricsPort} (${code}: ${(error as Error).message})`;
+  if (settings.env === 'production') {
+    process.stderr.write(`paygraph: ${reason}\n`);
+    process.exit(1);
+  }
+  process.stderr.write(`paygraph: warning: ${reason}; metrics are off (the test environment starts anyway, production refuses)\n`);
+  return undefined;
 }

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import type { CheckoutSession } from './checkout-session.entity.js';
 import type { CheckoutSessionRequest, ContactDetails, SessionAddress } from './checkout-session.types.js';
 
 /** What the checkout page's form posts (every value as typed). */
@@ -14,6 +16,8 @@ export interface BuyerForm {
   shippingOptionId?: string;
   customConsent?: string;
   walletPhone?: string;
+  /** The price version of the session the page showed (`priceVersion`): its Pay form carries it. */
+  priceVersion?: string;
 }
 
 export const BUYER_FIELDS = [
@@ -29,6 +33,7 @@ export const BUYER_FIELDS = [
   'shippingOptionId',
   'customConsent',
   'walletPhone',
+  'priceVersion',
 ] as const satisfies readonly (keyof BuyerForm)[];
 
 export type FieldErrors = Partial<Record<keyof BuyerForm, string[]>>;
@@ -96,4 +101,25 @@ export function formFromBody(body: URLSearchParams): BuyerForm {
     if (value !== null) form[name] = value;
   }
   return form;
+}
+
+/**
+ * The version of what the buyer is asked to pay: the order's amount and the merchant's shipping prices, the two
+ * things the merchant may change (`PATCH`) while the buyer has the page open. The page's Pay form carries the
+ * version it was rendered with; the buyer's own steps (an address, a chosen option) leave it as it was.
+ */
+export function priceVersion(session: Pick<CheckoutSession, 'amount' | 'currency' | 'request'>): string {
+  const options = (session.request.logistics?.fixedOptions ?? []).map((o) => [o.id, o.amount?.value ?? 0]);
+  return createHash('sha256')
+    .update(JSON.stringify([session.currency, session.amount, options]))
+    .digest('base64url')
+    .slice(0, 22);
+}
+
+/**
+ * The page the buyer pays from showed other prices than the session has now (the merchant changed them meanwhile):
+ * the buyer never saw what Pay would approve. A Pay without a version (not sent from the page) is not checked.
+ */
+export function pricesChangedSinceShown(session: Pick<CheckoutSession, 'amount' | 'currency' | 'request'>, form: BuyerForm): boolean {
+  return form.priceVersion !== undefined && form.priceVersion !== priceVersion(session);
 }

@@ -5,24 +5,28 @@ import { contextFor } from '../platform/auth/request-context.js';
 import { salesUnitScope } from '../platform/auth/tenancy-scope.js';
 import type { Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
+import { ApprovalDeclined } from '../payments/test-failure-triggers.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { LiveState } from '../platform/events/wait-for-state.js';
 import { MAX_AMOUNT } from '../payments/payment.rules.js';
 import { readPayment } from '../payments/payment.read-model.js';
 import { createPayment } from '../payments/payment.service.js';
 import { awaitsUser } from '../payments/payment-expiry.js';
-import { lockPaymentForVerb } from '../payments/payment-for-verb.js';
+import { runPaymentVerb, type VerbDecision } from '../payments/payment-for-verb.js';
+import type { Payment } from '../payments/payment.entity.js';
 import { abortPayment, authorizePayment } from '../payments/payment-user.transitions.js';
 import { SalesUnit } from '../merchants/sales-unit.entity.js';
 import { testUserApproves } from '../wallet/test-user-approval.js';
 import { UserProfile } from '../user-profiles/user-profile.entity.js';
 import { checkoutPageLiveState } from './checkout-page.live-state.js';
 import { CheckoutSession } from './checkout-session.entity.js';
-import { expireSessionIfOverdue } from './checkout-session.expiry.js';
+import { expireSessionIfOverdue, isSessionOverdue } from './checkout-session.expiry.js';
 import { moveSession } from './checkout-session.recorder.js';
 import type { BillingDetails, LogisticsOption, OfferedShipping, SessionAddress, ShippingDetails } from './checkout-session.types.js';
 import type { SessionPayment } from './checkout-session.view.js';
-import { checkBuyerForm, type BuyerForm, type FieldErrors } from './checkout-buyer.rules.js';
+import { checkBuyerForm, pricesChangedSinceShown, type BuyerForm, type FieldErrors } from './checkout-buyer.rules.js';
+import { checkoutTotal } from './checkout-page.live-state.js';
+import { formatAmount } from '../pages/kit/money-format.js';
 import { asksForShipping, fixedOffer, shippingOffer } from './checkout-shipping.service.js';
 
 /** What the buyer's page shows of a session: only what the buyer may see (no merchant secrets). */
@@ -112,36 +116,68 @@ export async function payCheckout(services: Services, token: string, form: Buyer
     return { ok: false, ...(page ? { page } : {}), form, message: `This order cannot be paid: ${error.message}.` };
   }
   if (initiated) return initiated;
+  try {
+    return await approveInitiated(services, token, form);
+  } catch (error) {
+    // A failure trigger of the test environment (the total the buyer approves): nothing was written, the session
+    // stays PaymentInitiated and its payment CREATED, so the buyer may try again.
+    if (!(error instanceof ApprovalDeclined)) throw error;
+    const page = await findCheckoutPage(services, token);
+    return { ok: false, ...(page ? { page } : {}), form, message: error.failure.words };
+  }
+}
+
+/** Step two of paying: the test user approves the session's payment. */
+async function approveInitiated(services: Services, token: string, form: BuyerForm): Promise<BuyerOutcome> {
   return forkEm(services.orm).transactional(async (em) => {
     const session = await em.findOne(CheckoutSession, { pageToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!session) return { ok: false, message: 'This checkout link is not valid.' };
     const now = services.testClocks.of(session.msn).now();
     if (session.state !== 'PaymentInitiated') return refused(services, em, session, 'This checkout can no longer be paid.');
-    const found = await lockPaymentForVerb(em, { msn: session.msn, reference: session.reference }, now);
-    if (!found) throw new Error(`Session ${session.id} is PaymentInitiated without its payment`);
-    const { payment } = found;
-    if (expireSessionIfOverdue(em, session, payment, now) || found.expiredNow) {
-      await em.flush();
-      return refused(services, em, session, 'This checkout has expired.');
-    }
-    if (!awaitsUser(payment, now)) return refused(services, em, session, 'This payment can no longer be approved.');
-    const approved = await testUserApproves(
-      em,
-      { phoneNumber: form.walletPhone ?? '', channel: 'page', act: 'approve', customerPhoneNumber: payment.customerPhoneNumber },
-      now,
+    if (pricesChangedSinceShown(session, form)) return { ...(await priceChanged(services, em, session)), form };
+    const step = await runPaymentVerb(
+      { em, clock: services.clock },
+      {
+        payment: { msn: session.msn, reference: session.reference },
+        time: now,
+        mayRecord: ['AUTHORIZED'],
+        // The test user (its row locked) and the profile the merchant asks for, when the payment may still be approved.
+        readMore: async (taken) => {
+          if (!taken) throw new Error(`Session ${session.id} is PaymentInitiated without its payment`);
+          if (isSessionOverdue(session, now) || taken.expiredNow || !awaitsUser(taken.payment, now)) return undefined;
+          const approved = await testUserApproves(
+            em,
+            {
+              phoneNumber: form.walletPhone ?? '',
+              channel: 'page',
+              act: 'approve',
+              customerPhoneNumber: taken.payment.customerPhoneNumber,
+            },
+            now,
+          );
+          const wantsProfile = approved.ok && session.request.configuration?.requireUserInfo;
+          const profile = wantsProfile ? await em.findOne(UserProfile, { sub: approved.user.sub }, { fields: ['email'] }) : null;
+          return { approved, email: profile?.email ?? null };
+        },
+        // The session's changes are the caller's unit of work, flushed with the payment's write below.
+        decide: (taken, tested): VerbDecision<{ message?: string; fieldErrors?: FieldErrors }> => {
+          const { payment, expiredNow } = taken!;
+          if (expireSessionIfOverdue(em, session, payment, now) || expiredNow) return { value: { message: 'This checkout has expired.' } };
+          if (!tested) return { value: { message: 'This payment can no longer be approved.' } };
+          const { approved, email } = tested;
+          if (!approved.ok) {
+            const message = approved.refusal === 'NOT_A_PHONE_NUMBER' ? 'No test user has that phone number' : approved.message;
+            return { value: { message: `${message}.`, fieldErrors: { walletPhone: [message] } } };
+          }
+          const authorized = authorizePayment(payment, approved.user, now, services.config.env);
+          if (session.request.configuration?.requireUserInfo) session.userInfo = { sub: approved.user.sub, email };
+          moveSession(em, session, 'PaymentSuccessful', payment, now);
+          return { value: {}, events: [authorized] };
+        },
+      },
     );
-    if (!approved.ok) {
-      const message = approved.refusal === 'NOT_A_PHONE_NUMBER' ? 'No test user has that phone number' : approved.message;
-      return refused(services, em, session, `${message}.`, { walletPhone: [message] });
-    }
-    const { user } = approved;
-    authorizePayment(em, payment, user, now);
-    if (session.request.configuration?.requireUserInfo) {
-      const profile = await em.findOne(UserProfile, { sub: user.sub }, { fields: ['email'] });
-      session.userInfo = { sub: user.sub, email: profile?.email ?? null };
-    }
-    moveSession(em, session, 'PaymentSuccessful', payment, now);
     await em.flush();
+    if (step.message) return refused(services, em, session, step.message, step.fieldErrors);
     return { ok: true, page: await describe(services, em, session), message: 'Payment approved.' };
   });
 }
@@ -180,6 +216,8 @@ async function initiatePayment(services: Services, token: string, form: BuyerFor
     }
     if (session.state === 'PaymentInitiated') return undefined;
     if (session.state !== 'SessionCreated') return refused(services, em, session, 'This checkout can no longer be paid.');
+    // Checked under the session's lock: a merchant's PATCH either committed before (refused here) or waits for this.
+    if (pricesChangedSinceShown(session, form)) return { ...(await priceChanged(services, em, session)), form };
     const fieldErrors: FieldErrors = { ...(checked.ok ? {} : checked.fieldErrors) };
     let option: LogisticsOption | undefined;
     if (shipping && checked.address) {
@@ -267,17 +305,28 @@ export async function cancelCheckout(services: Services, token: string): Promise
     const session = await em.findOne(CheckoutSession, { pageToken: token }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!session) return { ok: false, message: 'This checkout link is not valid.' };
     const now = services.testClocks.of(session.msn).now();
-    const found = session.paymentId ? await lockPaymentForVerb(em, { msn: session.msn, reference: session.reference }, now) : undefined;
-    if (expireSessionIfOverdue(em, session, found?.payment, now)) {
-      await em.flush();
-      return refused(services, em, session, 'This checkout has expired.');
-    }
-    if (session.state !== 'SessionCreated' && session.state !== 'PaymentInitiated') {
-      return refused(services, em, session, 'This checkout can no longer be cancelled.');
-    }
-    if (found && awaitsUser(found.payment, now)) abortPayment(em, found.payment, now);
-    moveSession(em, session, 'PaymentTerminated', found?.payment, now);
+    // The session's steps, and the payment's when it has one: aborted if it still waits for the buyer.
+    const cancel = (payment: Payment | undefined): VerbDecision<string | undefined> => {
+      if (expireSessionIfOverdue(em, session, payment, now)) return { value: 'This checkout has expired.' };
+      if (session.state !== 'SessionCreated' && session.state !== 'PaymentInitiated')
+        return { value: 'This checkout can no longer be cancelled.' };
+      const aborted = payment && awaitsUser(payment, now) ? [abortPayment(payment, now)] : [];
+      moveSession(em, session, 'PaymentTerminated', payment, now);
+      return { value: undefined, events: aborted };
+    };
+    const refusal = session.paymentId
+      ? await runPaymentVerb(
+          { em, clock: services.clock },
+          {
+            payment: { msn: session.msn, reference: session.reference },
+            time: now,
+            mayRecord: ['ABORTED'],
+            decide: (taken) => cancel(taken?.payment),
+          },
+        )
+      : (cancel(undefined) as { value: string | undefined }).value;
     await em.flush();
+    if (refusal) return refused(services, em, session, refusal);
     return { ok: true, page: await describe(services, em, session), message: 'The payment was cancelled.' };
   });
 }
@@ -290,6 +339,17 @@ async function refused(
   fieldErrors?: FieldErrors,
 ): Promise<BuyerOutcome> {
   return { ok: false, page: await describe(services, em, session), message, ...(fieldErrors ? { fieldErrors } : {}) };
+}
+
+/** Pay from a page that showed other prices: nothing is paid, and the page shows the buyer the new amount. */
+function priceChanged(services: Services, em: Em, session: CheckoutSession): Promise<BuyerOutcome> {
+  const amount = formatAmount(checkoutTotal(session), session.currency);
+  return refused(
+    services,
+    em,
+    session,
+    `The shop changed the amount while this page was open. You now pay ${amount}: check it, then choose Pay again.`,
+  );
 }
 
 function sameAddress(a: SessionAddress | null | undefined, b: SessionAddress): boolean {

@@ -1,6 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
 import type { Services } from '../platform/context.js';
-import { drainDueWork } from '../platform/jobs/due-work.js';
+import { drainDueWork, earliestDue } from '../platform/jobs/due-work.js';
 import { timelineFilter, timelineSql } from '../platform/test-clocks.js';
 import { CheckoutSession } from './checkout-session.entity.js';
 import { expireSessionIfOverdue } from './checkout-session.expiry.js';
@@ -62,4 +62,23 @@ export function settleSessionsFromPayments(services: Services): Promise<number> 
     // Only sessions that moved count: one left in place would be claimed again by the next batch.
     return settled;
   });
+}
+
+/** When the unit's first open session expires (the test clock's advance stops there). */
+export function nextSessionExpiry(services: Services, msn: string): Promise<Date | null> {
+  return earliestDue(
+    services,
+    `select min(expires_at) as due from checkout_session where msn = ? and state in ('SessionCreated', 'PaymentInitiated')`,
+    [msn],
+  );
+}
+
+/** When the unit's first PaymentInitiated session has a payment to follow: at once when it ended, else at its expiry. */
+export function nextSessionToSettle(services: Services, msn: string): Promise<Date | null> {
+  return earliestDue(
+    services,
+    `select min(case when p.state = 'CREATED' then p.expires_at else ?::timestamptz end) as due
+     from checkout_session s join payment p on p.id = s.payment_id where s.msn = ? and s.state = 'PaymentInitiated'`,
+    [new Date(0), msn],
+  );
 }

@@ -1,17 +1,18 @@
 import { LockMode } from '@mikro-orm/core';
 import { scoped } from '../platform/auth/tenancy.js';
-import type { RequestContext } from '../platform/context.js';
+import type { SalesUnitContext } from '../platform/context.js';
 import type { Em } from '../platform/db/orm.js';
 import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
-import { awaitsUser, expirePayment } from '../payments/payment-expiry.js';
-import { lockPaymentForVerb } from '../payments/payment-for-verb.js';
+import { awaitsUser, expiry } from '../payments/payment-expiry.js';
+import { runPaymentVerb, type VerbDecision } from '../payments/payment-for-verb.js';
+import type { Payment } from '../payments/payment.entity.js';
 import { CheckoutSession } from './checkout-session.entity.js';
 import { expireSessionIfOverdue } from './checkout-session.expiry.js';
 import { moveSession, recordSessionEvent, SESSION_UPDATED_EVENT } from './checkout-session.recorder.js';
 import { sessionAmountTooSmall, sessionNotFound } from './checkout-session.service.js';
 import { canMoveSession, SESSION_UPDATABLE_STATES } from './checkout-session.transitions.js';
 import type { CheckoutSessionUpdate } from './checkout-session-update.schemas.js';
-import { toSessionInfo, type SessionInfo, type SessionPayment } from './checkout-session.view.js';
+import { toSessionInfo, type SessionInfo } from './checkout-session.view.js';
 
 /**
  * The merchant's two changes to an open session that no public definition we hold describes, as the WooCommerce
@@ -60,7 +61,11 @@ function amountProblems(session: CheckoutSession, update: CheckoutSessionUpdate)
  * description, order summary and shipping options (also those already offered for the buyer's address); 409 once
  * the buyer paid or the session ended, 404 for another sales unit's session.
  */
-export async function updateCheckoutSession(ctx: RequestContext, reference: string, update: CheckoutSessionUpdate): Promise<SessionChange> {
+export async function updateCheckoutSession(
+  ctx: SalesUnitContext,
+  reference: string,
+  update: CheckoutSessionUpdate,
+): Promise<SessionChange> {
   const msn = scoped(ctx).msn;
   return ctx.em.transactional(async (em) => {
     const now = ctx.clock.now();
@@ -100,20 +105,29 @@ export async function updateCheckoutSession(ctx: RequestContext, reference: stri
  * merchant's callback, and a payment still waiting for the buyer expires with it. Expiring an expired session
  * changes nothing and answers the same; a paid or cancelled one is 409.
  */
-export async function expireCheckoutSession(ctx: RequestContext, reference: string): Promise<SessionChange> {
+export async function expireCheckoutSession(ctx: SalesUnitContext, reference: string): Promise<SessionChange> {
   const msn = scoped(ctx).msn;
   return ctx.em.transactional(async (em) => {
     const now = ctx.clock.now();
     const session = await lockSession(em, msn, reference);
-    const found = session.paymentId ? await lockPaymentForVerb(em, { msn, reference }, now) : undefined;
-    const payment: SessionPayment | undefined = found?.payment;
-    if (!expireSessionIfOverdue(em, session, payment, now) && session.state !== 'SessionExpired') {
-      if (!canMoveSession(session.state, 'SessionExpired')) throw notModifiable(session, 'expired');
-      // Approved elsewhere (force approve) and not yet followed by the session: it is paid, not expirable.
-      if (found?.payment.state === 'AUTHORIZED') throw notModifiable(session, 'expired');
-      if (found && awaitsUser(found.payment, now)) expirePayment(em, found.payment, now);
-      moveSession(em, session, 'SessionExpired', payment, now);
-    }
+    // The session's steps, and its payment's when it has one: expired with it if it still waits for the buyer.
+    const expire = (found: Payment | undefined): VerbDecision<Payment | undefined> => {
+      if (!expireSessionIfOverdue(em, session, found, now) && session.state !== 'SessionExpired') {
+        if (!canMoveSession(session.state, 'SessionExpired')) throw notModifiable(session, 'expired');
+        // Approved elsewhere (force approve) and not yet followed by the session: it is paid, not expirable.
+        if (found?.state === 'AUTHORIZED') throw notModifiable(session, 'expired');
+        const expired = found && awaitsUser(found, now) ? [expiry(found, now)] : [];
+        moveSession(em, session, 'SessionExpired', found, now);
+        return { value: found, events: expired };
+      }
+      return { value: found };
+    };
+    const payment = session.paymentId
+      ? await runPaymentVerb(
+          { em, clock: ctx.clock },
+          { payment: { msn, reference }, time: now, mayRecord: [], decide: (taken) => expire(taken?.payment) },
+        )
+      : (expire(undefined) as { value: undefined }).value;
     await em.flush();
     return { session, info: toSessionInfo(session, payment, now) };
   });

@@ -5,7 +5,8 @@ import { declareBody, isJsonObject } from '../platform/validation/declare-body.j
 import { REASONS } from '../platform/validation/error-details.js';
 import { stringEnum } from '../platform/validation/string-enum.js';
 import { CURRENCIES, MAX_AMOUNT, MIN_AMOUNT } from '../payments/payment.rules.js';
-import { LogisticsOptionSchema, OrderSummarySchema, logisticsListProblems, withoutNulls } from './checkout-session.schemas.js';
+import { LogisticsOptionSchema, OrderSummarySchema, logisticsListProblems } from './checkout-session.schemas.js';
+import { withoutNulls } from '../platform/validation/without-nulls.js';
 import type { CheckoutAmount, LogisticsOption, OrderSummary } from './checkout-session.types.js';
 
 /**

@@ -1,3 +1,4 @@
+import { withoutNulls } from '../platform/validation/without-nulls.js';
 import Type, { type Static } from 'typebox';
 import type { ErrorDetail } from '../platform/errors/app-error.js';
 import type { BodyShape } from '../platform/rest/body-shape.js';
@@ -166,15 +167,6 @@ export const CheckoutSessionRequestSchema = Type.Object(
 );
 
 type RawRequest = Static<typeof CheckoutSessionRequestSchema>;
-
-/** `null` anywhere reads as absent: the public definition's optional parts are nullable. */
-export function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(withoutNulls);
-  if (!isJsonObject(value)) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) if (inner !== null && inner !== undefined) out[key] = withoutNulls(inner);
-  return out;
-}
 
 /** One option's rules the schema cannot say: the brand's types, OTHER's title, an amount for every brand but PORTERBUDDY. */
 export function logisticsOptionProblems(option: Partial<LogisticsOption>, at: string): ErrorDetail[] {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { scoped } from '../platform/auth/tenancy.js';
-import type { RequestContext } from '../platform/context.js';
+import type { SalesUnitContext } from '../platform/context.js';
 import type { Em } from '../platform/db/orm.js';
 import { outboundUrlProblem } from '../platform/delivery/outbound-url.js';
 import { newestFirstOrder, olderThan, type CreatedKey } from '../platform/paging/keyset.js';
@@ -31,7 +31,7 @@ export interface CreatedSession {
  * the two URLs the service will POST to, the sales unit rule, and a reference the merchant has used for neither a
  * session nor a payment (409).
  */
-export async function createCheckoutSession(ctx: RequestContext, request: CheckoutSessionRequest): Promise<CreatedSession> {
+export async function createCheckoutSession(ctx: SalesUnitContext, request: CheckoutSessionRequest): Promise<CreatedSession> {
   const problems: ErrorDetail[] = [];
   const tooSmall = sessionAmountTooSmall(request.transaction.amount);
   if (tooSmall) problems.push(tooSmall);
@@ -110,7 +110,7 @@ export async function findSession(em: Em, msn: string, reference: string): Promi
   return em.findOne(CheckoutSession, { msn, reference });
 }
 
-export async function getCheckoutSession(ctx: RequestContext, reference: string): Promise<SessionInfo> {
+export async function getCheckoutSession(ctx: SalesUnitContext, reference: string): Promise<SessionInfo> {
   const session = await findSession(ctx.em, scoped(ctx).msn, reference);
   if (!session) throw sessionNotFound(reference);
   const [payment] = await readSessionPayments(ctx.em, session.msn, session.paymentId ? [session.paymentId] : []);
@@ -118,12 +118,15 @@ export async function getCheckoutSession(ctx: RequestContext, reference: string)
 }
 
 /** The caller's sessions, newest first, by keyset (never OFFSET). */
-export async function listCheckoutSessions(ctx: RequestContext, query: { limit: number; before?: CreatedKey }): Promise<CheckoutSession[]> {
+export async function listCheckoutSessions(
+  ctx: SalesUnitContext,
+  query: { limit: number; before?: CreatedKey },
+): Promise<CheckoutSession[]> {
   const where = { msn: scoped(ctx).msn, ...olderThan(query.before) };
   return ctx.em.find(CheckoutSession, where, { orderBy: newestFirstOrder(), limit: query.limit });
 }
 
 /** `node(id:)`: the caller's session by its session id; another sales unit's is undefined like a missing one. */
-export async function findSessionNode(ctx: RequestContext, id: string): Promise<CheckoutSession | undefined> {
+export async function findSessionNode(ctx: SalesUnitContext, id: string): Promise<CheckoutSession | undefined> {
   return (await ctx.em.findOne(CheckoutSession, { id, msn: scoped(ctx).msn })) ?? undefined;
 }

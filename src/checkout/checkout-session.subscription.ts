@@ -1,7 +1,7 @@
 import { scoped } from '../platform/auth/tenancy.js';
-import { eventStream } from '../platform/events/event-stream.js';
+import { eventStream, keyedByEvent } from '../platform/events/event-stream.js';
 import type { OutboxEvent } from '../platform/events/outbox-event.js';
-import type { GraphQLContext } from '../platform/graph/graphql-context.js';
+import type { SalesUnitGraphQLContext } from '../platform/graph/graphql-context.js';
 import { CHECKOUT_SESSION_STREAM } from './checkout-session.recorder.js';
 
 /**
@@ -9,11 +9,15 @@ import { CHECKOUT_SESSION_STREAM } from './checkout-session.recorder.js';
  * where they are seen live). The stream is bound to the sales unit the connection authenticated for; the reference
  * can only narrow it.
  */
-export function subscribeToSessionEvents(context: GraphQLContext, args: { reference?: string | null }): AsyncIterableIterator<OutboxEvent> {
+export function subscribeToSessionEvents(
+  context: SalesUnitGraphQLContext,
+  args: { reference?: string | null },
+): AsyncIterableIterator<OutboxEvent> {
   const reference = args.reference ?? undefined;
-  return eventStream(context.services.events, {
+  const events = eventStream(context.services.events, {
     filter: { msn: scoped(context.request).msn, streamType: CHECKOUT_SESSION_STREAM },
     map: (event) => event,
     accept: (event) => reference === undefined || event.payload.reference === reference,
   });
+  return keyedByEvent(events, (event) => event.id);
 }

@@ -1,13 +1,14 @@
 import type { PaygraphEnv } from '../config.js';
-import { postOutboundForBody } from '../platform/delivery/outbound-post.js';
+import { askShippingCallback, shippingCallbackSettings } from '../platform/delivery/shipping-callback.js';
 import { parseDynamicOptions } from './checkout-session.schemas.js';
 import type { CheckoutSessionRequest, LogisticsOption, OfferedShipping, SessionAddress } from './checkout-session.types.js';
 
 /**
- * Dynamic shipping (spec 2 "Dynamic shipping rules", FACTS §8). The callback must answer within 8 seconds; the
- * test suite shortens this setting so a receiver that hangs does not hold it up.
+ * Dynamic shipping (spec 2 "Dynamic shipping rules", FACTS §8): the shipping callback shared with Express
+ * (shipping-callback.ts), whose settings these are. The callback must answer within 8 seconds; the test suite
+ * shortens this setting so a receiver that hangs does not hold it up.
  */
-export const checkoutShippingSettings = { timeoutMs: 8_000, maxResponseBytes: 256 * 1024 };
+export const checkoutShippingSettings = shippingCallbackSettings;
 
 /** Whether the session asks for shipping at all: a callback or fixed options, and the address fields to ship to. */
 export function asksForShipping(request: CheckoutSessionRequest): boolean {
@@ -33,34 +34,16 @@ export function fixedOffer(request: CheckoutSessionRequest): OfferedShipping {
 export async function shippingOffer(request: CheckoutSessionRequest, address: SessionAddress, env: PaygraphEnv): Promise<OfferedShipping> {
   const callback = request.logistics?.dynamicOptionsCallback;
   if (callback) {
-    const body = JSON.stringify({
-      streetAddress: address.streetAddress,
-      postalCode: address.postalCode,
-      region: address.region,
-      country: address.country,
-    });
-    const outcome = await postOutboundForBody(
-      new URL(callback),
-      body,
-      { 'content-type': 'application/json', accept: 'application/json' },
-      {
-        timeoutMs: checkoutShippingSettings.timeoutMs,
-        env,
-        maxBytes: checkoutShippingSettings.maxResponseBytes,
-      },
+    const answer = await askShippingCallback(
+      callback,
+      { streetAddress: address.streetAddress, postalCode: address.postalCode, region: address.region, country: address.country },
+      {},
+      env,
     );
-    if ('statusCode' in outcome && outcome.statusCode >= 200 && outcome.statusCode < 300) {
-      const options = parseDynamicOptions(safeJson(outcome.body), request.transaction.amount.currency);
+    if (answer.ok) {
+      const options = parseDynamicOptions(answer.json, request.transaction.amount.currency);
       if (options?.length) return { source: 'dynamic', options: byPriority(options) };
     }
   }
   return fixedOffer(request);
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }

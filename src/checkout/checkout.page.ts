@@ -5,7 +5,7 @@ import { liveStatePage } from '../pages/kit/live-state.route.js';
 import { outcomeHeading, paymentSummary, walletDocument, walletMessage } from '../pages/kit/wallet-document.js';
 import { CHECKOUT_PAGE_STATE_PATH, checkoutTotal } from './checkout-page.live-state.js';
 import type { CheckoutPage } from './checkout-buyer.service.js';
-import type { BuyerForm, FieldErrors } from './checkout-buyer.rules.js';
+import { priceVersion, type BuyerForm, type FieldErrors } from './checkout-buyer.rules.js';
 import type { LogisticsOption } from './checkout-session.types.js';
 
 export interface PageNotice {
@@ -41,7 +41,7 @@ export function checkoutPageHtml(
   const main = [
     summary,
     walletMessage(notice),
-    orderSummary(page),
+    orderSummary(page, input?.form?.shippingOptionId),
     page.live.awaitsUser ? `${buyerForms(page, input?.form, input?.fieldErrors ?? {})}${backLink(page)}` : backLink(page),
   ].join('\n');
   return walletDocument(assets, {
@@ -52,26 +52,43 @@ export function checkoutPageHtml(
 }
 
 /**
- * What is being bought and what it costs: the order lines (where the merchant asks for them to be shown), the chosen
- * shipping by its name, and the total the buyer pays.
+ * What is being bought and what it costs, shown before the buyer pays and adding up to its total: the order lines
+ * (where the merchant asks for them, `showOrderSummary`; else the order as one line, by its description), a line for
+ * what the lines leave out of the order's amount, the shipping (chosen, or the option that is selected: the page's
+ * script follows another choice, and without script each option says its total), and the total the buyer pays.
  */
-function orderSummary(page: CheckoutPage): string {
+function orderSummary(page: CheckoutPage, chosenId: string | undefined): string {
   const { session } = page;
+  const money = (amount: number) => escapeHtml(formatAmount(amount, session.currency));
   const summary = session.request.transaction.orderSummary;
   const lines = summary && session.request.configuration?.showOrderSummary ? summary.orderLines : [];
-  const shipping = chosenShipping(page);
-  if (lines.length === 0 && !shipping) return '';
-  const row = (label: string, amount: number, testId?: string) =>
-    `<tr${testId ? ` data-testid="${testId}"` : ''}><td>${label}</td><td class="num">${escapeHtml(formatAmount(amount, session.currency))}</td></tr>`;
-  const rows = [
-    ...lines.map((line) =>
-      row(`${escapeHtml(line.name)}${line.unitInfo ? ` × ${escapeHtml(line.unitInfo.quantity)}` : ''}`, line.totalAmount),
-    ),
-    ...(shipping ? [row(`Shipping: ${escapeHtml(shipping.name)}`, shipping.amount, 'chosen-shipping')] : []),
-  ].join('');
+  const itemised = lines.reduce((sum, line) => sum + line.totalAmount, 0);
+  const row = (label: string, amount: string, attributes = '') => `<tr${attributes}><td>${label}</td><td class="num">${amount}</td></tr>`;
+  const rows =
+    lines.length > 0
+      ? lines.map((line) =>
+          row(`${escapeHtml(line.name)}${line.unitInfo ? ` × ${escapeHtml(line.unitInfo.quantity)}` : ''}`, money(line.totalAmount)),
+        )
+      : [row(escapeHtml(session.paymentDescription || 'Order'), money(session.amount), ' data-testid="order-amount"')];
+  if (lines.length > 0 && itemised !== session.amount) rows.push(row('Rest of the order', money(session.amount - itemised)));
+  const shipping = chosenShipping(page) ?? shippingToChoose(page, chosenId);
+  let total = `<tr class="total"><th scope="row">Total</th><td class="num" data-testid="total">${money(session.amount)}</td></tr>`;
+  if (shipping) {
+    rows.push(
+      row(
+        `Shipping: <span data-shipping-name>${escapeHtml(shipping.name)}</span>`,
+        `<span data-shipping-amount>${money(shipping.amount)}</span>`,
+        ' data-testid="chosen-shipping"',
+      ),
+    );
+    total = `<tr class="total"><th scope="row">Total</th><td class="num" data-testid="total" data-total-with-shipping>${money(session.amount + shipping.amount)}</td></tr>`;
+  } else if (page.live.awaitsUser && page.asksForShipping) {
+    rows.push(row('Shipping: chosen once you give your address', '—', ' data-testid="shipping-to-choose"'));
+    total = `<tr class="total"><th scope="row">Total before shipping</th><td class="num" data-testid="total">${money(session.amount)}</td></tr>`;
+  }
   return `<section class="order" aria-labelledby="order-heading"><h2 id="order-heading">Your order</h2>
-<table data-testid="order-summary"><thead><tr><th scope="col">Item</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${rows}</tbody>
-<tfoot><tr class="total"><th scope="row">Total</th><td class="num" data-testid="total">${escapeHtml(formatAmount(checkoutTotal(session), session.currency))}</td></tr></tfoot></table></section>`;
+<table data-testid="order-summary"><thead><tr><th scope="col">Item</th><th scope="col" class="num">Amount</th></tr></thead><tbody>${rows.join('')}</tbody>
+<tfoot>${total}</tfoot></table></section>`;
 }
 
 /** The shipping the buyer chose, by the name the option was offered under, and its price. */
@@ -80,6 +97,19 @@ function chosenShipping(page: CheckoutPage): { name: string; amount: number } | 
   if (!details?.shippingMethodId || !details.amount) return undefined;
   const option = page.offer?.options.find((o) => o.id === details.shippingMethodId);
   return { name: option ? optionName(option) : details.shippingMethodId, amount: details.amount.value };
+}
+
+/** The shipping option shown as chosen before the buyer pays: their choice, else the merchant's default, else the first. */
+function selectedOption(page: CheckoutPage, chosenId: string | undefined): LogisticsOption | undefined {
+  const options = page.offer?.options ?? [];
+  return options.find((o) => o.id === chosenId) ?? options.find((o) => o.isDefault) ?? options[0];
+}
+
+/** While the buyer chooses: the selected option, by its name, and its price. */
+function shippingToChoose(page: CheckoutPage, chosenId: string | undefined): { name: string; amount: number } | undefined {
+  if (!page.live.awaitsUser || !page.asksForShipping || page.session.state === 'PaymentInitiated') return undefined;
+  const option = selectedOption(page, chosenId);
+  return option && { name: optionName(option), amount: option.amount?.value ?? 0 };
 }
 
 /** The way back to the merchant: hidden while the buyer may still pay, for the page's script to show once it ended. */
@@ -132,10 +162,12 @@ ${fieldError('customConsent', errors)}</div>`);
   const walletPhone = value('walletPhone', form ? undefined : (prefill.phoneNumber ?? ''));
   parts.push(`<fieldset class="group"><legend>Pay with the test wallet</legend>
 ${field('walletPhone', 'Your wallet phone number (test user)', 'tel', walletPhone, errors, 'tel', 'Test users: 91234567 or 98765432.')}
-<p class="hint" id="pay-total">${escapeHtml(payTotalText(page))}</p>
+<p class="hint" id="pay-total">${payTotalText(page, value('shippingOptionId'))}</p>
 <button type="submit" data-testid="pay" aria-describedby="pay-total">Pay</button>
 </fieldset>`);
+  // The prices this page shows: Pay is refused if the merchant changed them since (checkout-buyer.rules.ts).
   return `<div data-awaits-user><form method="post" action="/checkout/page/pay?token=${t}" class="checkout" novalidate>
+<input type="hidden" name="priceVersion" value="${escapeHtml(priceVersion(session))}">
 ${parts.join('\n')}
 </form>
 <form method="post" action="/checkout/page/cancel?token=${t}" class="cancel">
@@ -143,15 +175,16 @@ ${parts.join('\n')}
 </form></div>`;
 }
 
-/** What the buyer pays: the order, plus the shipping it chose (or chooses: its price is shown beside each option). */
-function payTotalText(page: CheckoutPage): string {
-  const order = formatAmount(page.session.amount, page.session.currency);
-  const shipping = chosenShipping(page);
-  if (page.session.state === 'PaymentInitiated' && shipping) {
-    const total = formatAmount(checkoutTotal(page.session), page.session.currency);
-    return `You pay ${total}: the order ${order} and shipping (${shipping.name}) ${formatAmount(shipping.amount, page.session.currency)}.`;
+/** What the buyer pays, as HTML: the order, plus the shipping chosen or selected (followed by the page's script). */
+function payTotalText(page: CheckoutPage, chosenId: string): string {
+  const currency = page.session.currency;
+  const money = (amount: number) => escapeHtml(formatAmount(amount, currency));
+  const order = money(page.session.amount);
+  const shipping = chosenShipping(page) ?? shippingToChoose(page, chosenId || undefined);
+  if (shipping) {
+    return `You pay <strong data-total-with-shipping>${money(page.session.amount + shipping.amount)}</strong>: the order ${order} and shipping <span data-shipping-amount>${money(shipping.amount)}</span>.`;
   }
-  return page.asksForShipping ? `You pay the order ${order}, plus the shipping you choose.` : `You pay ${order}.`;
+  return page.asksForShipping ? `You pay the order ${order}, plus the shipping you choose.` : `You pay <strong>${order}</strong>.`;
 }
 
 function shippingChoices(page: CheckoutPage, chosenId: string, errors: FieldErrors): string {
@@ -166,13 +199,16 @@ function shippingChoices(page: CheckoutPage, chosenId: string, errors: FieldErro
     page.offer.source === 'fixed' && page.session.request.logistics?.dynamicOptionsCallback
       ? `<p class="hint" data-testid="shipping-fallback">The shop sent no delivery options for this address, so its standard options are shown.</p>`
       : '';
-  const selected =
-    page.offer.options.find((o) => o.id === chosenId) ?? page.offer.options.find((o) => o.isDefault) ?? page.offer.options[0];
+  const selected = selectedOption(page, chosenId || undefined);
   const radios = page.offer.options
     .map((option, i) => {
       const id = `shipping-${i}`;
-      return `<label class="check option" for="${id}"><input type="radio" id="${id}" name="shippingOptionId" value="${escapeHtml(option.id)}"${option === selected ? ' checked' : ''}>
-<span>${escapeHtml(optionName(option))} – ${escapeHtml(formatAmount(option.amount?.value ?? 0, option.amount?.currency ?? page.session.currency))}${option.description ? `<br><span class="hint">${escapeHtml(option.description)}</span>` : ''}</span></label>`;
+      const price = option.amount?.value ?? 0;
+      const money = (amount: number) => escapeHtml(formatAmount(amount, page.session.currency));
+      // Each option says the total it makes, so a buyer without script sees it too; the script moves it to the table.
+      const data = `data-total="${money(page.session.amount + price)}" data-shipping="${money(price)}" data-shipping-name="${escapeHtml(optionName(option))}"`;
+      return `<label class="check option" for="${id}"><input type="radio" id="${id}" name="shippingOptionId" value="${escapeHtml(option.id)}" ${data}${option === selected ? ' checked' : ''}>
+<span>${escapeHtml(optionName(option))} – ${money(price)} <span class="hint">(total ${money(page.session.amount + price)})</span>${option.description ? `<br><span class="hint">${escapeHtml(option.description)}</span>` : ''}</span></label>`;
     })
     .join('\n');
   return `<fieldset class="group" data-testid="shipping" data-source="${page.offer.source}"${errors.shippingOptionId ? ' aria-describedby="shippingOptionId-error"' : ''}><legend>Shipping</legend>

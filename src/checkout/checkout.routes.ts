@@ -10,7 +10,7 @@ import { expireCheckoutSession, updateCheckoutSession } from './checkout-session
 import { updateSessionBody } from './checkout-session-update.schemas.js';
 
 /** FACTS §8: `client_id`, `client_secret`, the subscription key and the MSN on every request; no bearer token. */
-export const CHECKOUT_AUTH: AuthRule = { method: 'clientCredentials', accepts: ['checkoutClient'] };
+export const CHECKOUT_AUTH = { method: 'clientCredentials', accepts: ['checkoutClient'] } satisfies AuthRule;
 export const CHECKOUT_HEADERS: HeaderRules = {
   msn: 'required',
   systemHeaders: { presence: 'optional', maxLength: 30 },

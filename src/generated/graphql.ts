@@ -20,7 +20,8 @@ import type { CheckInPayload } from '../qr/qr-event.types.js';
 import type { UserInfoView } from '../user-profiles/user-info.graph.js';
 import type { Webhook as WebhookRow } from '../webhooks/webhook.entity.js';
 import type { WebhookDeliveryView, WebhookAttemptView } from '../webhooks/webhook-delivery.service.js';
-import type { GraphQLContext } from '../platform/graph/graphql-context.js';
+import type { PaymentNeedingAttention as PaymentNeedingAttentionRow, PaymentAttentionCause as PaymentAttentionCauseRow } from '../webhooks/payment-attention.queries.js';
+import type { GraphQLContext, SalesUnitField } from '../platform/graph/graphql-context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
 export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
@@ -550,6 +551,8 @@ export type CreatePaymentInput = {
   idempotencyKey: Scalars['String']['input'];
   industryData?: InputMaybe<IndustryDataInput>;
   metadata?: InputMaybe<Array<MetadataEntryInput>>;
+  /** 0 to 100: the youngest user who may approve, in whole years; a younger user is refused (CUSTOMER_NOT_FOUND, 7010). */
+  minimumUserAge?: InputMaybe<Scalars['Int']['input']>;
   paymentDescription?: InputMaybe<Scalars['String']['input']>;
   paymentMethod: PaymentMethodType;
   /** Space-separated: name address email phoneNumber birthDate nin. */
@@ -559,6 +562,8 @@ export type CreatePaymentInput = {
   receiptUrl?: InputMaybe<Scalars['String']['input']>;
   reference: Scalars['String']['input'];
   returnUrl?: InputMaybe<Scalars['String']['input']>;
+  /** Express: the user chooses the address and the shipping on the landing page (profileScope must then be exactly name address email phoneNumber). */
+  shipping?: InputMaybe<ShippingInput>;
   userFlow: UserFlow;
 };
 
@@ -603,6 +608,17 @@ export type CreateSalesUnitPayload = {
   __typename?: 'CreateSalesUnitPayload';
   salesUnit?: Maybe<OperatorSalesUnit>;
   userErrors: Array<OperatorUserError>;
+};
+
+export type CreateWalletClientInput = {
+  /** Default: a new one. */
+  clientId?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type CreateWalletClientPayload = {
+  __typename?: 'CreateWalletClientPayload';
+  userErrors: Array<OperatorUserError>;
+  walletClient?: Maybe<IssuedWalletClient>;
 };
 
 export type Currency =
@@ -671,6 +687,19 @@ export type DeleteWebhookPayload = {
   userErrors: Array<WebhookUserError>;
 };
 
+/** The merchant's shipping callback: the user's address is POSTed to callbackUrl, with callbackAuthorizationToken as Authorization. */
+export type DynamicShippingOptionsInput = {
+  callbackAuthorizationToken: Scalars['String']['input'];
+  callbackUrl: Scalars['String']['input'];
+};
+
+/** The order of a list of events. Both follow the stream's order, the order in which events committed. */
+export type EventOrder =
+  /** The newest first: the history. */
+  | 'NEWEST_FIRST'
+  /** The oldest first, in the order subscriptions deliver them: a catch-up, from `afterEventId` on. */
+  | 'OLDEST_FIRST';
+
 export type ExpireCheckoutSessionInput = {
   reference: Scalars['String']['input'];
 };
@@ -726,6 +755,14 @@ export type IssuedApiClient = {
   clientSecret: Scalars['String']['output'];
   ownerId: Scalars['String']['output'];
   ownerKind: ApiClientOwnerKind;
+  subscriptionKey: Scalars['String']['output'];
+};
+
+/** A wallet app's new client: the secret and subscription key are shown only now. */
+export type IssuedWalletClient = {
+  __typename?: 'IssuedWalletClient';
+  clientId: Scalars['String']['output'];
+  clientSecret: Scalars['String']['output'];
   subscriptionKey: Scalars['String']['output'];
 };
 
@@ -980,6 +1017,8 @@ export type Mutation = {
   createPsp: CreatePspPayload;
   createRedirectQr: RedirectQrPayload;
   createSalesUnit: CreateSalesUnitPayload;
+  /** A wallet app's API client: it acts for the app's users (pending payments, approve, reject) and sees nothing else. */
+  createWalletClient: CreateWalletClientPayload;
   deactivateMerchant: DeactivateMerchantPayload;
   deactivatePartner: DeactivatePartnerPayload;
   deleteCallbackQr: DeleteCallbackQrPayload;
@@ -991,6 +1030,8 @@ export type Mutation = {
   giveMerchantConsent: MerchantConsentPayload;
   /** Initiate a PSP payment for the sales unit of the request. */
   initiatePspPayment: InitiatePspPaymentPayload;
+  /** Prunes now what is past its retention (the prune job does so every hour) and says what it removed; with dryRun, what it would remove. */
+  pruneData: PruneDataPayload;
   /** Records a merchant's consent to share its own data with a partner its sales units are connected to. */
   recordConsent: ConsentPayload;
   /** Makes every failed delivery of a registration due now, each with one more try. */
@@ -998,6 +1039,12 @@ export type Mutation = {
   /** Makes a pending or failed delivery due now (a failed one gets one more try). */
   redeliverWebhookDelivery: RedeliverWebhookDeliveryPayload;
   refundPayment: PaymentModificationPayload;
+  /**
+   * Registers a manifest's documents as trusted documents (README, Trusted documents): graphql-codegen's client preset
+   * `persisted-documents.json` ({ id: document }) or Apollo's persisted query manifest, as its JSON text. All or none;
+   * an id registered before with the same text is kept, with another text refused (OPERATOR_CONFLICT).
+   */
+  registerTrustedDocuments: RegisterTrustedDocumentsPayload;
   registerWebhook: RegisterWebhookPayload;
   /** Ends a rotation's overlap now: only the newest secret works. */
   retireClientSecret: RetireClientSecretPayload;
@@ -1017,6 +1064,10 @@ export type Mutation = {
   updateRedirectQr: RedirectQrPayload;
   /** Changes a sales unit's name, logo or status (the same rules as PATCH /management/v1/sales-units/{msn}). */
   updateSalesUnit: UpdateSalesUnitPayload;
+  /** The user approves, consenting to share what the payment asks for: the payment is AUTHORIZED. */
+  walletApprovePayment: WalletPaymentPayload;
+  /** The user rejects: the payment is ABORTED. */
+  walletRejectPayment: WalletPaymentPayload;
   withdrawConsent: ConsentPayload;
   /** The merchant withdraws that consent; the partner keeps acting for the units but no longer reads the merchant's data. */
   withdrawMerchantConsent: MerchantConsentPayload;
@@ -1098,6 +1149,11 @@ export type MutationCreateSalesUnitArgs = {
 };
 
 
+export type MutationCreateWalletClientArgs = {
+  input: CreateWalletClientInput;
+};
+
+
 export type MutationDeactivateMerchantArgs = {
   input: DeactivateMerchantInput;
 };
@@ -1138,6 +1194,11 @@ export type MutationInitiatePspPaymentArgs = {
 };
 
 
+export type MutationPruneDataArgs = {
+  input: PruneDataInput;
+};
+
+
 export type MutationRecordConsentArgs = {
   input: ConsentInput;
 };
@@ -1155,6 +1216,11 @@ export type MutationRedeliverWebhookDeliveryArgs = {
 
 export type MutationRefundPaymentArgs = {
   input: RefundPaymentInput;
+};
+
+
+export type MutationRegisterTrustedDocumentsArgs = {
+  input: RegisterTrustedDocumentsInput;
 };
 
 
@@ -1210,6 +1276,16 @@ export type MutationUpdateRedirectQrArgs = {
 
 export type MutationUpdateSalesUnitArgs = {
   input: UpdateSalesUnitInput;
+};
+
+
+export type MutationWalletApprovePaymentArgs = {
+  input: WalletApprovePaymentInput;
+};
+
+
+export type MutationWalletRejectPaymentArgs = {
+  input: WalletRejectPaymentInput;
 };
 
 
@@ -1435,6 +1511,8 @@ export type PartnerStatus =
 export type Payment = Node & {
   __typename?: 'Payment';
   aggregate: PaymentAggregate;
+  /** What the payment can still take now, by the rule capturePayment, refundPayment and cancelPayment apply. */
+  allowedActions: PaymentAllowedActions;
   amount: Money;
   createdAt: Scalars['DateTime']['output'];
   /** The event log, oldest first. */
@@ -1446,17 +1524,33 @@ export type Payment = Node & {
   metadata: Array<MetadataEntry>;
   /** The order the merchant sent with the payment (its receipt); null when it sent none. */
   order?: Maybe<PaymentOrder>;
+  /** What became of it (a captured payment is CAPTURED, though its state stays AUTHORIZED): the rule the search's outcome filter and paymentTotals count by. */
+  outcome: PaymentOutcome;
   paymentDescription?: Maybe<Scalars['String']['output']>;
   paymentMethod: PaymentMethod;
+  /**
+   * When shippingDetails and userDetails (and profile.sub) were removed, after their retention once the payment ended
+   * (README, Data lifecycle): they are null from then on, not missing. Null while they are kept.
+   */
+  personalDataRemovedAt?: Maybe<Scalars['DateTime']['output']>;
   profile: PaymentProfile;
   pspReference: Scalars['String']['output'];
   /** Where the user approves the payment (landing page or QR image); null for PUSH_MESSAGE. */
   redirectUrl?: Maybe<Scalars['String']['output']>;
   reference: Scalars['String']['output'];
+  /** Express: the address and shipping the user chose, once AUTHORIZED. */
+  shippingDetails?: Maybe<ShippingDetails>;
   state: PaymentState;
+  /** The profile the user consented to share (exactly the scopes asked for), once AUTHORIZED. */
+  userDetails?: Maybe<UserDetails>;
   userFlow: UserFlow;
   /** Webhook deliveries of this payment's events, to every registration, newest first. */
   webhookDeliveries: WebhookDeliveryConnection;
+  /**
+   * Deliveries created before this time were pruned (README, Data lifecycle: the retry window plus the history kept);
+   * null when none of this payment's can have been, because it was created after the newest prune's cutoff.
+   */
+  webhookDeliveriesPrunedBefore?: Maybe<Scalars['DateTime']['output']>;
 };
 
 
@@ -1473,6 +1567,15 @@ export type PaymentWebhookDeliveriesArgs = {
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
+export type PaymentAddress = {
+  __typename?: 'PaymentAddress';
+  addressLine1: Scalars['String']['output'];
+  addressLine2?: Maybe<Scalars['String']['output']>;
+  city: Scalars['String']['output'];
+  country: Scalars['String']['output'];
+  postCode: Scalars['String']['output'];
+};
+
 export type PaymentAggregate = {
   __typename?: 'PaymentAggregate';
   authorizedAmount: Money;
@@ -1480,6 +1583,55 @@ export type PaymentAggregate = {
   capturedAmount: Money;
   refundedAmount: Money;
 };
+
+/**
+ * What a payment's state and aggregate leave for each modification. The 180- and 365-day periods after authorization
+ * are checked by the mutations alone, at the sales unit's clock.
+ */
+export type PaymentAllowedActions = {
+  __typename?: 'PaymentAllowedActions';
+  /** What a cancel does now; null when the payment cannot be cancelled. */
+  cancel?: Maybe<PaymentCancelAction>;
+  /** What a capture may move: reserved, and neither captured nor cancelled. */
+  capture: Money;
+  /** What a refund may move: captured and not refunded. */
+  refund: Money;
+};
+
+/** One reason a payment needs attention. */
+export type PaymentAttentionCause = {
+  __typename?: 'PaymentAttentionCause';
+  /** The delivery not yet acknowledged: redeliver it with Mutation.redeliverWebhookDelivery. Null for EXPIRY_OVERDUE. */
+  delivery?: Maybe<WebhookDelivery>;
+  reason: PaymentAttentionReason;
+  /** The event's time for a webhook reason, the payment's expiresAt for EXPIRY_OVERDUE (on the sales unit's clock). */
+  since: Scalars['DateTime']['output'];
+};
+
+/**
+ * Why a payment needs someone to look at it. Each has a threshold the operator configures (README, "Payments that
+ * need attention"); ages are measured on the sales unit's clock (its test clock, where it was moved).
+ */
+export type PaymentAttentionReason =
+  /**
+   * AUTHORIZED, and the webhook of its authorization is not acknowledged by a registration (its receiver keeps
+   * failing, or the delivery is held back behind an earlier event of the payment) this long after the event
+   * (default 15 minutes): the merchant's order may still be waiting for it.
+   */
+  | 'AUTHORIZED_WEBHOOK_NOT_DELIVERED'
+  /** A capture's webhook is not acknowledged by a registration this long after the capture (default 15 minutes). */
+  | 'CAPTURE_WEBHOOK_NOT_DELIVERED'
+  /**
+   * CREATED and past its expiry by more than the grace (default 1 minute), yet not expired: the expiry job is behind
+   * or runs nowhere, so no EXPIRED event (nor its webhook) was recorded. Reads already show such a payment as EXPIRED.
+   */
+  | 'EXPIRY_OVERDUE';
+
+export type PaymentCancelAction =
+  /** After approval: what is reserved and not captured is released, once; the state stays AUTHORIZED. */
+  | 'RELEASE'
+  /** Before approval: the payment ends (TERMINATED). */
+  | 'TERMINATE';
 
 export type PaymentConnection = {
   __typename?: 'PaymentConnection';
@@ -1495,6 +1647,7 @@ export type PaymentEdge = {
 
 export type PaymentErrorCode =
   | 'AMOUNT_TOO_SMALL'
+  /** Approval failed (10010); in the test environment also an approval declined by a failure trigger amount. */
   | 'APPROVE_FAILED'
   | 'CANCEL_CAPTURED_PAYMENT'
   | 'CANCEL_INVALID_STATE'
@@ -1508,17 +1661,34 @@ export type PaymentErrorCode =
   | 'CARD_NOT_AVAILABLE_IN_TEST'
   | 'CURRENCY_MISMATCH'
   | 'CUSTOMER_NOT_FOUND'
+  | 'EXPIRATION_TOO_LATE'
   | 'EXPIRATION_TOO_SOON'
+  /** An Express payment is approved by the user on the landing page, not by force approve (10020). */
+  | 'EXPRESS_APPROVE_NOT_ALLOWED'
+  /** The sales unit is not enabled for Express (5020). */
+  | 'EXPRESS_NOT_ALLOWED'
+  /** Express (a create with shipping) needs paymentMethod WALLET (4160). */
+  | 'EXPRESS_PAYMENT_METHOD'
+  /** Express needs exactly the scopes name address email phoneNumber (4080). */
+  | 'EXPRESS_SCOPE'
+  /** Express needs fixedOptions or dynamicOptions (4140). */
+  | 'EXPRESS_SHIPPING_OPTIONS_MISSING'
   | 'FORBIDDEN_IN_PRODUCTION'
   | 'IDEMPOTENCY_CONFLICT'
   | 'IDEMPOTENCY_IN_FLIGHT'
   | 'LONG_LIVING_PAYMENT_NOT_ALLOWED'
   | 'LONG_LIVING_REQUIRES_RECEIPT'
+  | 'METADATA_CAPACITY_EXCEEDED'
+  | 'METADATA_DUPLICATE_KEYS'
+  | 'METADATA_KEY_LENGTH_EXCEEDED'
+  | 'METADATA_VALUE_LENGTH_EXCEEDED'
   | 'PAYMENT_NOT_FOUND'
   | 'REFERENCE_ALREADY_EXISTS'
   | 'REFUND_BEFORE_RESERVATION'
   | 'REFUND_INVALID_STATE'
   | 'REFUND_NOT_ENOUGH_REFUNDABLE'
+  /** Test environment: a refund of 123 minor units (5100). */
+  | 'REFUND_NOT_POSSIBLE'
   | 'REFUND_PERIOD_EXPIRED'
   /** The sales unit is deactivated: it takes no new payments until it is active again. */
   | 'SALES_UNIT_DEACTIVATED'
@@ -1570,6 +1740,10 @@ export type PaymentEventNotification = {
   event: PaymentEvent;
   /** The payment as it is when the notification is sent (a later event may already have changed it). */
   payment: Payment;
+  /** AUTHORIZED of an Express payment: the address and shipping the user chose. */
+  shippingDetails?: Maybe<ShippingDetails>;
+  /** AUTHORIZED with a profile scope: the consented profile, read when the notification is sent (as the authorized webhook's). */
+  userDetails?: Maybe<UserDetails>;
 };
 
 export type PaymentEventNotificationConnection = {
@@ -1622,6 +1796,25 @@ export type PaymentModificationPayload = {
   __typename?: 'PaymentModificationPayload';
   payment?: Maybe<Payment>;
   userErrors: Array<PaymentUserError>;
+};
+
+/** A payment of the caller's sales unit that needs attention, and every cause that holds for it, oldest first. */
+export type PaymentNeedingAttention = {
+  __typename?: 'PaymentNeedingAttention';
+  causes: Array<PaymentAttentionCause>;
+  payment: Payment;
+};
+
+export type PaymentNeedingAttentionConnection = {
+  __typename?: 'PaymentNeedingAttentionConnection';
+  edges: Array<PaymentNeedingAttentionEdge>;
+  pageInfo: PageInfo;
+};
+
+export type PaymentNeedingAttentionEdge = {
+  __typename?: 'PaymentNeedingAttentionEdge';
+  cursor: Scalars['String']['output'];
+  node: PaymentNeedingAttention;
 };
 
 /** The order a merchant sent with a payment (its receipt): the order lines and the bottom line's totals. */
@@ -1724,10 +1917,15 @@ export type PaymentTotals = {
   since: Scalars['DateTime']['output'];
 };
 
-/** Why a payment mutation did not happen. `code` is stable; `field` names the input field at fault. */
+/**
+ * Why a payment mutation did not happen. `code` is stable; `field` names the input field at fault; `errorCode` is the
+ * platform's four-digit code of the same refusal (REST's `extraDetails` `ErrorCode`), null where it has none (a
+ * malformed field).
+ */
 export type PaymentUserError = {
   __typename?: 'PaymentUserError';
   code: PaymentErrorCode;
+  errorCode?: Maybe<Scalars['String']['output']>;
   field?: Maybe<Scalars['String']['output']>;
   message: Scalars['String']['output'];
 };
@@ -1778,6 +1976,15 @@ export type PricePackageProductType =
   | 'ePayment'
   | 'ePaymentCustomerPresent';
 
+/** Who calls the graph: the kind of API client its access token was issued to. */
+export type PrincipalKind =
+  | 'MERCHANT'
+  | 'OPERATOR'
+  | 'PARTNER'
+  | 'PSP'
+  /** A wallet app's client: acts for the app's users (their pending payments, approvals, rejections), nothing else. */
+  | 'WALLET';
+
 export type ProductOrder = Node & {
   __typename?: 'ProductOrder';
   createdAt: Scalars['DateTime']['output'];
@@ -1826,6 +2033,53 @@ export type ProductOrderEventEdge = {
   __typename?: 'ProductOrderEventEdge';
   cursor: Scalars['String']['output'];
   node: ProductOrderEvent;
+};
+
+export type PruneDataInput = {
+  /** Count what a prune would remove now, and remove nothing. */
+  dryRun?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Only these kinds; all when absent. */
+  kinds?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+export type PruneDataPayload = {
+  __typename?: 'PruneDataPayload';
+  /** The latest prunes that removed rows (this one's included), newest first (at most 100). */
+  recentRuns?: Maybe<Array<PruneRun>>;
+  /** Per kind of data: what was removed, or with dryRun what would be. */
+  results?: Maybe<Array<PruneResult>>;
+  userErrors: Array<OperatorUserError>;
+};
+
+
+export type PruneDataPayloadRecentRunsArgs = {
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** How a kind of data is pruned: whole day partitions dropped, or bounded batched deletes (the interim for tables not yet partitioned). */
+export type PruneMethod =
+  | 'BATCHES'
+  | 'PARTITIONS';
+
+/** One kind of data a prune removes (README, Data lifecycle): rows older than `cutoff`. */
+export type PruneResult = {
+  __typename?: 'PruneResult';
+  cutoff: Scalars['DateTime']['output'];
+  dryRun: Scalars['Boolean']['output'];
+  /** e.g. `deliveries`, `delivery-attempts`, `idempotency-records`, `api-quality-counts`, `user-consents`. */
+  kind: Scalars['String']['output'];
+  method: PruneMethod;
+  /** Rows removed; in a dry run, the rows a prune would remove now. */
+  rows: Scalars['Int']['output'];
+};
+
+/** A prune that removed rows, as it was recorded. */
+export type PruneRun = {
+  __typename?: 'PruneRun';
+  cutoff: Scalars['DateTime']['output'];
+  kind: Scalars['String']['output'];
+  ranAt: Scalars['DateTime']['output'];
+  removed: Scalars['Int']['output'];
 };
 
 export type PspErrorCode =
@@ -1885,6 +2139,11 @@ export type PspPayment = Node & {
   amount: Scalars['MinorUnits']['output'];
   createdAt: Scalars['DateTime']['output'];
   currency: Scalars['String']['output'];
+  /**
+   * The payment's committed events (psp.payment.initiated.v1, psp.payment.reserved.v1, ...), oldest first, keyset-paged
+   * (first at most 100): what pspPaymentChanges sent, with each event's id.
+   */
+  events: StreamEventConnection;
   id: Scalars['ID']['output'];
   /** Every operation, oldest first (the REST transactionLogHistory). */
   log: Array<PspTransactionLogEntry>;
@@ -1897,6 +2156,13 @@ export type PspPayment = Node & {
   state: PspPaymentState;
   /** Captured and refunded amounts and what remains of each (the REST transactionSummary). */
   summary: PspTransactionSummary;
+};
+
+
+/** A PSP payment of the caller's sales unit (the caller is the PSP). Resolves through node(id:) for that PSP only. */
+export type PspPaymentEventsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 /** A committed change of a PSP payment. */
@@ -2024,8 +2290,12 @@ export type Query = {
   /** The checkout sessions of the caller's sales unit, newest first. */
   checkoutSessions: CheckoutSessionConnection;
   /**
-   * Every committed event of the caller's sales unit, of every stream, newest first, keyset-paged (a cursor holds for
-   * its filter only). Events are kept: none is pruned.
+   * Every committed event of the caller's sales unit, of every stream, newest first unless `order` says otherwise,
+   * keyset-paged (a cursor holds for its filter and order only). Events are kept: none is pruned.
+   *
+   * With `order: OLDEST_FIRST` and `afterEventId` (an event id: StreamEvent.eventId, PaymentEvent.eventId, the webhook's
+   * event id header), the events that followed that event, exactly those and in the order a subscription resuming
+   * with `after:` that id gets them: page through them however many there are, then subscribe with `after:` the last.
    */
   events: StreamEventConnection;
   /** A ledger by its report API id; null when it does not exist or is not the caller's. */
@@ -2039,17 +2309,23 @@ export type Query = {
   /** A payment of the caller's sales unit by its reference. */
   payment?: Maybe<Payment>;
   /**
-   * Events of the caller's sales unit per minute since `since` (at most 24 hours back by the service's clock), oldest
-   * first; minutes without events are left out. Without `since`: the last hour of the service's clock.
+   * Events of the caller's sales unit per minute since `since` (at most 24 hours back), oldest first; minutes without
+   * events are left out. Without `since`: the last hour. Both by the sales unit's clock, which stamps its events.
    */
   paymentEventsPerMinute: Array<PaymentEventRate>;
   /**
-   * Totals of the caller's sales unit since `since` (at most 31 days back by the service's clock). Without `since`:
-   * since the start of the service clock's day (UTC), so a dashboard asks by the service's time, not its own.
+   * Totals of the caller's sales unit since `since` (at most 31 days back). Payments and their events are stamped by
+   * the sales unit's clock (its test clock, where it was moved), and so is this period: without `since`, since the start
+   * of that clock's day (UTC), so a dashboard asks by the unit's time, not its own.
    */
   paymentTotals: PaymentTotals;
   /** Payments of the caller's sales unit, newest first, optionally searched: any age, keyset-paged (a cursor holds for its filter only). */
   payments: PaymentConnection;
+  /**
+   * Payments of the caller's sales unit that need attention now (see PaymentAttentionReason), newest first,
+   * keyset-paged (first at most 100). The gauge paygraph_payments_needing_attention counts the same over every unit.
+   */
+  paymentsNeedingAttention: PaymentNeedingAttentionConnection;
   /** The merchants the calling PSP signed up, oldest first, with their sales units. */
   pspMerchants: Array<PspMerchant>;
   /** The calling PSP's payment of its sales unit (the MSN of the request); null when it has none by this id. */
@@ -2062,10 +2338,19 @@ export type Query = {
   redirectQrs: RedirectQrConnection;
   /** The sales units the caller's credentials may act for. */
   salesUnits: Array<SalesUnit>;
+  /** The environment of this deployment: a tool that runs test scenarios (`npm run paygraph -- trigger`) refuses PRODUCTION. */
+  serviceEnvironment: ServiceEnvironment;
   /** The clock of the sales unit the request acts for (its `Merchant-Serial-Number`). */
   testClock: TestClock;
   /** Who the caller is, and what it manages. */
   viewer: Viewer;
+  /** The payment behind a landing token (read from a scanned QR code or a link); null when none has it. */
+  walletPayment?: Maybe<WalletPayment>;
+  /**
+   * The payments waiting for this user's approval (made for their phone number), oldest first: a Relay connection
+   * (`first` up to 100, `after` a cursor of the same phone number's list). Not a phone number: an empty list.
+   */
+  walletPendingPayments: WalletPaymentConnection;
   /** A registration's deliveries, newest first, only those in `status` when given; null when the registration is not the caller's. */
   webhookDeliveries?: Maybe<WebhookDeliveryConnection>;
   /** The caller's webhook registrations, oldest first. */
@@ -2092,8 +2377,10 @@ export type QueryCheckoutSessionsArgs = {
 
 export type QueryEventsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  afterEventId?: InputMaybe<Scalars['ID']['input']>;
   filter?: InputMaybe<StreamEventFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
+  order?: InputMaybe<EventOrder>;
 };
 
 
@@ -2142,6 +2429,12 @@ export type QueryPaymentsArgs = {
 };
 
 
+export type QueryPaymentsNeedingAttentionArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
 export type QueryPspPaymentArgs = {
   pspTransactionId: Scalars['String']['input'];
 };
@@ -2162,6 +2455,18 @@ export type QueryRecentPaymentEventsArgs = {
 export type QueryRedirectQrsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryWalletPaymentArgs = {
+  token: Scalars['String']['input'];
+};
+
+
+export type QueryWalletPendingPaymentsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  phoneNumber: Scalars['String']['input'];
 };
 
 
@@ -2240,6 +2545,22 @@ export type RefundPaymentInput = {
   amount: MoneyInput;
   idempotencyKey: Scalars['String']['input'];
   reference: Scalars['String']['input'];
+};
+
+export type RegisterTrustedDocumentsInput = {
+  /** The manifest's JSON text. */
+  manifest: Scalars['String']['input'];
+};
+
+export type RegisterTrustedDocumentsPayload = {
+  __typename?: 'RegisterTrustedDocumentsPayload';
+  /** The manifest's ids, in its order. */
+  ids?: Maybe<Array<Scalars['String']['output']>>;
+  /** Documents the manifest lists. */
+  listed?: Maybe<Scalars['Int']['output']>;
+  /** Of those, the ones registered now; the others were registered before with the same text. */
+  registered?: Maybe<Scalars['Int']['output']>;
+  userErrors: Array<OperatorUserError>;
 };
 
 export type RegisterWebhookInput = {
@@ -2346,6 +2667,14 @@ export type SalesUnitStatus =
   | 'ACTIVE'
   | 'DEACTIVATED';
 
+/**
+ * What kind of deployment answers. TEST seeds the fixed data of the test environment (its demo credentials, merchants
+ * and test users) and takes test-only operations (force approve, test clocks); PRODUCTION seeds nothing and refuses them.
+ */
+export type ServiceEnvironment =
+  | 'PRODUCTION'
+  | 'TEST';
+
 export type SetCallbackQrInput = {
   locationDescription: Scalars['String']['input'];
   merchantQrId: Scalars['String']['input'];
@@ -2367,12 +2696,69 @@ export type SetOrderCategoryPayload = {
   userErrors: Array<OrderUserError>;
 };
 
+export type ShippingBrand =
+  | 'BRING'
+  | 'DHL'
+  | 'FEDEX'
+  | 'GLS'
+  | 'HELTHJEM'
+  | 'INSTABOX'
+  | 'MATKAHUOLTO'
+  | 'OTHER'
+  | 'PORTERBUDDY'
+  | 'POSTEN'
+  | 'POSTI'
+  | 'POSTNORD';
+
+export type ShippingDetails = {
+  __typename?: 'ShippingDetails';
+  address: PaymentAddress;
+  shippingCost: Money;
+  shippingOptionId: Scalars['String']['output'];
+  shippingOptionName: Scalars['String']['output'];
+};
+
+export type ShippingGroupInput = {
+  brand: ShippingBrand;
+  isDefault?: InputMaybe<Scalars['Boolean']['input']>;
+  options: Array<ShippingOptionInput>;
+  priority?: InputMaybe<Scalars['Int']['input']>;
+  type: ShippingType;
+};
+
 export type ShippingInfoInput = {
   amount: Scalars['MinorUnits']['input'];
   amountExcludingTax: Scalars['MinorUnits']['input'];
   taxAmount: Scalars['MinorUnits']['input'];
   taxPercentage: Scalars['Int']['input'];
 };
+
+/** Express shipping: either fixedOptions or dynamicOptions. */
+export type ShippingInput = {
+  /** ISO 3166-1 alpha-2 countries the user may ship to; absent, the sales unit's country. */
+  allowedCountries?: InputMaybe<Array<Scalars['String']['input']>>;
+  dynamicOptions?: InputMaybe<DynamicShippingOptionsInput>;
+  fixedOptions?: InputMaybe<Array<ShippingGroupInput>>;
+};
+
+export type ShippingOptionInput = {
+  /** The shipping cost, added to the payment's amount when the user chooses it. */
+  amount: MoneyInput;
+  estimatedDelivery?: InputMaybe<Scalars['String']['input']>;
+  /** Up to 100 characters. */
+  id: Scalars['String']['input'];
+  isDefault?: InputMaybe<Scalars['Boolean']['input']>;
+  meta?: InputMaybe<Scalars['String']['input']>;
+  name: Scalars['String']['input'];
+  priority?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type ShippingType =
+  | 'HOME_DELIVERY'
+  | 'IN_STORE'
+  | 'MAILBOX'
+  | 'OTHER'
+  | 'PICKUP_POINT';
 
 /** The REST create request's fields, with the same rules; idempotencyKey as the REST Idempotency-Key (one key space). */
 export type SignUpPspMerchantInput = {
@@ -2412,6 +2798,12 @@ export type StreamEvent = {
   streamId: Scalars['String']['output'];
   /** The kind of stream: payment, checkout, psp-payment, ... */
   streamType: Scalars['String']['output'];
+  /**
+   * The exact body (JSON text) a webhook delivery of this event POSTs, byte for byte as the webhook dispatcher builds it;
+   * null for an event no webhook can subscribe to (a PSP payment's, an operator action's). What `paygraph listen`
+   * forwards.
+   */
+  webhookBody?: Maybe<Scalars['String']['output']>;
 };
 
 export type StreamEventConnection = {
@@ -2444,7 +2836,9 @@ export type Subscription = {
   /**
    * Committed events of the caller's sales unit, optionally narrowed to one payment reference and to some event names.
    * With `after` (an event's `eventId`, as the webhook's X-Paygraph-Event-Id header and WebhookDelivery.eventId give it):
-   * first every such event since that one, in order, then live, with no gap and none twice (at most 1000 replayed).
+   * first every such event since that one, however far back, in order, then live, with no gap and none twice. "Since"
+   * follows commit order: an event with a lower id that committed after that one came is replayed too. An id that is
+   * no event of the sales unit is refused (BAD_USER_INPUT, field after).
    */
   paymentEvents: PaymentEventNotification;
   /** Changes of the calling PSP's payments of the connection's sales unit, optionally of one payment. */
@@ -2454,8 +2848,8 @@ export type Subscription = {
   /**
    * The caller's sales unit's committed events of every stream (payments, QR check-ins, PSP, checkout, operator
    * actions) as they commit, optionally of some names or one stream type. With `after:` an event id (StreamEvent.eventId,
-   * the webhook's event id header) it first replays, in order, what came after that event, then goes live: no gap, none
-   * twice (at most 1000 replayed; further back, read Query.events first).
+   * the webhook's event id header) it first replays, in order, what came after that event, however far back, then goes
+   * live: no gap, none twice. An id that is no event of the sales unit is refused (BAD_USER_INPUT, field after).
    */
   streamEvents: StreamEvent;
 };
@@ -2578,6 +2972,16 @@ export type UpdateSalesUnitPayload = {
   userErrors: Array<ManagementUserError>;
 };
 
+/** The user's profile on a payment: name gives firstName and lastName, email email, phoneNumber mobileNumber, address addresses. */
+export type UserDetails = {
+  __typename?: 'UserDetails';
+  addresses?: Maybe<Array<PaymentAddress>>;
+  email?: Maybe<Scalars['String']['output']>;
+  firstName?: Maybe<Scalars['String']['output']>;
+  lastName?: Maybe<Scalars['String']['output']>;
+  mobileNumber?: Maybe<Scalars['String']['output']>;
+};
+
 export type UserFlow =
   | 'NATIVE_REDIRECT'
   | 'PUSH_MESSAGE'
@@ -2665,6 +3069,87 @@ export type ViewerKind =
   | 'PARTNER'
   | 'PSP';
 
+export type WalletApprovePaymentInput = {
+  /** The scopes the user agreed to share; must cover every requested scope of the payment. */
+  consentedScopes?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** The user the wallet app authenticated. */
+  phoneNumber: Scalars['String']['input'];
+  token: Scalars['String']['input'];
+};
+
+/** Why the wallet's approval or rejection was refused. */
+export type WalletErrorCode =
+  /** The payment asks the user to share profile information: consent to every requested scope to approve. */
+  | 'CONSENT_REQUIRED'
+  /** The approval was declined (test environment: a failure trigger amount, README "Failure triggers"); the payment still waits. */
+  | 'DECLINED'
+  /** The payment no longer waits for its user (approved, rejected, cancelled or expired). */
+  | 'NOT_AWAITING_USER'
+  /** The phone number is not 8 digits (Norway) or 10 to 15 with the country code. */
+  | 'NOT_A_PHONE_NUMBER'
+  /** No payment has this token. */
+  | 'NO_SUCH_PAYMENT'
+  /** The payment was made for another customer. */
+  | 'OTHER_CUSTOMER'
+  /** Express: no shipping option was chosen for the user's address. */
+  | 'SHIPPING_NOT_CHOSEN'
+  /** Express: the shop cannot ship to the user's address (its shipping callback offered nothing, or failed). */
+  | 'SHIPPING_UNAVAILABLE'
+  /** Express: the amount with the shipping cost is more than a payment may be. */
+  | 'TOTAL_TOO_HIGH'
+  /** The user is younger than the payment's minimumUserAge; the payment still waits. */
+  | 'UNDER_MINIMUM_AGE';
+
+/** A payment as the wallet app shows it to its user. */
+export type WalletPayment = {
+  __typename?: 'WalletPayment';
+  amount: Money;
+  /** Whether the user can still approve or reject it. */
+  awaitsUser: Scalars['Boolean']['output'];
+  /** The phone number the merchant made it for, if any (then only that user may approve or reject it). */
+  customerPhoneNumber?: Maybe<Scalars['String']['output']>;
+  description?: Maybe<Scalars['String']['output']>;
+  /** When it expires unless approved. */
+  expiresAt?: Maybe<Scalars['DateTime']['output']>;
+  /** The profile scopes the merchant asks the user to share (e.g. name, email); approving consents to them. */
+  requestedScopes: Array<Scalars['String']['output']>;
+  /** The shop: the sales unit's name. */
+  shopName: Scalars['String']['output'];
+  state: PaymentState;
+  /** What the landing page's address and QR code carry: the wallet approves or rejects by it (a scanned QR names it too). */
+  token: Scalars['String']['output'];
+};
+
+export type WalletPaymentConnection = {
+  __typename?: 'WalletPaymentConnection';
+  edges: Array<WalletPaymentEdge>;
+  pageInfo: PageInfo;
+};
+
+export type WalletPaymentEdge = {
+  __typename?: 'WalletPaymentEdge';
+  cursor: Scalars['String']['output'];
+  node: WalletPayment;
+};
+
+export type WalletPaymentPayload = {
+  __typename?: 'WalletPaymentPayload';
+  payment?: Maybe<WalletPayment>;
+  userErrors: Array<WalletUserError>;
+};
+
+export type WalletRejectPaymentInput = {
+  phoneNumber: Scalars['String']['input'];
+  token: Scalars['String']['input'];
+};
+
+export type WalletUserError = {
+  __typename?: 'WalletUserError';
+  code: WalletErrorCode;
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
+};
+
 /** A webhook registration of the caller's sales unit. `id` is the same uuid the Webhooks REST API uses. */
 export type Webhook = {
   __typename?: 'Webhook';
@@ -2673,7 +3158,10 @@ export type Webhook = {
   deliveries: WebhookDeliveryConnection;
   /** Public event names, e.g. epayments.payment.captured.v1. */
   events: Array<Scalars['String']['output']>;
-  /** Attempts since `since` (default: the last 24 hours; at most 31 days back) and their failures. */
+  /**
+   * Attempts since `since` (default: the last 24 hours; at most 31 days back) and their failures. Attempts are stamped
+   * by the service's clock, never by a sales unit's test clock, and so is this period.
+   */
   failureRate: WebhookFailureRate;
   id: Scalars['ID']['output'];
   url: Scalars['String']['output'];
@@ -2981,6 +3469,8 @@ export type ResolversTypes = ResolversObject<{
   CreateRedirectQrInput: CreateRedirectQrInput;
   CreateSalesUnitInput: CreateSalesUnitInput;
   CreateSalesUnitPayload: ResolverTypeWrapper<CreateSalesUnitPayload>;
+  CreateWalletClientInput: CreateWalletClientInput;
+  CreateWalletClientPayload: ResolverTypeWrapper<CreateWalletClientPayload>;
   Currency: Currency;
   CustomerInput: CustomerInput;
   CustomerInteraction: CustomerInteraction;
@@ -2996,6 +3486,8 @@ export type ResolversTypes = ResolversObject<{
   DeleteRedirectQrPayload: ResolverTypeWrapper<DeleteRedirectQrPayload>;
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: ResolverTypeWrapper<DeleteWebhookPayload>;
+  DynamicShippingOptionsInput: DynamicShippingOptionsInput;
+  EventOrder: EventOrder;
   ExpireCheckoutSessionInput: ExpireCheckoutSessionInput;
   ExpireCheckoutSessionPayload: ResolverTypeWrapper<Omit<ExpireCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversTypes['CheckoutSession']> }>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
@@ -3007,6 +3499,7 @@ export type ResolversTypes = ResolversObject<{
   InstaboxIntegrationInput: InstaboxIntegrationInput;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   IssuedApiClient: ResolverTypeWrapper<IssuedApiClient>;
+  IssuedWalletClient: ResolverTypeWrapper<IssuedWalletClient>;
   Ledger: ResolverTypeWrapper<LedgerView>;
   LedgerBankAccount: ResolverTypeWrapper<LedgerBankAccount>;
   LedgerConnection: ResolverTypeWrapper<Omit<LedgerConnection, 'edges'> & { edges: Array<ResolversTypes['LedgerEdge']> }>;
@@ -3057,7 +3550,12 @@ export type ResolversTypes = ResolversObject<{
   PartnerConsentEdge: ResolverTypeWrapper<PartnerConsentEdge>;
   PartnerStatus: PartnerStatus;
   Payment: ResolverTypeWrapper<PaymentView>;
+  PaymentAddress: ResolverTypeWrapper<PaymentAddress>;
   PaymentAggregate: ResolverTypeWrapper<PaymentAggregate>;
+  PaymentAllowedActions: ResolverTypeWrapper<PaymentAllowedActions>;
+  PaymentAttentionCause: ResolverTypeWrapper<PaymentAttentionCauseRow>;
+  PaymentAttentionReason: PaymentAttentionReason;
+  PaymentCancelAction: PaymentCancelAction;
   PaymentConnection: ResolverTypeWrapper<Omit<PaymentConnection, 'edges'> & { edges: Array<ResolversTypes['PaymentEdge']> }>;
   PaymentEdge: ResolverTypeWrapper<Omit<PaymentEdge, 'node'> & { node: ResolversTypes['Payment'] }>;
   PaymentErrorCode: PaymentErrorCode;
@@ -3073,6 +3571,9 @@ export type ResolversTypes = ResolversObject<{
   PaymentMethod: ResolverTypeWrapper<PaymentMethod>;
   PaymentMethodType: PaymentMethodType;
   PaymentModificationPayload: ResolverTypeWrapper<Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversTypes['Payment']> }>;
+  PaymentNeedingAttention: ResolverTypeWrapper<PaymentNeedingAttentionRow>;
+  PaymentNeedingAttentionConnection: ResolverTypeWrapper<Omit<PaymentNeedingAttentionConnection, 'edges'> & { edges: Array<ResolversTypes['PaymentNeedingAttentionEdge']> }>;
+  PaymentNeedingAttentionEdge: ResolverTypeWrapper<Omit<PaymentNeedingAttentionEdge, 'node'> & { node: ResolversTypes['PaymentNeedingAttention'] }>;
   PaymentOrder: ResolverTypeWrapper<OrderView>;
   PaymentOrderLine: ResolverTypeWrapper<PaymentOrderLine>;
   PaymentOutcome: PaymentOutcome;
@@ -3090,12 +3591,18 @@ export type ResolversTypes = ResolversObject<{
   PricePackageConnection: ResolverTypeWrapper<PricePackageConnection>;
   PricePackageEdge: ResolverTypeWrapper<PricePackageEdge>;
   PricePackageProductType: PricePackageProductType;
+  PrincipalKind: PrincipalKind;
   ProductOrder: ResolverTypeWrapper<ProductOrderRow>;
   ProductOrderConnection: ResolverTypeWrapper<Omit<ProductOrderConnection, 'edges'> & { edges: Array<ResolversTypes['ProductOrderEdge']> }>;
   ProductOrderEdge: ResolverTypeWrapper<Omit<ProductOrderEdge, 'node'> & { node: ResolversTypes['ProductOrder'] }>;
   ProductOrderEvent: ResolverTypeWrapper<OutboxEvent>;
   ProductOrderEventConnection: ResolverTypeWrapper<Omit<ProductOrderEventConnection, 'edges'> & { edges: Array<ResolversTypes['ProductOrderEventEdge']> }>;
   ProductOrderEventEdge: ResolverTypeWrapper<Omit<ProductOrderEventEdge, 'node'> & { node: ResolversTypes['ProductOrderEvent'] }>;
+  PruneDataInput: PruneDataInput;
+  PruneDataPayload: ResolverTypeWrapper<PruneDataPayload>;
+  PruneMethod: PruneMethod;
+  PruneResult: ResolverTypeWrapper<PruneResult>;
+  PruneRun: ResolverTypeWrapper<PruneRun>;
   PspErrorCode: PspErrorCode;
   PspMerchant: ResolverTypeWrapper<SignupMerchantRow>;
   PspMerchantAddress: ResolverTypeWrapper<PspMerchantAddress>;
@@ -3127,6 +3634,8 @@ export type ResolversTypes = ResolversObject<{
   RedirectQrEdge: ResolverTypeWrapper<Omit<RedirectQrEdge, 'node'> & { node: ResolversTypes['RedirectQr'] }>;
   RedirectQrPayload: ResolverTypeWrapper<Omit<RedirectQrPayload, 'redirectQr'> & { redirectQr?: Maybe<ResolversTypes['RedirectQr']> }>;
   RefundPaymentInput: RefundPaymentInput;
+  RegisterTrustedDocumentsInput: RegisterTrustedDocumentsInput;
+  RegisterTrustedDocumentsPayload: ResolverTypeWrapper<RegisterTrustedDocumentsPayload>;
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: ResolverTypeWrapper<Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversTypes['Webhook']> }>;
   RetireClientSecretInput: RetireClientSecretInput;
@@ -3139,10 +3648,17 @@ export type ResolversTypes = ResolversObject<{
   SalesUnitEdge: ResolverTypeWrapper<Omit<SalesUnitEdge, 'node'> & { node: ResolversTypes['SalesUnit'] }>;
   SalesUnitPrice: ResolverTypeWrapper<SalesUnitPrice>;
   SalesUnitStatus: SalesUnitStatus;
+  ServiceEnvironment: ServiceEnvironment;
   SetCallbackQrInput: SetCallbackQrInput;
   SetOrderCategoryInput: SetOrderCategoryInput;
   SetOrderCategoryPayload: ResolverTypeWrapper<Omit<SetOrderCategoryPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
+  ShippingBrand: ShippingBrand;
+  ShippingDetails: ResolverTypeWrapper<ShippingDetails>;
+  ShippingGroupInput: ShippingGroupInput;
   ShippingInfoInput: ShippingInfoInput;
+  ShippingInput: ShippingInput;
+  ShippingOptionInput: ShippingOptionInput;
+  ShippingType: ShippingType;
   SignUpPspMerchantInput: SignUpPspMerchantInput;
   SignUpPspMerchantPayload: ResolverTypeWrapper<Omit<SignUpPspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversTypes['PspMerchant']> }>;
   StreamEvent: ResolverTypeWrapper<OutboxEvent>;
@@ -3164,12 +3680,21 @@ export type ResolversTypes = ResolversObject<{
   UpdateRedirectQrInput: UpdateRedirectQrInput;
   UpdateSalesUnitInput: UpdateSalesUnitInput;
   UpdateSalesUnitPayload: ResolverTypeWrapper<Omit<UpdateSalesUnitPayload, 'salesUnit'> & { salesUnit?: Maybe<ResolversTypes['SalesUnit']> }>;
+  UserDetails: ResolverTypeWrapper<UserDetails>;
   UserFlow: UserFlow;
   UserInfo: ResolverTypeWrapper<UserInfoView>;
   UserInfoAccount: ResolverTypeWrapper<UserInfoAccount>;
   UserInfoAddress: ResolverTypeWrapper<UserInfoAddress>;
   Viewer: ResolverTypeWrapper<ViewerParent>;
   ViewerKind: ViewerKind;
+  WalletApprovePaymentInput: WalletApprovePaymentInput;
+  WalletErrorCode: WalletErrorCode;
+  WalletPayment: ResolverTypeWrapper<WalletPayment>;
+  WalletPaymentConnection: ResolverTypeWrapper<WalletPaymentConnection>;
+  WalletPaymentEdge: ResolverTypeWrapper<WalletPaymentEdge>;
+  WalletPaymentPayload: ResolverTypeWrapper<WalletPaymentPayload>;
+  WalletRejectPaymentInput: WalletRejectPaymentInput;
+  WalletUserError: ResolverTypeWrapper<WalletUserError>;
   Webhook: ResolverTypeWrapper<WebhookRow>;
   WebhookDelivery: ResolverTypeWrapper<WebhookDeliveryView>;
   WebhookDeliveryAttempt: ResolverTypeWrapper<WebhookAttemptView>;
@@ -3252,6 +3777,8 @@ export type ResolversParentTypes = ResolversObject<{
   CreateRedirectQrInput: CreateRedirectQrInput;
   CreateSalesUnitInput: CreateSalesUnitInput;
   CreateSalesUnitPayload: CreateSalesUnitPayload;
+  CreateWalletClientInput: CreateWalletClientInput;
+  CreateWalletClientPayload: CreateWalletClientPayload;
   CustomerInput: CustomerInput;
   Date: Scalars['Date']['output'];
   DateTime: Scalars['DateTime']['output'];
@@ -3265,6 +3792,7 @@ export type ResolversParentTypes = ResolversObject<{
   DeleteRedirectQrPayload: DeleteRedirectQrPayload;
   DeleteWebhookInput: DeleteWebhookInput;
   DeleteWebhookPayload: DeleteWebhookPayload;
+  DynamicShippingOptionsInput: DynamicShippingOptionsInput;
   ExpireCheckoutSessionInput: ExpireCheckoutSessionInput;
   ExpireCheckoutSessionPayload: Omit<ExpireCheckoutSessionPayload, 'session'> & { session?: Maybe<ResolversParentTypes['CheckoutSession']> };
   Float: Scalars['Float']['output'];
@@ -3276,6 +3804,7 @@ export type ResolversParentTypes = ResolversObject<{
   InstaboxIntegrationInput: InstaboxIntegrationInput;
   Int: Scalars['Int']['output'];
   IssuedApiClient: IssuedApiClient;
+  IssuedWalletClient: IssuedWalletClient;
   Ledger: LedgerView;
   LedgerBankAccount: LedgerBankAccount;
   LedgerConnection: Omit<LedgerConnection, 'edges'> & { edges: Array<ResolversParentTypes['LedgerEdge']> };
@@ -3316,7 +3845,10 @@ export type ResolversParentTypes = ResolversObject<{
   PartnerConsentConnection: PartnerConsentConnection;
   PartnerConsentEdge: PartnerConsentEdge;
   Payment: PaymentView;
+  PaymentAddress: PaymentAddress;
   PaymentAggregate: PaymentAggregate;
+  PaymentAllowedActions: PaymentAllowedActions;
+  PaymentAttentionCause: PaymentAttentionCauseRow;
   PaymentConnection: Omit<PaymentConnection, 'edges'> & { edges: Array<ResolversParentTypes['PaymentEdge']> };
   PaymentEdge: Omit<PaymentEdge, 'node'> & { node: ResolversParentTypes['Payment'] };
   PaymentEvent: PaymentEventRow;
@@ -3329,6 +3861,9 @@ export type ResolversParentTypes = ResolversObject<{
   PaymentFilter: PaymentFilter;
   PaymentMethod: PaymentMethod;
   PaymentModificationPayload: Omit<PaymentModificationPayload, 'payment'> & { payment?: Maybe<ResolversParentTypes['Payment']> };
+  PaymentNeedingAttention: PaymentNeedingAttentionRow;
+  PaymentNeedingAttentionConnection: Omit<PaymentNeedingAttentionConnection, 'edges'> & { edges: Array<ResolversParentTypes['PaymentNeedingAttentionEdge']> };
+  PaymentNeedingAttentionEdge: Omit<PaymentNeedingAttentionEdge, 'node'> & { node: ResolversParentTypes['PaymentNeedingAttention'] };
   PaymentOrder: OrderView;
   PaymentOrderLine: PaymentOrderLine;
   PaymentOutcomeCount: PaymentOutcomeCount;
@@ -3348,6 +3883,10 @@ export type ResolversParentTypes = ResolversObject<{
   ProductOrderEvent: OutboxEvent;
   ProductOrderEventConnection: Omit<ProductOrderEventConnection, 'edges'> & { edges: Array<ResolversParentTypes['ProductOrderEventEdge']> };
   ProductOrderEventEdge: Omit<ProductOrderEventEdge, 'node'> & { node: ResolversParentTypes['ProductOrderEvent'] };
+  PruneDataInput: PruneDataInput;
+  PruneDataPayload: PruneDataPayload;
+  PruneResult: PruneResult;
+  PruneRun: PruneRun;
   PspMerchant: SignupMerchantRow;
   PspMerchantAddress: PspMerchantAddress;
   PspMerchantAddressInput: PspMerchantAddressInput;
@@ -3374,6 +3913,8 @@ export type ResolversParentTypes = ResolversObject<{
   RedirectQrEdge: Omit<RedirectQrEdge, 'node'> & { node: ResolversParentTypes['RedirectQr'] };
   RedirectQrPayload: Omit<RedirectQrPayload, 'redirectQr'> & { redirectQr?: Maybe<ResolversParentTypes['RedirectQr']> };
   RefundPaymentInput: RefundPaymentInput;
+  RegisterTrustedDocumentsInput: RegisterTrustedDocumentsInput;
+  RegisterTrustedDocumentsPayload: RegisterTrustedDocumentsPayload;
   RegisterWebhookInput: RegisterWebhookInput;
   RegisterWebhookPayload: Omit<RegisterWebhookPayload, 'webhook'> & { webhook?: Maybe<ResolversParentTypes['Webhook']> };
   RetireClientSecretInput: RetireClientSecretInput;
@@ -3388,7 +3929,11 @@ export type ResolversParentTypes = ResolversObject<{
   SetCallbackQrInput: SetCallbackQrInput;
   SetOrderCategoryInput: SetOrderCategoryInput;
   SetOrderCategoryPayload: Omit<SetOrderCategoryPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
+  ShippingDetails: ShippingDetails;
+  ShippingGroupInput: ShippingGroupInput;
   ShippingInfoInput: ShippingInfoInput;
+  ShippingInput: ShippingInput;
+  ShippingOptionInput: ShippingOptionInput;
   SignUpPspMerchantInput: SignUpPspMerchantInput;
   SignUpPspMerchantPayload: Omit<SignUpPspMerchantPayload, 'merchant'> & { merchant?: Maybe<ResolversParentTypes['PspMerchant']> };
   StreamEvent: OutboxEvent;
@@ -3409,10 +3954,18 @@ export type ResolversParentTypes = ResolversObject<{
   UpdateRedirectQrInput: UpdateRedirectQrInput;
   UpdateSalesUnitInput: UpdateSalesUnitInput;
   UpdateSalesUnitPayload: Omit<UpdateSalesUnitPayload, 'salesUnit'> & { salesUnit?: Maybe<ResolversParentTypes['SalesUnit']> };
+  UserDetails: UserDetails;
   UserInfo: UserInfoView;
   UserInfoAccount: UserInfoAccount;
   UserInfoAddress: UserInfoAddress;
   Viewer: ViewerParent;
+  WalletApprovePaymentInput: WalletApprovePaymentInput;
+  WalletPayment: WalletPayment;
+  WalletPaymentConnection: WalletPaymentConnection;
+  WalletPaymentEdge: WalletPaymentEdge;
+  WalletPaymentPayload: WalletPaymentPayload;
+  WalletRejectPaymentInput: WalletRejectPaymentInput;
+  WalletUserError: WalletUserError;
   Webhook: WebhookRow;
   WebhookDelivery: WebhookDeliveryView;
   WebhookDeliveryAttempt: WebhookAttemptView;
@@ -3424,9 +3977,15 @@ export type ResolversParentTypes = ResolversObject<{
   WebhookUserError: WebhookUserError;
 }>;
 
-export type OperatorOnlyDirectiveArgs = { };
+export type PrincipalsDirectiveArgs = {
+  kinds: Array<PrincipalKind>;
+};
 
-export type OperatorOnlyDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = OperatorOnlyDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+export type PrincipalsDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = PrincipalsDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
+export type SalesUnitDirectiveArgs = { };
+
+export type SalesUnitDirectiveResolver<Result, Parent, ContextType = GraphQLContext, Args = SalesUnitDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type AddOrderImagePayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AddOrderImagePayload'] = ResolversParentTypes['AddOrderImagePayload']> = ResolversObject<{
   image?: Resolver<Maybe<ResolversTypes['OrderImage']>, ParentType, ContextType>;
@@ -3541,7 +4100,7 @@ export type CheckoutSessionNotificationResolvers<ContextType = GraphQLContext, P
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   occurredAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
-  session?: Resolver<ResolversTypes['CheckoutSession'], ParentType, ContextType>;
+  session?: Resolver<ResolversTypes['CheckoutSession'], ParentType, SalesUnitField<ContextType>>;
   sessionState?: Resolver<ResolversTypes['CheckoutSessionState'], ParentType, ContextType>;
 }>;
 
@@ -3635,6 +4194,11 @@ export type CreateSalesUnitPayloadResolvers<ContextType = GraphQLContext, Parent
   userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
 }>;
 
+export type CreateWalletClientPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CreateWalletClientPayload'] = ResolversParentTypes['CreateWalletClientPayload']> = ResolversObject<{
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
+  walletClient?: Resolver<Maybe<ResolversTypes['IssuedWalletClient']>, ParentType, ContextType>;
+}>;
+
 export interface DateScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Date'], any> {
   name: 'Date';
 }
@@ -3686,6 +4250,12 @@ export type IssuedApiClientResolvers<ContextType = GraphQLContext, ParentType ex
   subscriptionKey?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
+export type IssuedWalletClientResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['IssuedWalletClient'] = ResolversParentTypes['IssuedWalletClient']> = ResolversObject<{
+  clientId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  clientSecret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  subscriptionKey?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type LedgerResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Ledger'] = ResolversParentTypes['Ledger']> = ResolversObject<{
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   firstPayout?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -3696,7 +4266,7 @@ export type LedgerResolvers<ContextType = GraphQLContext, ParentType extends Res
   payoutBankAccount?: Resolver<ResolversTypes['LedgerBankAccount'], ParentType, ContextType>;
   prices?: Resolver<Array<ResolversTypes['SalesUnitPrice']>, ParentType, ContextType>;
   settlesForRecipientHandles?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
-  transactions?: Resolver<ResolversTypes['LedgerTransactionConnection'], ParentType, ContextType, RequireFields<LedgerTransactionsArgs, 'first'>>;
+  transactions?: Resolver<ResolversTypes['LedgerTransactionConnection'], ParentType, SalesUnitField<ContextType>, RequireFields<LedgerTransactionsArgs, 'first'>>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 }>;
 
@@ -3725,12 +4295,12 @@ export type LedgerTransactionResolvers<ContextType = GraphQLContext, ParentType 
   fee?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
   grossAmount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  ledger?: Resolver<ResolversTypes['Ledger'], ParentType, ContextType>;
+  ledger?: Resolver<ResolversTypes['Ledger'], ParentType, SalesUnitField<ContextType>>;
   ledgerAmount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
   ledgerDate?: Resolver<ResolversTypes['Date'], ParentType, ContextType>;
   ledgerId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   orderId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType>;
+  payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, SalesUnitField<ContextType>>;
   payoutId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   recipientHandle?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   timestamp?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
@@ -3796,44 +4366,49 @@ export type MoneyResolvers<ContextType = GraphQLContext, ParentType extends Reso
 
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = ResolversObject<{
   _empty?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
-  addOrderImage?: Resolver<ResolversTypes['AddOrderImagePayload'], ParentType, ContextType, RequireFields<MutationAddOrderImageArgs, 'input'>>;
-  addOrderReceipt?: Resolver<ResolversTypes['AddOrderReceiptPayload'], ParentType, ContextType, RequireFields<MutationAddOrderReceiptArgs, 'input'>>;
-  advanceTestClock?: Resolver<ResolversTypes['AdvanceTestClockPayload'], ParentType, ContextType, RequireFields<MutationAdvanceTestClockArgs, 'input'>>;
-  approveTestPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationApproveTestPaymentArgs, 'input'>>;
-  cancelPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCancelPaymentArgs, 'input'>>;
-  capturePayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationCapturePaymentArgs, 'input'>>;
+  addOrderImage?: Resolver<ResolversTypes['AddOrderImagePayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationAddOrderImageArgs, 'input'>>;
+  addOrderReceipt?: Resolver<ResolversTypes['AddOrderReceiptPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationAddOrderReceiptArgs, 'input'>>;
+  advanceTestClock?: Resolver<ResolversTypes['AdvanceTestClockPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationAdvanceTestClockArgs, 'input'>>;
+  approveTestPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationApproveTestPaymentArgs, 'input'>>;
+  cancelPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationCancelPaymentArgs, 'input'>>;
+  capturePayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationCapturePaymentArgs, 'input'>>;
   connectSalesUnit?: Resolver<ResolversTypes['ConnectSalesUnitPayload'], ParentType, ContextType, RequireFields<MutationConnectSalesUnitArgs, 'input'>>;
   createApiClient?: Resolver<ResolversTypes['CreateApiClientPayload'], ParentType, ContextType, RequireFields<MutationCreateApiClientArgs, 'input'>>;
-  createCheckoutSession?: Resolver<ResolversTypes['CreateCheckoutSessionPayload'], ParentType, ContextType, RequireFields<MutationCreateCheckoutSessionArgs, 'input'>>;
+  createCheckoutSession?: Resolver<ResolversTypes['CreateCheckoutSessionPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationCreateCheckoutSessionArgs, 'input'>>;
   createMerchant?: Resolver<ResolversTypes['CreateMerchantPayload'], ParentType, ContextType, RequireFields<MutationCreateMerchantArgs, 'input'>>;
   createPartner?: Resolver<ResolversTypes['CreatePartnerPayload'], ParentType, ContextType, RequireFields<MutationCreatePartnerArgs, 'input'>>;
-  createPayment?: Resolver<ResolversTypes['CreatePaymentPayload'], ParentType, ContextType, RequireFields<MutationCreatePaymentArgs, 'input'>>;
+  createPayment?: Resolver<ResolversTypes['CreatePaymentPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationCreatePaymentArgs, 'input'>>;
   createPsp?: Resolver<ResolversTypes['CreatePspPayload'], ParentType, ContextType, RequireFields<MutationCreatePspArgs, 'input'>>;
-  createRedirectQr?: Resolver<ResolversTypes['RedirectQrPayload'], ParentType, ContextType, RequireFields<MutationCreateRedirectQrArgs, 'input'>>;
+  createRedirectQr?: Resolver<ResolversTypes['RedirectQrPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationCreateRedirectQrArgs, 'input'>>;
   createSalesUnit?: Resolver<ResolversTypes['CreateSalesUnitPayload'], ParentType, ContextType, RequireFields<MutationCreateSalesUnitArgs, 'input'>>;
+  createWalletClient?: Resolver<ResolversTypes['CreateWalletClientPayload'], ParentType, ContextType, RequireFields<MutationCreateWalletClientArgs, 'input'>>;
   deactivateMerchant?: Resolver<ResolversTypes['DeactivateMerchantPayload'], ParentType, ContextType, RequireFields<MutationDeactivateMerchantArgs, 'input'>>;
   deactivatePartner?: Resolver<ResolversTypes['DeactivatePartnerPayload'], ParentType, ContextType, RequireFields<MutationDeactivatePartnerArgs, 'input'>>;
-  deleteCallbackQr?: Resolver<ResolversTypes['DeleteCallbackQrPayload'], ParentType, ContextType, RequireFields<MutationDeleteCallbackQrArgs, 'input'>>;
-  deleteRedirectQr?: Resolver<ResolversTypes['DeleteRedirectQrPayload'], ParentType, ContextType, RequireFields<MutationDeleteRedirectQrArgs, 'input'>>;
-  deleteWebhook?: Resolver<ResolversTypes['DeleteWebhookPayload'], ParentType, ContextType, RequireFields<MutationDeleteWebhookArgs, 'input'>>;
-  expireCheckoutSession?: Resolver<ResolversTypes['ExpireCheckoutSessionPayload'], ParentType, ContextType, RequireFields<MutationExpireCheckoutSessionArgs, 'input'>>;
+  deleteCallbackQr?: Resolver<ResolversTypes['DeleteCallbackQrPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationDeleteCallbackQrArgs, 'input'>>;
+  deleteRedirectQr?: Resolver<ResolversTypes['DeleteRedirectQrPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationDeleteRedirectQrArgs, 'input'>>;
+  deleteWebhook?: Resolver<ResolversTypes['DeleteWebhookPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationDeleteWebhookArgs, 'input'>>;
+  expireCheckoutSession?: Resolver<ResolversTypes['ExpireCheckoutSessionPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationExpireCheckoutSessionArgs, 'input'>>;
   giveMerchantConsent?: Resolver<ResolversTypes['MerchantConsentPayload'], ParentType, ContextType, RequireFields<MutationGiveMerchantConsentArgs, 'input'>>;
-  initiatePspPayment?: Resolver<ResolversTypes['InitiatePspPaymentPayload'], ParentType, ContextType, RequireFields<MutationInitiatePspPaymentArgs, 'input'>>;
+  initiatePspPayment?: Resolver<ResolversTypes['InitiatePspPaymentPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationInitiatePspPaymentArgs, 'input'>>;
+  pruneData?: Resolver<ResolversTypes['PruneDataPayload'], ParentType, ContextType, RequireFields<MutationPruneDataArgs, 'input'>>;
   recordConsent?: Resolver<ResolversTypes['ConsentPayload'], ParentType, ContextType, RequireFields<MutationRecordConsentArgs, 'input'>>;
-  redeliverFailedWebhookDeliveries?: Resolver<ResolversTypes['RedeliverFailedWebhookDeliveriesPayload'], ParentType, ContextType, RequireFields<MutationRedeliverFailedWebhookDeliveriesArgs, 'input'>>;
-  redeliverWebhookDelivery?: Resolver<ResolversTypes['RedeliverWebhookDeliveryPayload'], ParentType, ContextType, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'input'>>;
-  refundPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, ContextType, RequireFields<MutationRefundPaymentArgs, 'input'>>;
-  registerWebhook?: Resolver<ResolversTypes['RegisterWebhookPayload'], ParentType, ContextType, RequireFields<MutationRegisterWebhookArgs, 'input'>>;
+  redeliverFailedWebhookDeliveries?: Resolver<ResolversTypes['RedeliverFailedWebhookDeliveriesPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationRedeliverFailedWebhookDeliveriesArgs, 'input'>>;
+  redeliverWebhookDelivery?: Resolver<ResolversTypes['RedeliverWebhookDeliveryPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationRedeliverWebhookDeliveryArgs, 'input'>>;
+  refundPayment?: Resolver<ResolversTypes['PaymentModificationPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationRefundPaymentArgs, 'input'>>;
+  registerTrustedDocuments?: Resolver<ResolversTypes['RegisterTrustedDocumentsPayload'], ParentType, ContextType, RequireFields<MutationRegisterTrustedDocumentsArgs, 'input'>>;
+  registerWebhook?: Resolver<ResolversTypes['RegisterWebhookPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationRegisterWebhookArgs, 'input'>>;
   retireClientSecret?: Resolver<ResolversTypes['RetireClientSecretPayload'], ParentType, ContextType, RequireFields<MutationRetireClientSecretArgs, 'input'>>;
   rotateClientSecret?: Resolver<ResolversTypes['RotateClientSecretPayload'], ParentType, ContextType, RequireFields<MutationRotateClientSecretArgs, 'input'>>;
-  setCallbackQr?: Resolver<ResolversTypes['CallbackQrPayload'], ParentType, ContextType, RequireFields<MutationSetCallbackQrArgs, 'input'>>;
-  setOrderCategory?: Resolver<ResolversTypes['SetOrderCategoryPayload'], ParentType, ContextType, RequireFields<MutationSetOrderCategoryArgs, 'input'>>;
+  setCallbackQr?: Resolver<ResolversTypes['CallbackQrPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationSetCallbackQrArgs, 'input'>>;
+  setOrderCategory?: Resolver<ResolversTypes['SetOrderCategoryPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationSetOrderCategoryArgs, 'input'>>;
   signUpPspMerchant?: Resolver<ResolversTypes['SignUpPspMerchantPayload'], ParentType, ContextType, RequireFields<MutationSignUpPspMerchantArgs, 'input'>>;
-  updateCheckoutSession?: Resolver<ResolversTypes['UpdateCheckoutSessionPayload'], ParentType, ContextType, RequireFields<MutationUpdateCheckoutSessionArgs, 'input'>>;
+  updateCheckoutSession?: Resolver<ResolversTypes['UpdateCheckoutSessionPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationUpdateCheckoutSessionArgs, 'input'>>;
   updatePspMerchant?: Resolver<ResolversTypes['UpdatePspMerchantPayload'], ParentType, ContextType, RequireFields<MutationUpdatePspMerchantArgs, 'input'>>;
-  updatePspStatus?: Resolver<ResolversTypes['UpdatePspStatusPayload'], ParentType, ContextType, RequireFields<MutationUpdatePspStatusArgs, 'input'>>;
-  updateRedirectQr?: Resolver<ResolversTypes['RedirectQrPayload'], ParentType, ContextType, RequireFields<MutationUpdateRedirectQrArgs, 'input'>>;
+  updatePspStatus?: Resolver<ResolversTypes['UpdatePspStatusPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationUpdatePspStatusArgs, 'input'>>;
+  updateRedirectQr?: Resolver<ResolversTypes['RedirectQrPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationUpdateRedirectQrArgs, 'input'>>;
   updateSalesUnit?: Resolver<ResolversTypes['UpdateSalesUnitPayload'], ParentType, ContextType, RequireFields<MutationUpdateSalesUnitArgs, 'input'>>;
+  walletApprovePayment?: Resolver<ResolversTypes['WalletPaymentPayload'], ParentType, ContextType, RequireFields<MutationWalletApprovePaymentArgs, 'input'>>;
+  walletRejectPayment?: Resolver<ResolversTypes['WalletPaymentPayload'], ParentType, ContextType, RequireFields<MutationWalletRejectPaymentArgs, 'input'>>;
   withdrawConsent?: Resolver<ResolversTypes['ConsentPayload'], ParentType, ContextType, RequireFields<MutationWithdrawConsentArgs, 'input'>>;
   withdrawMerchantConsent?: Resolver<ResolversTypes['MerchantConsentPayload'], ParentType, ContextType, RequireFields<MutationWithdrawMerchantConsentArgs, 'input'>>;
 }>;
@@ -3947,24 +4522,38 @@ export type PartnerConsentEdgeResolvers<ContextType = GraphQLContext, ParentType
 
 export type PaymentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Payment'] = ResolversParentTypes['Payment']> = ResolversObject<{
   aggregate?: Resolver<ResolversTypes['PaymentAggregate'], ParentType, ContextType>;
+  allowedActions?: Resolver<ResolversTypes['PaymentAllowedActions'], ParentType, ContextType>;
   amount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   events?: Resolver<ResolversTypes['PaymentEventConnection'], ParentType, ContextType, RequireFields<PaymentEventsArgs, 'first'>>;
   expiresAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  ledgerTransactions?: Resolver<Array<ResolversTypes['LedgerTransaction']>, ParentType, ContextType>;
+  ledgerTransactions?: Resolver<Array<ResolversTypes['LedgerTransaction']>, ParentType, SalesUnitField<ContextType>>;
   metadata?: Resolver<Array<ResolversTypes['MetadataEntry']>, ParentType, ContextType>;
   order?: Resolver<Maybe<ResolversTypes['PaymentOrder']>, ParentType, ContextType>;
+  outcome?: Resolver<ResolversTypes['PaymentOutcome'], ParentType, ContextType>;
   paymentDescription?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   paymentMethod?: Resolver<ResolversTypes['PaymentMethod'], ParentType, ContextType>;
+  personalDataRemovedAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   profile?: Resolver<ResolversTypes['PaymentProfile'], ParentType, ContextType>;
   pspReference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   redirectUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   reference?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  shippingDetails?: Resolver<Maybe<ResolversTypes['ShippingDetails']>, ParentType, ContextType>;
   state?: Resolver<ResolversTypes['PaymentState'], ParentType, ContextType>;
+  userDetails?: Resolver<Maybe<ResolversTypes['UserDetails']>, ParentType, ContextType>;
   userFlow?: Resolver<ResolversTypes['UserFlow'], ParentType, ContextType>;
-  webhookDeliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<PaymentWebhookDeliveriesArgs, 'first'>>;
+  webhookDeliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, SalesUnitField<ContextType>, RequireFields<PaymentWebhookDeliveriesArgs, 'first'>>;
+  webhookDeliveriesPrunedBefore?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+}>;
+
+export type PaymentAddressResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentAddress'] = ResolversParentTypes['PaymentAddress']> = ResolversObject<{
+  addressLine1?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  addressLine2?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  city?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  country?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  postCode?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type PaymentAggregateResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentAggregate'] = ResolversParentTypes['PaymentAggregate']> = ResolversObject<{
@@ -3972,6 +4561,18 @@ export type PaymentAggregateResolvers<ContextType = GraphQLContext, ParentType e
   cancelledAmount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
   capturedAmount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
   refundedAmount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+}>;
+
+export type PaymentAllowedActionsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentAllowedActions'] = ResolversParentTypes['PaymentAllowedActions']> = ResolversObject<{
+  cancel?: Resolver<Maybe<ResolversTypes['PaymentCancelAction']>, ParentType, ContextType>;
+  capture?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  refund?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+}>;
+
+export type PaymentAttentionCauseResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentAttentionCause'] = ResolversParentTypes['PaymentAttentionCause']> = ResolversObject<{
+  delivery?: Resolver<Maybe<ResolversTypes['WebhookDelivery']>, ParentType, ContextType>;
+  reason?: Resolver<ResolversTypes['PaymentAttentionReason'], ParentType, ContextType>;
+  since?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
 }>;
 
 export type PaymentConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentConnection'] = ResolversParentTypes['PaymentConnection']> = ResolversObject<{
@@ -4009,7 +4610,9 @@ export type PaymentEventEdgeResolvers<ContextType = GraphQLContext, ParentType e
 
 export type PaymentEventNotificationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentEventNotification'] = ResolversParentTypes['PaymentEventNotification']> = ResolversObject<{
   event?: Resolver<ResolversTypes['PaymentEvent'], ParentType, ContextType>;
-  payment?: Resolver<ResolversTypes['Payment'], ParentType, ContextType>;
+  payment?: Resolver<ResolversTypes['Payment'], ParentType, SalesUnitField<ContextType>>;
+  shippingDetails?: Resolver<Maybe<ResolversTypes['ShippingDetails']>, ParentType, SalesUnitField<ContextType>>;
+  userDetails?: Resolver<Maybe<ResolversTypes['UserDetails']>, ParentType, SalesUnitField<ContextType>>;
 }>;
 
 export type PaymentEventNotificationConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentEventNotificationConnection'] = ResolversParentTypes['PaymentEventNotificationConnection']> = ResolversObject<{
@@ -4035,6 +4638,21 @@ export type PaymentMethodResolvers<ContextType = GraphQLContext, ParentType exte
 export type PaymentModificationPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentModificationPayload'] = ResolversParentTypes['PaymentModificationPayload']> = ResolversObject<{
   payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['PaymentUserError']>, ParentType, ContextType>;
+}>;
+
+export type PaymentNeedingAttentionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentNeedingAttention'] = ResolversParentTypes['PaymentNeedingAttention']> = ResolversObject<{
+  causes?: Resolver<Array<ResolversTypes['PaymentAttentionCause']>, ParentType, ContextType>;
+  payment?: Resolver<ResolversTypes['Payment'], ParentType, ContextType>;
+}>;
+
+export type PaymentNeedingAttentionConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentNeedingAttentionConnection'] = ResolversParentTypes['PaymentNeedingAttentionConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['PaymentNeedingAttentionEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type PaymentNeedingAttentionEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentNeedingAttentionEdge'] = ResolversParentTypes['PaymentNeedingAttentionEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['PaymentNeedingAttention'], ParentType, ContextType>;
 }>;
 
 export type PaymentOrderResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentOrder'] = ResolversParentTypes['PaymentOrder']> = ResolversObject<{
@@ -4067,7 +4685,7 @@ export type PaymentOutcomeCountResolvers<ContextType = GraphQLContext, ParentTyp
 
 export type PaymentProfileResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentProfile'] = ResolversParentTypes['PaymentProfile']> = ResolversObject<{
   sub?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
-  userInfo?: Resolver<Maybe<ResolversTypes['UserInfo']>, ParentType, ContextType>;
+  userInfo?: Resolver<Maybe<ResolversTypes['UserInfo']>, ParentType, SalesUnitField<ContextType>>;
 }>;
 
 export type PaymentStateCountResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentStateCount'] = ResolversParentTypes['PaymentStateCount']> = ResolversObject<{
@@ -4086,6 +4704,7 @@ export type PaymentTotalsResolvers<ContextType = GraphQLContext, ParentType exte
 
 export type PaymentUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentUserError'] = ResolversParentTypes['PaymentUserError']> = ResolversObject<{
   code?: Resolver<ResolversTypes['PaymentErrorCode'], ParentType, ContextType>;
+  errorCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
@@ -4148,6 +4767,27 @@ export type ProductOrderEventEdgeResolvers<ContextType = GraphQLContext, ParentT
   node?: Resolver<ResolversTypes['ProductOrderEvent'], ParentType, ContextType>;
 }>;
 
+export type PruneDataPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PruneDataPayload'] = ResolversParentTypes['PruneDataPayload']> = ResolversObject<{
+  recentRuns?: Resolver<Maybe<Array<ResolversTypes['PruneRun']>>, ParentType, ContextType, RequireFields<PruneDataPayloadRecentRunsArgs, 'first'>>;
+  results?: Resolver<Maybe<Array<ResolversTypes['PruneResult']>>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
+}>;
+
+export type PruneResultResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PruneResult'] = ResolversParentTypes['PruneResult']> = ResolversObject<{
+  cutoff?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  dryRun?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  method?: Resolver<ResolversTypes['PruneMethod'], ParentType, ContextType>;
+  rows?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
+export type PruneRunResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PruneRun'] = ResolversParentTypes['PruneRun']> = ResolversObject<{
+  cutoff?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  kind?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ranAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  removed?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+}>;
+
 export type PspMerchantResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PspMerchant'] = ResolversParentTypes['PspMerchant']> = ResolversObject<{
   address?: Resolver<ResolversTypes['PspMerchantAddress'], ParentType, ContextType>;
   companyEmail?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -4176,6 +4816,7 @@ export type PspPaymentResolvers<ContextType = GraphQLContext, ParentType extends
   amount?: Resolver<ResolversTypes['MinorUnits'], ParentType, ContextType>;
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  events?: Resolver<ResolversTypes['StreamEventConnection'], ParentType, ContextType, RequireFields<PspPaymentEventsArgs, 'first'>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   log?: Resolver<Array<ResolversTypes['PspTransactionLogEntry']>, ParentType, ContextType>;
   merchantOrderId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -4246,28 +4887,32 @@ export type QrUserErrorResolvers<ContextType = GraphQLContext, ParentType extend
 }>;
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
-  callbackQrs?: Resolver<ResolversTypes['CallbackQrConnection'], ParentType, ContextType, RequireFields<QueryCallbackQrsArgs, 'first'>>;
-  checkoutSession?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType, RequireFields<QueryCheckoutSessionArgs, 'reference'>>;
-  checkoutSessions?: Resolver<ResolversTypes['CheckoutSessionConnection'], ParentType, ContextType, RequireFields<QueryCheckoutSessionsArgs, 'first'>>;
-  events?: Resolver<ResolversTypes['StreamEventConnection'], ParentType, ContextType, RequireFields<QueryEventsArgs, 'first'>>;
-  ledger?: Resolver<Maybe<ResolversTypes['Ledger']>, ParentType, ContextType, RequireFields<QueryLedgerArgs, 'ledgerId'>>;
-  ledgers?: Resolver<ResolversTypes['LedgerConnection'], ParentType, ContextType, RequireFields<QueryLedgersArgs, 'first'>>;
+  callbackQrs?: Resolver<ResolversTypes['CallbackQrConnection'], ParentType, SalesUnitField<ContextType>, RequireFields<QueryCallbackQrsArgs, 'first'>>;
+  checkoutSession?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, SalesUnitField<ContextType>, RequireFields<QueryCheckoutSessionArgs, 'reference'>>;
+  checkoutSessions?: Resolver<ResolversTypes['CheckoutSessionConnection'], ParentType, SalesUnitField<ContextType>, RequireFields<QueryCheckoutSessionsArgs, 'first'>>;
+  events?: Resolver<ResolversTypes['StreamEventConnection'], ParentType, SalesUnitField<ContextType>, RequireFields<QueryEventsArgs, 'first' | 'order'>>;
+  ledger?: Resolver<Maybe<ResolversTypes['Ledger']>, ParentType, SalesUnitField<ContextType>, RequireFields<QueryLedgerArgs, 'ledgerId'>>;
+  ledgers?: Resolver<ResolversTypes['LedgerConnection'], ParentType, SalesUnitField<ContextType>, RequireFields<QueryLedgersArgs, 'first'>>;
   node?: Resolver<Maybe<ResolversTypes['Node']>, ParentType, ContextType, RequireFields<QueryNodeArgs, 'id'>>;
-  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, ContextType, RequireFields<QueryOrderArgs, 'orderId' | 'paymentType'>>;
-  payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, ContextType, RequireFields<QueryPaymentArgs, 'reference'>>;
-  paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, ContextType, Partial<QueryPaymentEventsPerMinuteArgs>>;
-  paymentTotals?: Resolver<ResolversTypes['PaymentTotals'], ParentType, ContextType, Partial<QueryPaymentTotalsArgs>>;
-  payments?: Resolver<ResolversTypes['PaymentConnection'], ParentType, ContextType, RequireFields<QueryPaymentsArgs, 'first'>>;
+  order?: Resolver<Maybe<ResolversTypes['Order']>, ParentType, SalesUnitField<ContextType>, RequireFields<QueryOrderArgs, 'orderId' | 'paymentType'>>;
+  payment?: Resolver<Maybe<ResolversTypes['Payment']>, ParentType, SalesUnitField<ContextType>, RequireFields<QueryPaymentArgs, 'reference'>>;
+  paymentEventsPerMinute?: Resolver<Array<ResolversTypes['PaymentEventRate']>, ParentType, SalesUnitField<ContextType>, Partial<QueryPaymentEventsPerMinuteArgs>>;
+  paymentTotals?: Resolver<ResolversTypes['PaymentTotals'], ParentType, SalesUnitField<ContextType>, Partial<QueryPaymentTotalsArgs>>;
+  payments?: Resolver<ResolversTypes['PaymentConnection'], ParentType, SalesUnitField<ContextType>, RequireFields<QueryPaymentsArgs, 'first'>>;
+  paymentsNeedingAttention?: Resolver<ResolversTypes['PaymentNeedingAttentionConnection'], ParentType, SalesUnitField<ContextType>, RequireFields<QueryPaymentsNeedingAttentionArgs, 'first'>>;
   pspMerchants?: Resolver<Array<ResolversTypes['PspMerchant']>, ParentType, ContextType>;
-  pspPayment?: Resolver<Maybe<ResolversTypes['PspPayment']>, ParentType, ContextType, RequireFields<QueryPspPaymentArgs, 'pspTransactionId'>>;
-  pspPayments?: Resolver<ResolversTypes['PspPaymentConnection'], ParentType, ContextType, RequireFields<QueryPspPaymentsArgs, 'first'>>;
-  recentPaymentEvents?: Resolver<ResolversTypes['PaymentEventNotificationConnection'], ParentType, ContextType, RequireFields<QueryRecentPaymentEventsArgs, 'first'>>;
-  redirectQrs?: Resolver<ResolversTypes['RedirectQrConnection'], ParentType, ContextType, RequireFields<QueryRedirectQrsArgs, 'first'>>;
+  pspPayment?: Resolver<Maybe<ResolversTypes['PspPayment']>, ParentType, SalesUnitField<ContextType>, RequireFields<QueryPspPaymentArgs, 'pspTransactionId'>>;
+  pspPayments?: Resolver<ResolversTypes['PspPaymentConnection'], ParentType, SalesUnitField<ContextType>, RequireFields<QueryPspPaymentsArgs, 'first'>>;
+  recentPaymentEvents?: Resolver<ResolversTypes['PaymentEventNotificationConnection'], ParentType, SalesUnitField<ContextType>, RequireFields<QueryRecentPaymentEventsArgs, 'first'>>;
+  redirectQrs?: Resolver<ResolversTypes['RedirectQrConnection'], ParentType, SalesUnitField<ContextType>, RequireFields<QueryRedirectQrsArgs, 'first'>>;
   salesUnits?: Resolver<Array<ResolversTypes['SalesUnit']>, ParentType, ContextType>;
-  testClock?: Resolver<ResolversTypes['TestClock'], ParentType, ContextType>;
+  serviceEnvironment?: Resolver<ResolversTypes['ServiceEnvironment'], ParentType, ContextType>;
+  testClock?: Resolver<ResolversTypes['TestClock'], ParentType, SalesUnitField<ContextType>>;
   viewer?: Resolver<ResolversTypes['Viewer'], ParentType, ContextType>;
-  webhookDeliveries?: Resolver<Maybe<ResolversTypes['WebhookDeliveryConnection']>, ParentType, ContextType, RequireFields<QueryWebhookDeliveriesArgs, 'first' | 'webhookId'>>;
-  webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, ContextType>;
+  walletPayment?: Resolver<Maybe<ResolversTypes['WalletPayment']>, ParentType, ContextType, RequireFields<QueryWalletPaymentArgs, 'token'>>;
+  walletPendingPayments?: Resolver<ResolversTypes['WalletPaymentConnection'], ParentType, ContextType, RequireFields<QueryWalletPendingPaymentsArgs, 'first' | 'phoneNumber'>>;
+  webhookDeliveries?: Resolver<Maybe<ResolversTypes['WebhookDeliveryConnection']>, ParentType, SalesUnitField<ContextType>, RequireFields<QueryWebhookDeliveriesArgs, 'first' | 'webhookId'>>;
+  webhooks?: Resolver<Array<ResolversTypes['Webhook']>, ParentType, SalesUnitField<ContextType>>;
 }>;
 
 export type RedeliverFailedWebhookDeliveriesPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedeliverFailedWebhookDeliveriesPayload'] = ResolversParentTypes['RedeliverFailedWebhookDeliveriesPayload']> = ResolversObject<{
@@ -4301,6 +4946,13 @@ export type RedirectQrEdgeResolvers<ContextType = GraphQLContext, ParentType ext
 export type RedirectQrPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RedirectQrPayload'] = ResolversParentTypes['RedirectQrPayload']> = ResolversObject<{
   redirectQr?: Resolver<Maybe<ResolversTypes['RedirectQr']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['QrUserError']>, ParentType, ContextType>;
+}>;
+
+export type RegisterTrustedDocumentsPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RegisterTrustedDocumentsPayload'] = ResolversParentTypes['RegisterTrustedDocumentsPayload']> = ResolversObject<{
+  ids?: Resolver<Maybe<Array<ResolversTypes['String']>>, ParentType, ContextType>;
+  listed?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  registered?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
 }>;
 
 export type RegisterWebhookPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RegisterWebhookPayload'] = ResolversParentTypes['RegisterWebhookPayload']> = ResolversObject<{
@@ -4364,6 +5016,13 @@ export type SetOrderCategoryPayloadResolvers<ContextType = GraphQLContext, Paren
   userErrors?: Resolver<Array<ResolversTypes['OrderUserError']>, ParentType, ContextType>;
 }>;
 
+export type ShippingDetailsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ShippingDetails'] = ResolversParentTypes['ShippingDetails']> = ResolversObject<{
+  address?: Resolver<ResolversTypes['PaymentAddress'], ParentType, ContextType>;
+  shippingCost?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  shippingOptionId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  shippingOptionName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type SignUpPspMerchantPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SignUpPspMerchantPayload'] = ResolversParentTypes['SignUpPspMerchantPayload']> = ResolversObject<{
   merchant?: Resolver<Maybe<ResolversTypes['PspMerchant']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['PspUserError']>, ParentType, ContextType>;
@@ -4377,6 +5036,7 @@ export type StreamEventResolvers<ContextType = GraphQLContext, ParentType extend
   reference?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   streamId?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   streamType?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  webhookBody?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type StreamEventConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['StreamEventConnection'] = ResolversParentTypes['StreamEventConnection']> = ResolversObject<{
@@ -4390,11 +5050,11 @@ export type StreamEventEdgeResolvers<ContextType = GraphQLContext, ParentType ex
 }>;
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
-  checkoutSessionEvents?: SubscriptionResolver<ResolversTypes['CheckoutSessionNotification'], "checkoutSessionEvents", ParentType, ContextType, Partial<SubscriptionCheckoutSessionEventsArgs>>;
-  paymentEvents?: SubscriptionResolver<ResolversTypes['PaymentEventNotification'], "paymentEvents", ParentType, ContextType, Partial<SubscriptionPaymentEventsArgs>>;
-  pspPaymentChanges?: SubscriptionResolver<ResolversTypes['PspPaymentChange'], "pspPaymentChanges", ParentType, ContextType, Partial<SubscriptionPspPaymentChangesArgs>>;
-  qrCheckIns?: SubscriptionResolver<ResolversTypes['QrCheckIn'], "qrCheckIns", ParentType, ContextType>;
-  streamEvents?: SubscriptionResolver<ResolversTypes['StreamEvent'], "streamEvents", ParentType, ContextType, Partial<SubscriptionStreamEventsArgs>>;
+  checkoutSessionEvents?: SubscriptionResolver<ResolversTypes['CheckoutSessionNotification'], "checkoutSessionEvents", ParentType, SalesUnitField<ContextType>, Partial<SubscriptionCheckoutSessionEventsArgs>>;
+  paymentEvents?: SubscriptionResolver<ResolversTypes['PaymentEventNotification'], "paymentEvents", ParentType, SalesUnitField<ContextType>, Partial<SubscriptionPaymentEventsArgs>>;
+  pspPaymentChanges?: SubscriptionResolver<ResolversTypes['PspPaymentChange'], "pspPaymentChanges", ParentType, SalesUnitField<ContextType>, Partial<SubscriptionPspPaymentChangesArgs>>;
+  qrCheckIns?: SubscriptionResolver<ResolversTypes['QrCheckIn'], "qrCheckIns", ParentType, SalesUnitField<ContextType>>;
+  streamEvents?: SubscriptionResolver<ResolversTypes['StreamEvent'], "streamEvents", ParentType, SalesUnitField<ContextType>, Partial<SubscriptionStreamEventsArgs>>;
 }>;
 
 export type TestClockResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['TestClock'] = ResolversParentTypes['TestClock']> = ResolversObject<{
@@ -4426,6 +5086,14 @@ export type UpdatePspStatusPayloadResolvers<ContextType = GraphQLContext, Parent
 export type UpdateSalesUnitPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UpdateSalesUnitPayload'] = ResolversParentTypes['UpdateSalesUnitPayload']> = ResolversObject<{
   salesUnit?: Resolver<Maybe<ResolversTypes['SalesUnit']>, ParentType, ContextType>;
   userErrors?: Resolver<Array<ResolversTypes['ManagementUserError']>, ParentType, ContextType>;
+}>;
+
+export type UserDetailsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserDetails'] = ResolversParentTypes['UserDetails']> = ResolversObject<{
+  addresses?: Resolver<Maybe<Array<ResolversTypes['PaymentAddress']>>, ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  firstName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  lastName?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  mobileNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
 export type UserInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['UserInfo'] = ResolversParentTypes['UserInfo']> = ResolversObject<{
@@ -4469,11 +5137,44 @@ export type ViewerResolvers<ContextType = GraphQLContext, ParentType extends Res
   pspId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 }>;
 
+export type WalletPaymentResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletPayment'] = ResolversParentTypes['WalletPayment']> = ResolversObject<{
+  amount?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
+  awaitsUser?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  customerPhoneNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  expiresAt?: Resolver<Maybe<ResolversTypes['DateTime']>, ParentType, ContextType>;
+  requestedScopes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  shopName?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  state?: Resolver<ResolversTypes['PaymentState'], ParentType, ContextType>;
+  token?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type WalletPaymentConnectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletPaymentConnection'] = ResolversParentTypes['WalletPaymentConnection']> = ResolversObject<{
+  edges?: Resolver<Array<ResolversTypes['WalletPaymentEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+}>;
+
+export type WalletPaymentEdgeResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletPaymentEdge'] = ResolversParentTypes['WalletPaymentEdge']> = ResolversObject<{
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['WalletPayment'], ParentType, ContextType>;
+}>;
+
+export type WalletPaymentPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletPaymentPayload'] = ResolversParentTypes['WalletPaymentPayload']> = ResolversObject<{
+  payment?: Resolver<Maybe<ResolversTypes['WalletPayment']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['WalletUserError']>, ParentType, ContextType>;
+}>;
+
+export type WalletUserErrorResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['WalletUserError'] = ResolversParentTypes['WalletUserError']> = ResolversObject<{
+  code?: Resolver<ResolversTypes['WalletErrorCode'], ParentType, ContextType>;
+  field?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
 export type WebhookResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Webhook'] = ResolversParentTypes['Webhook']> = ResolversObject<{
   createdAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   deliveries?: Resolver<ResolversTypes['WebhookDeliveryConnection'], ParentType, ContextType, RequireFields<WebhookDeliveriesArgs, 'first'>>;
   events?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
-  failureRate?: Resolver<ResolversTypes['WebhookFailureRate'], ParentType, ContextType, Partial<WebhookFailureRateArgs>>;
+  failureRate?: Resolver<ResolversTypes['WebhookFailureRate'], ParentType, SalesUnitField<ContextType>, Partial<WebhookFailureRateArgs>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
@@ -4571,6 +5272,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   CreatePaymentPayload?: CreatePaymentPayloadResolvers<ContextType>;
   CreatePspPayload?: CreatePspPayloadResolvers<ContextType>;
   CreateSalesUnitPayload?: CreateSalesUnitPayloadResolvers<ContextType>;
+  CreateWalletClientPayload?: CreateWalletClientPayloadResolvers<ContextType>;
   Date?: GraphQLScalarType;
   DateTime?: GraphQLScalarType;
   DeactivateMerchantPayload?: DeactivateMerchantPayloadResolvers<ContextType>;
@@ -4581,6 +5283,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   ExpireCheckoutSessionPayload?: ExpireCheckoutSessionPayloadResolvers<ContextType>;
   InitiatePspPaymentPayload?: InitiatePspPaymentPayloadResolvers<ContextType>;
   IssuedApiClient?: IssuedApiClientResolvers<ContextType>;
+  IssuedWalletClient?: IssuedWalletClientResolvers<ContextType>;
   Ledger?: LedgerResolvers<ContextType>;
   LedgerBankAccount?: LedgerBankAccountResolvers<ContextType>;
   LedgerConnection?: LedgerConnectionResolvers<ContextType>;
@@ -4615,7 +5318,10 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PartnerConsentConnection?: PartnerConsentConnectionResolvers<ContextType>;
   PartnerConsentEdge?: PartnerConsentEdgeResolvers<ContextType>;
   Payment?: PaymentResolvers<ContextType>;
+  PaymentAddress?: PaymentAddressResolvers<ContextType>;
   PaymentAggregate?: PaymentAggregateResolvers<ContextType>;
+  PaymentAllowedActions?: PaymentAllowedActionsResolvers<ContextType>;
+  PaymentAttentionCause?: PaymentAttentionCauseResolvers<ContextType>;
   PaymentConnection?: PaymentConnectionResolvers<ContextType>;
   PaymentEdge?: PaymentEdgeResolvers<ContextType>;
   PaymentEvent?: PaymentEventResolvers<ContextType>;
@@ -4627,6 +5333,9 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   PaymentEventRate?: PaymentEventRateResolvers<ContextType>;
   PaymentMethod?: PaymentMethodResolvers<ContextType>;
   PaymentModificationPayload?: PaymentModificationPayloadResolvers<ContextType>;
+  PaymentNeedingAttention?: PaymentNeedingAttentionResolvers<ContextType>;
+  PaymentNeedingAttentionConnection?: PaymentNeedingAttentionConnectionResolvers<ContextType>;
+  PaymentNeedingAttentionEdge?: PaymentNeedingAttentionEdgeResolvers<ContextType>;
   PaymentOrder?: PaymentOrderResolvers<ContextType>;
   PaymentOrderLine?: PaymentOrderLineResolvers<ContextType>;
   PaymentOutcomeCount?: PaymentOutcomeCountResolvers<ContextType>;
@@ -4643,6 +5352,9 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   ProductOrderEvent?: ProductOrderEventResolvers<ContextType>;
   ProductOrderEventConnection?: ProductOrderEventConnectionResolvers<ContextType>;
   ProductOrderEventEdge?: ProductOrderEventEdgeResolvers<ContextType>;
+  PruneDataPayload?: PruneDataPayloadResolvers<ContextType>;
+  PruneResult?: PruneResultResolvers<ContextType>;
+  PruneRun?: PruneRunResolvers<ContextType>;
   PspMerchant?: PspMerchantResolvers<ContextType>;
   PspMerchantAddress?: PspMerchantAddressResolvers<ContextType>;
   PspPayment?: PspPaymentResolvers<ContextType>;
@@ -4662,6 +5374,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   RedirectQrConnection?: RedirectQrConnectionResolvers<ContextType>;
   RedirectQrEdge?: RedirectQrEdgeResolvers<ContextType>;
   RedirectQrPayload?: RedirectQrPayloadResolvers<ContextType>;
+  RegisterTrustedDocumentsPayload?: RegisterTrustedDocumentsPayloadResolvers<ContextType>;
   RegisterWebhookPayload?: RegisterWebhookPayloadResolvers<ContextType>;
   RetireClientSecretPayload?: RetireClientSecretPayloadResolvers<ContextType>;
   RotateClientSecretPayload?: RotateClientSecretPayloadResolvers<ContextType>;
@@ -4671,6 +5384,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SalesUnitEdge?: SalesUnitEdgeResolvers<ContextType>;
   SalesUnitPrice?: SalesUnitPriceResolvers<ContextType>;
   SetOrderCategoryPayload?: SetOrderCategoryPayloadResolvers<ContextType>;
+  ShippingDetails?: ShippingDetailsResolvers<ContextType>;
   SignUpPspMerchantPayload?: SignUpPspMerchantPayloadResolvers<ContextType>;
   StreamEvent?: StreamEventResolvers<ContextType>;
   StreamEventConnection?: StreamEventConnectionResolvers<ContextType>;
@@ -4682,10 +5396,16 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   UpdatePspMerchantPayload?: UpdatePspMerchantPayloadResolvers<ContextType>;
   UpdatePspStatusPayload?: UpdatePspStatusPayloadResolvers<ContextType>;
   UpdateSalesUnitPayload?: UpdateSalesUnitPayloadResolvers<ContextType>;
+  UserDetails?: UserDetailsResolvers<ContextType>;
   UserInfo?: UserInfoResolvers<ContextType>;
   UserInfoAccount?: UserInfoAccountResolvers<ContextType>;
   UserInfoAddress?: UserInfoAddressResolvers<ContextType>;
   Viewer?: ViewerResolvers<ContextType>;
+  WalletPayment?: WalletPaymentResolvers<ContextType>;
+  WalletPaymentConnection?: WalletPaymentConnectionResolvers<ContextType>;
+  WalletPaymentEdge?: WalletPaymentEdgeResolvers<ContextType>;
+  WalletPaymentPayload?: WalletPaymentPayloadResolvers<ContextType>;
+  WalletUserError?: WalletUserErrorResolvers<ContextType>;
   Webhook?: WebhookResolvers<ContextType>;
   WebhookDelivery?: WebhookDeliveryResolvers<ContextType>;
   WebhookDeliveryAttempt?: WebhookDeliveryAttemptResolvers<ContextType>;
@@ -4698,5 +5418,6 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
 }>;
 
 export type DirectiveResolvers<ContextType = GraphQLContext> = ResolversObject<{
-  operatorOnly?: OperatorOnlyDirectiveResolver<any, any, ContextType>;
+  principals?: PrincipalsDirectiveResolver<any, any, ContextType>;
+  salesUnit?: SalesUnitDirectiveResolver<any, any, ContextType>;
 }>;

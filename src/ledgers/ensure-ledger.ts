@@ -1,4 +1,4 @@
-import type { Em } from '../platform/db/orm.js';
+import type { SqlSession } from '../platform/db/statement-transaction.js';
 import { addDays, osloDate } from './business-days.js';
 import { DEFAULT_PRICE, recipientHandle, type SalesUnitPrice } from './ledger.rules.js';
 
@@ -27,26 +27,30 @@ export interface SalesUnitLedger {
  * The one way a sales unit gets its settlement ledger: the merchant's ledger (created with the first of its sales
  * units) and the sales unit's place in it with its price. Idempotent and safe when two requests race (both insert
  * `on conflict do nothing`, then read); seeding, a new sales unit and a first capture all call it. Uses only
- * `em.execute`, so it may run inside a flush (the projector) as well as outside one.
+ * plain statements, so it may run in the write runner's statement transaction (the projector) as well as on an EntityManager (`sessionOf`).
  */
-export async function ensureLedger(em: Em, salesUnit: LedgerSalesUnitSource, options: EnsureLedgerOptions = {}): Promise<SalesUnitLedger> {
-  const existing = await findSalesUnitLedger(em, salesUnit.msn);
+export async function ensureLedger(
+  session: SqlSession,
+  salesUnit: LedgerSalesUnitSource,
+  options: EnsureLedgerOptions = {},
+): Promise<SalesUnitLedger> {
+  const existing = await findSalesUnitLedger(session, salesUnit.msn);
   if (existing) return existing;
   const now = options.now ?? new Date();
-  await em.execute(
-    `insert into ledger (merchant_id, currency, payout_account_scheme, payout_account_id, owner_scheme, owner_id, closed_through, created_at)
+  await session.query({
+    sql: `insert into ledger (merchant_id, currency, payout_account_scheme, payout_account_id, owner_scheme, owner_id, closed_through, created_at)
      select m.id, 'NOK', 'BBAN:NO', ?, 'business:NO:ORG', m.org_number, ?, ? from merchant m where m.id = ?
      on conflict (merchant_id) do nothing`,
-    [options.payoutAccountId ?? null, addDays(osloDate(now), -1), now, salesUnit.merchantId],
-  );
+    params: [options.payoutAccountId ?? null, addDays(osloDate(now), -1), now, salesUnit.merchantId],
+  });
   const price = options.price ?? DEFAULT_PRICE;
-  await em.execute(
-    `insert into ledger_sales_unit (msn, ledger_id, recipient_handle, fee_basis_points, fee_fixed, created_at)
+  await session.query({
+    sql: `insert into ledger_sales_unit (msn, ledger_id, recipient_handle, fee_basis_points, fee_fixed, created_at)
      select ?, l.id, ?, ?, ?, ? from ledger l where l.merchant_id = ?
      on conflict (msn) do nothing`,
-    [salesUnit.msn, recipientHandle(salesUnit.msn), price.feeBasisPoints, price.feeFixed, now, salesUnit.merchantId],
-  );
-  const created = await findSalesUnitLedger(em, salesUnit.msn);
+    params: [salesUnit.msn, recipientHandle(salesUnit.msn), price.feeBasisPoints, price.feeFixed, now, salesUnit.merchantId],
+  });
+  const created = await findSalesUnitLedger(session, salesUnit.msn);
   if (!created) throw new Error(`No ledger could be made for sales unit ${salesUnit.msn}`);
   return created;
 }
@@ -59,12 +63,12 @@ interface LedgerRow {
   fee_fixed: string | number;
 }
 
-export async function findSalesUnitLedger(em: Em, msn: string): Promise<SalesUnitLedger | undefined> {
-  const rows = await em.execute<LedgerRow[]>(
-    `select lsu.ledger_id, lsu.recipient_handle, l.currency, lsu.fee_basis_points, lsu.fee_fixed
+export async function findSalesUnitLedger(session: SqlSession, msn: string): Promise<SalesUnitLedger | undefined> {
+  const rows = await session.query<LedgerRow>({
+    sql: `select lsu.ledger_id, lsu.recipient_handle, l.currency, lsu.fee_basis_points, lsu.fee_fixed
      from ledger_sales_unit lsu join ledger l on l.id = lsu.ledger_id where lsu.msn = ?`,
-    [msn],
-  );
+    params: [msn],
+  });
   return rows[0] ? toSalesUnitLedger(rows[0]) : undefined;
 }
 
@@ -78,7 +82,7 @@ function toSalesUnitLedger(row: LedgerRow): SalesUnitLedger {
 }
 
 /**
- * What `ledgerOfSalesUnit` reads of a sales unit (its MSN the one parameter): its merchant, and its ledger and price
+ * What `ledgerOfRow` reads of a sales unit (its MSN the one parameter): its merchant, and its ledger and price
  * when it has them. Also read by the settlement projector in a modification's first statement (ledger.projector.ts).
  */
 export const SALES_UNIT_LEDGER_SQL = `select su.merchant_id, lsu.ledger_id, lsu.recipient_handle, l.currency, lsu.fee_basis_points, lsu.fee_fixed
@@ -87,23 +91,14 @@ export const SALES_UNIT_LEDGER_SQL = `select su.merchant_id, lsu.ledger_id, lsu.
 
 export type SalesUnitLedgerRow = LedgerRow & { merchant_id: string };
 
-/**
- * The ledger a sales unit settles into, made first if it has none yet (a sales unit created at runtime): one
- * statement when the ledger exists, which is every capture but a sales unit's first. Undefined for an unknown MSN.
- */
-export async function ledgerOfSalesUnit(em: Em, msn: string, now: Date): Promise<SalesUnitLedger | undefined> {
-  const rows = await em.execute<SalesUnitLedgerRow[]>(SALES_UNIT_LEDGER_SQL, [msn]);
-  return ledgerOfRow(em, msn, rows[0], now);
-}
-
 /** The ledger from `SALES_UNIT_LEDGER_SQL`'s row, made first when the unit has none (then a few statements more). */
 export async function ledgerOfRow(
-  em: Em,
+  session: SqlSession,
   msn: string,
   row: SalesUnitLedgerRow | undefined,
   now: Date,
 ): Promise<SalesUnitLedger | undefined> {
   if (!row) return undefined;
   if (row.ledger_id !== null) return toSalesUnitLedger(row);
-  return ensureLedger(em, { msn, merchantId: row.merchant_id }, { now });
+  return ensureLedger(session, { msn, merchantId: row.merchant_id }, { now });
 }

@@ -1,6 +1,6 @@
 import type { Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
-import { addDays, osloDate } from './business-days.js';
+import { addDays, osloDate, osloMidnight } from './business-days.js';
 import { FIRST_PAYOUT_ID } from './ledger.rules.js';
 
 /**
@@ -82,4 +82,20 @@ async function closeLedger(em: Em, ledgerId: number, through: string, now: Date)
     ledgerId,
   ]);
   return payouts;
+}
+
+/**
+ * When the unit's ledgers next pay something out: at the end of the first open ledger date that has rows not yet paid
+ * out (a capture, a refund's deduction two business days on). Dates without new rows close with no payout whenever
+ * they close, so the test clock's advance need not stop at them.
+ */
+export async function nextLedgerPayout(services: Services, msn: string): Promise<Date | null> {
+  const [row] = await forkEm(services.orm).execute<{ first: string | null }[]>(
+    `select min(t.ledger_date)::text as first from ledger_sales_unit u
+     join ledger l on l.id = u.ledger_id
+     join ledger_transaction t on t.ledger_id = l.id and t.payout_id is null and t.ledger_date > l.closed_through
+     where u.msn = ?`,
+    [msn],
+  );
+  return row?.first ? osloMidnight(addDays(row.first, 1)) : null;
 }

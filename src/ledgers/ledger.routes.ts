@@ -6,6 +6,7 @@ import { defineRestInterface, type RestInterface } from '../platform/rest/rest-i
 import { ledgerCallerOf } from './ledger-access.js';
 import type { LedgerView } from './ledger.queries.js';
 import { listLedgerTransactions, listLedgers, type LedgerReader } from './ledger.service.js';
+import { actingFor } from '../platform/auth/tenancy-scope.js';
 
 /** Spec 3 "Authentication": the access token alone; the system headers are optional, up to 30 characters. */
 const LEDGER_HEADERS: HeaderRules = { msn: 'optional', systemHeaders: { presence: 'optional', maxLength: 30 } };
@@ -15,12 +16,12 @@ const LEDGER_HEADERS: HeaderRules = { msn: 'optional', systemHeaders: { presence
  * whole, since the answer covers every ledger of the keys used. A caller that names a sales unit
  * (`Merchant-Serial-Number`, as a partner does) reads only its ledger, once the front checked it may.
  */
-const LEDGER_AUTH: AuthRule = {
+const LEDGER_AUTH = {
   method: 'bearer',
   accepts: ['merchant', 'partner', 'psp'],
   subscriptionKey: 'optional',
   scope: 'principal',
-};
+} satisfies AuthRule;
 
 /**
  * The settlement ledger / report API 1.0 (FACTS §11) on its two public prefixes, read with the caller's ledger
@@ -29,7 +30,7 @@ const LEDGER_AUTH: AuthRule = {
 export function ledgerRoutes(services: Services): RestInterface[] {
   const reader = (ctx: RequestContext): LedgerReader => ({
     em: ctx.em,
-    caller: ledgerCallerOf(ctx, ctx.scope.actingFor),
+    caller: ledgerCallerOf(ctx, actingFor(ctx.scope)),
     cursorSecret: services.config.tokenSecret,
   });
   const settlement = defineRestInterface(

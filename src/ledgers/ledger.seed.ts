@@ -1,6 +1,7 @@
 import type { Em } from '../platform/db/orm.js';
 import { testMerchants } from '../merchants/merchants.seed.js';
 import { ensureLedger } from './ensure-ledger.js';
+import { sessionOf } from '../platform/db/statement-transaction.js';
 import type { SalesUnitPrice } from './ledger.rules.js';
 
 /** The test environment's ledgers (TEST-ENVIRONMENT.md): one per merchant, with each sales unit's price; listed in the README. */
@@ -13,6 +14,6 @@ export const testLedgerSettings: Record<string, { price: SalesUnitPrice; payoutA
 export async function seedLedgers(em: Em, now: Date): Promise<void> {
   for (const merchant of testMerchants) {
     const settings = testLedgerSettings[merchant.msn]!;
-    await ensureLedger(em, { msn: merchant.msn, merchantId: merchant.id }, { ...settings, now });
+    await ensureLedger(sessionOf(em), { msn: merchant.msn, merchantId: merchant.id }, { ...settings, now });
   }
 }

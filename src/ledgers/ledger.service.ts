@@ -1,6 +1,7 @@
 import type { LedgerCaller } from './ledger-access.js';
 import type { Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
+import { DATE_REASON, storableDate } from '../platform/validation/storable-time.js';
 import { boundTo, decodeCursor, encodeCursor, type CursorScope, type CursorState } from '../platform/paging/cursor.js';
 import { idKeyset } from '../platform/paging/keyset.js';
 import {
@@ -16,7 +17,6 @@ import {
 /** Rows per report API response (FACTS §11: up to 1000 items per request). */
 export const REPORT_PAGE_SIZE = 1000;
 
-const DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}$/;
 const DIGITS = /^[0-9]{1,15}$/;
 const HANDLE = /^(api|nor):[0-9]{1,10}$/;
 
@@ -33,15 +33,10 @@ export interface LedgerReader {
   cursorSecret: string;
 }
 
+/** A date query parameter, refused naming it (`name`) when it is no date the database can store. */
 export function checkDate(name: string, value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  if (
-    !DATE.test(value) ||
-    Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ||
-    new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value
-  ) {
-    throw AppError.validation([{ name, reason: 'Must be a date (YYYY-MM-DD)' }]);
-  }
+  if (storableDate(value) === undefined) throw AppError.validation([{ name, reason: DATE_REASON }]);
   return value;
 }
 

@@ -6,14 +6,18 @@ import { addDays, osloDate, osloMidnight } from './business-days.js';
 /** The furthest one advance may move the clock: a year and a day. */
 const MAX_ADVANCE_MS = 366 * 86_400_000;
 
-const inFlight = new WeakMap<Services, Promise<unknown>>();
+/** Each unit's advance in progress on this instance: a unit's advances run one after another, units' side by side. */
+const inFlight = new WeakMap<Services, Map<string, Promise<unknown>>>();
 
 /**
  * The test environment's clock of one sales unit (refused in production): moves that unit's time forward, never
- * back, and runs every job that became due before answering, in time order. The clock stops at each Oslo midnight
- * on the way and the jobs run there (payouts close each ledger date as it ends), then at the target. Only the
- * unit's own objects see the new time: other units' payments, sessions and ledgers, and every access token, keep
- * theirs. Advances on this instance run one after another, so two callers never interleave their steps.
+ * back, and runs every job that became due before answering, in time order, as if the clock had stopped at each Oslo
+ * midnight on the way and run the jobs there (payouts close each ledger date as it ends), then at the target. It
+ * stops only at the midnights where a job has work for the unit (Scheduler.nextDueFor: an expiry, a ledger date to
+ * pay out, a batch period), so a year's advance with a few payments takes a few rounds of the jobs, not 366; a job
+ * that cannot tell has it stop at every midnight. Only the unit's own objects see the new time: other units'
+ * payments, sessions and ledgers, and every access token, keep theirs. One unit's advances on this instance run one
+ * after another, so two callers never interleave their steps; another unit's never wait for them.
  */
 export async function advanceTestClock(
   services: Services,
@@ -23,7 +27,9 @@ export async function advanceTestClock(
   if (services.config.env !== 'test') {
     throw new AppError('FORBIDDEN_IN_PRODUCTION', 'The test clock exists only in the test environment');
   }
-  const previous = inFlight.get(services) ?? Promise.resolve();
+  const units = inFlight.get(services) ?? new Map<string, Promise<unknown>>();
+  inFlight.set(services, units);
+  const previous = units.get(msn) ?? Promise.resolve();
   const run = previous
     .catch(() => undefined)
     .then(async () => {
@@ -32,16 +38,37 @@ export async function advanceTestClock(
       await services.testClocks.load(em);
       const clock = services.testClocks.of(msn);
       const target = targetOf(clock.now(), input);
-      for (let date = addDays(osloDate(clock.now()), 1); osloMidnight(date).getTime() <= target.getTime(); date = addDays(date, 1)) {
-        await services.testClocks.advance(em, msn, osloMidnight(date).getTime() - clock.now().getTime());
+      for (let stop = await nextStop(services, msn, clock.now(), target); stop; stop = await nextStop(services, msn, clock.now(), target)) {
+        await services.testClocks.advance(em, msn, stop.getTime() - clock.now().getTime());
         await services.runJobsNow?.();
       }
       await services.testClocks.advance(em, msn, target.getTime() - clock.now().getTime());
       await services.runJobsNow?.();
       return clock.now();
     });
-  inFlight.set(services, run);
-  return run;
+  units.set(msn, run);
+  try {
+    return await run;
+  } finally {
+    if (units.get(msn) === run) units.delete(msn);
+  }
+}
+
+/**
+ * The next midnight before `target` at which the jobs have work for the unit (its first midnight at or after the
+ * work's due time, and no earlier than the next one), or undefined: none before the target.
+ */
+async function nextStop(services: Services, msn: string, now: Date, target: Date): Promise<Date | undefined> {
+  const nextMidnight = osloMidnight(addDays(osloDate(now), 1));
+  const due = services.nextJobDueFor ? await services.nextJobDueFor(msn) : undefined;
+  if (due === null) return undefined;
+  const stop = due === undefined ? nextMidnight : new Date(Math.max(nextMidnight.getTime(), midnightAtOrAfter(due).getTime()));
+  return stop.getTime() < target.getTime() ? stop : undefined;
+}
+
+function midnightAtOrAfter(instant: Date): Date {
+  const midnight = osloMidnight(osloDate(instant));
+  return midnight.getTime() >= instant.getTime() ? midnight : osloMidnight(addDays(osloDate(instant), 1));
 }
 
 function targetOf(now: Date, input: { seconds?: number | null; until?: string | null }): Date {

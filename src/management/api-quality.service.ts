@@ -1,6 +1,7 @@
 import type { RequestContext, Services } from '../platform/context.js';
 import { requireVisibleUnit } from './management-access.js';
 import { apiQualityCounter, REPORTED_STATUSES } from './api-quality.counter.js';
+import { apiQualitySince } from './api-quality.retention.js';
 
 export interface ApiQualityItem {
   endpoint: string;
@@ -59,10 +60,16 @@ export async function apiQualityOf(
       `select msn, endpoint, status, count from (
          select msn, endpoint, status, sum(count) as count,
            dense_rank() over (partition by msn order by endpoint collate "C") as position
-         from api_quality_count where msn in (${msns.map(() => '?').join(', ')}) ${after !== undefined ? 'and endpoint collate "C" > ?' : ''}
+         from api_quality_count where msn in (${msns.map(() => '?').join(', ')}) and day >= ?::date
+           ${after !== undefined ? 'and endpoint collate "C" > ?' : ''}
          group by msn, endpoint, status
        ) ranked ${page ? 'where position <= ?' : ''}`,
-      [...msns, ...(after !== undefined ? [after] : []), ...(page ? [page.limit] : [])],
+      [
+        ...msns,
+        apiQualitySince(services.config, services.clock.now()),
+        ...(after !== undefined ? [after] : []),
+        ...(page ? [page.limit] : []),
+      ],
     );
     const stored = rows.map((r) => ({ msn: r.msn, endpoint: r.endpoint, status: Number(r.status), count: Number(r.count) }));
     for (const msn of msns) {

@@ -7,6 +7,7 @@ import { principalScope } from '../platform/auth/tenancy-scope.js';
 import type { RequestContext, Services } from '../platform/context.js';
 import { forkEm } from '../platform/db/orm.js';
 import { requireMerchant } from './management-access.js';
+import { actingFor } from '../platform/auth/tenancy-scope.js';
 
 /** Where a contract link opens: a browser page, outside the management interface (no headers to send). */
 export const CONTRACT_LINK_PATH = '/merchant-portal/contracts/agreement.pdf';
@@ -43,7 +44,7 @@ export function contractLink(ctx: RequestContext, orgno: string): string {
     knd: principal.kind,
     pid: principal.kind === 'merchant' ? principal.merchantId : principal.partnerId,
     cid: principal.clientId,
-    msn: ctx.scope.actingFor ?? '',
+    msn: actingFor(ctx.scope) ?? '',
     jti: randomUUID(),
     nbf: now,
     exp: now + CONTRACT_LINK_LIFETIME_S,

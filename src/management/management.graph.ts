@@ -71,7 +71,7 @@ const toUnit = (r: UnitSqlRow): SalesUnitRow => ({
 export async function viewerMerchants(ctx: RequestContext, limit: number, after: string | undefined): Promise<MerchantRow[]> {
   const readable = ctx.covered('su.msn', { readsMerchantData: true });
   // A merchant is itself even before it has a sales unit; acting for an MSN of another merchant, it is not.
-  const own = ctx.principal.kind === 'merchant' && ctx.scope.actingFor === undefined ? ctx.principal.merchantId : null;
+  const own = ctx.principal.kind === 'merchant' && ctx.scope.kind === 'principal' ? ctx.principal.merchantId : null;
   const rows = await ctx.em.execute<{ id: string; org_number: string; name: string; status: MerchantRow['status'] }[]>(
     `select m.id, m.org_number, m.name, m.status from merchant m
      where (m.id = ? or exists (select 1 from sales_unit su where su.merchant_id = m.id and ${readable.sql}))

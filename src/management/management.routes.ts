@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import type { HeaderRules } from '../platform/auth/header-rules.js';
+import { MSN_PATTERN, type HeaderRules } from '../platform/auth/header-rules.js';
 import type { Services } from '../platform/context.js';
 import { managementProblem } from '../platform/rest/error-formats/management-problem.js';
 import type { ParamRule } from '../platform/rest/path-params.js';
@@ -7,7 +7,7 @@ import { defineRestInterface, type RestInterface } from '../platform/rest/rest-i
 import { declareBody } from '../platform/validation/declare-body.js';
 import { stringEnum } from '../platform/validation/string-enum.js';
 import { apiQuality } from './api-quality.service.js';
-import { checkIdempotencyKeyFormat, MANAGEMENT_AUTH } from './management-context.js';
+import { checkIdempotencyKeyFormat, MANAGEMENT_AUTH } from './management-api.js';
 import {
   allSalesUnits,
   getMerchant,
@@ -34,9 +34,9 @@ export const orgnoParam: ParamRule = {
   jsonSchema: { type: 'string', pattern: '^[0-9]{9}$' },
 };
 export const msnParam: ParamRule = {
-  accepts: (v) => /^[0-9]{4,6}$/.test(v),
+  accepts: (v) => MSN_PATTERN.test(v),
   reason: 'Must be 4 to 6 digits',
-  jsonSchema: { type: 'string', pattern: '^[0-9]{4,6}$' },
+  jsonSchema: { type: 'string', pattern: MSN_PATTERN.source },
 };
 /** Management 1.1.x: `business:<country>:<type>`, e.g. `business:NO:ORG`. */
 const schemeParam: ParamRule = {

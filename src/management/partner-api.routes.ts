@@ -5,7 +5,7 @@ import { managementProblem } from '../platform/rest/error-formats/management-pro
 import type { HttpResponse } from '../platform/rest/http-types.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { randomUUID } from 'node:crypto';
-import { checkIdempotencyKeyFormat, MANAGEMENT_AUTH } from './management-context.js';
+import { checkIdempotencyKeyFormat, MANAGEMENT_AUTH } from './management-api.js';
 import { merchantSalesUnits, salesUnitDetails } from './management.service.js';
 import { msnParam, orgnoParam } from './management.routes.js';
 import { createProductOrder } from './product-order.service.js';

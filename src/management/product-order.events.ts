@@ -2,7 +2,7 @@ import type { RequestContext } from '../platform/context.js';
 import type { Em } from '../platform/db/orm.js';
 import type { EventTypeDefinition } from '../platform/events/event-types.js';
 import { OUTBOX_EVENT_COLUMNS, toOutboxEvent, type OutboxEvent } from '../platform/events/outbox-event.js';
-import { recordEvent } from '../platform/events/record-event.js';
+import { recordEvent, type NewEvent } from '../platform/events/record-event.js';
 import { requirePartner } from './management-access.js';
 import type { ProductOrder } from './product-order.entity.js';
 
@@ -38,7 +38,12 @@ export function productOrderEventName(name: ProductOrderEventName): string {
  * carries the status it left the order in (none once undone).
  */
 export function recordProductOrderEvent(em: Em, order: ProductOrder, name: ProductOrderEventName, now: Date): void {
-  recordEvent(em, {
+  recordEvent(em, productOrderEvent(order, name, now));
+}
+
+/** The event of a change of the order, for the caller to record or the write runner to write. */
+export function productOrderEvent(order: ProductOrder, name: ProductOrderEventName, now: Date): NewEvent {
+  return {
     streamType: PRODUCT_ORDER_STREAM,
     streamId: order.id,
     msn: name === 'completed' && order.msn ? order.msn : NO_SALES_UNIT,
@@ -51,7 +56,7 @@ export function recordProductOrderEvent(em: Em, order: ProductOrder, name: Produ
       ...(order.msn ? { msn: order.msn } : {}),
     },
     occurredAt: now,
-  });
+  };
 }
 
 /**

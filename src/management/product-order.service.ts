@@ -4,7 +4,7 @@ import { requireActiveMainEntity } from '../business-registry/business-registry.
 import type { RequestContext, Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { runIdempotent } from '../platform/idempotency/idempotency.service.js';
+import { insertOf, runOperation } from '../platform/db/run-operation.js';
 import { newestFirstOrder, olderThan, type CreatedKey } from '../platform/paging/keyset.js';
 import { assertTransition } from '../platform/state-machine.js';
 import { Merchant } from '../merchants/merchant.entity.js';
@@ -14,7 +14,7 @@ import { requirePartner } from './management-access.js';
 import { PRICE_PACKAGE_PRODUCT_TYPES, PricePackage } from './price-package.entity.js';
 import { ProductOrder, type PrefillStatus } from './product-order.entity.js';
 import { needsManualEntry, type ProductOrderCommand } from './product-order.rules.js';
-import { recordProductOrderEvent } from './product-order.events.js';
+import { productOrderEvent, recordProductOrderEvent } from './product-order.events.js';
 import { productOrderMachine } from './product-order.transitions.js';
 
 export interface ProductOrderCreated {
@@ -41,36 +41,43 @@ export async function createProductOrder(
   const { partnerId } = requirePartner(ctx);
   // The same order by either interface is the same request (the field name only says where the orgno was).
   const { orgNumberField: _field, ...request } = command;
-  return runIdempotent(ctx, { operation: 'product-order.create', key: idempotencyKey, request }, async (em) => {
-    await requireActiveMainEntity(em, command.orgNumber, command.orgNumberField);
-    if (command.pricePackageId) await requirePricePackage(em, command);
-    const manual = needsManualEntry(command);
-    const status: PrefillStatus = manual ? 'WAITING_FOR_MERCHANT' : 'RECEIVED';
-    const now = ctx.clock.now();
-    const order = em.create(ProductOrder, {
-      id: randomUUID(),
-      partnerId,
-      orgNumber: command.orgNumber,
-      productType: command.productType,
-      productUseCase: command.productUseCase ?? null,
-      salesUnitName: command.salesUnitName ?? null,
-      salesUnitLogo: command.salesUnitLogo ?? null,
-      settlementAccountNumber: command.settlementAccountNumber ?? null,
-      pricePackageId: command.pricePackageId ?? null,
-      annualTurnover: command.annualTurnover ?? null,
-      intendedPurpose: command.intendedPurpose ?? null,
-      website: command.website ?? null,
-      complianceData: command.complianceData ?? null,
-      status,
-      needsManualEntry: manual,
-      pageToken: randomBytes(24).toString('base64url'),
-      msn: null,
-      createdAt: now,
-      submittedAt: null,
-    });
-    recordProductOrderEvent(em, order, 'created', now);
-    await em.flush();
-    return { prefilledOrderId: order.id, prefillUrl: prefillUrlOf(ctx.config.publicUrl, order.pageToken), prefillStatus: status };
+  return runOperation(ctx, {
+    key: { operation: 'product-order.create', key: idempotencyKey, request },
+    readMore: async (_, em) => {
+      await requireActiveMainEntity(em, command.orgNumber, command.orgNumberField);
+      if (command.pricePackageId) await requirePricePackage(em, command);
+    },
+    decide: () => {
+      const manual = needsManualEntry(command);
+      const status: PrefillStatus = manual ? 'WAITING_FOR_MERCHANT' : 'RECEIVED';
+      const now = ctx.clock.now();
+      const order: ProductOrder = {
+        id: randomUUID(),
+        partnerId,
+        orgNumber: command.orgNumber,
+        productType: command.productType,
+        productUseCase: command.productUseCase ?? null,
+        salesUnitName: command.salesUnitName ?? null,
+        salesUnitLogo: command.salesUnitLogo ?? null,
+        settlementAccountNumber: command.settlementAccountNumber ?? null,
+        pricePackageId: command.pricePackageId ?? null,
+        annualTurnover: command.annualTurnover ?? null,
+        intendedPurpose: command.intendedPurpose ?? null,
+        website: command.website ?? null,
+        complianceData: command.complianceData ?? null,
+        status,
+        needsManualEntry: manual,
+        pageToken: randomBytes(24).toString('base64url'),
+        msn: null,
+        createdAt: now,
+        submittedAt: null,
+      };
+      return {
+        inserts: [insertOf(ProductOrder, order)],
+        events: [productOrderEvent(order, 'created', now)],
+        value: { prefilledOrderId: order.id, prefillUrl: prefillUrlOf(ctx.config.publicUrl, order.pageToken), prefillStatus: status },
+      };
+    },
   });
 }
 

@@ -5,7 +5,8 @@ export const merchantErrors = defineErrors('merchants', {
   SALES_UNIT_DEACTIVATED: {
     status: 403,
     title: 'Sales unit is deactivated',
-    vippsCode: '3010',
+    // 5070 "payment cannot be created" (FACTS §14.3): 3010 is the catalogue's "internal error".
+    vippsCode: '5070',
     checkoutCode: 'Session-00403',
     pspCode: '21',
   },

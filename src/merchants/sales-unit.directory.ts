@@ -63,7 +63,9 @@ function principalCondition(principal: Principal, column: string, readsMerchantD
         params: [principal.pspId],
       };
     case 'operator':
-      // The operator runs the platform but acts for no sales unit: its graph fields read no tenant's data.
+    case 'wallet':
+      // The operator runs the platform, a wallet app acts for its users: neither acts for a sales unit, and their
+      // graph fields read no tenant's data.
       return { sql: 'false', params: [] };
   }
 }

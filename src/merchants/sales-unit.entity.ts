@@ -17,6 +17,8 @@ export const SalesUnit = defineEntity({
     status: p.string().$type<SalesUnitStatus>().default('ACTIVE'),
     captureType: p.string().$type<CaptureType>().default('ReserveCapture'),
     skipLandingPageAllowed: p.boolean().default(false),
+    /** Express in ePayment (`shipping` on a create) is allowed; the operator turns it off per unit (else 5020). */
+    expressEnabled: p.boolean().default(true),
     recurringAllowed: p.boolean().default(false),
     /** The PNG shown in the app and on the landing page, base64; lazy, so lists never read it. */
     logo: p.text().nullable().lazy(),

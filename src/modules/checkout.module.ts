@@ -1,7 +1,13 @@
 import { checkoutResolvers } from '../../resolvers/checkout.js';
+import { salesUnitNode } from '../platform/auth/tenancy.js';
 import type { DomainModule } from '../platform/module.js';
 import { CheckoutSession } from '../checkout/checkout-session.entity.js';
-import { expireDueSessions, settleSessionsFromPayments } from '../checkout/checkout-session-expiry.job.js';
+import {
+  expireDueSessions,
+  nextSessionExpiry,
+  nextSessionToSettle,
+  settleSessionsFromPayments,
+} from '../checkout/checkout-session-expiry.job.js';
 import { findSessionNode } from '../checkout/checkout-session.service.js';
 import { checkoutCallbackKind } from '../checkout/checkout-session.recorder.js';
 import { checkoutSessionStateMachine } from '../checkout/checkout-session.transitions.js';
@@ -18,10 +24,14 @@ export const checkoutModule: DomainModule = {
   routes: checkoutRoutes,
   pages: (services) => checkoutPages(services),
   resolvers: [checkoutResolvers],
-  nodes: { CheckoutSession: findSessionNode },
+  nodes: { CheckoutSession: salesUnitNode(findSessionNode) },
   jobs: (services) => [
-    { name: 'expire-checkout-sessions', run: () => expireDueSessions(services) },
-    { name: 'settle-checkout-sessions', run: () => settleSessionsFromPayments(services) },
+    { name: 'expire-checkout-sessions', run: () => expireDueSessions(services), nextDueFor: (msn) => nextSessionExpiry(services, msn) },
+    {
+      name: 'settle-checkout-sessions',
+      run: () => settleSessionsFromPayments(services),
+      nextDueFor: (msn) => nextSessionToSettle(services, msn),
+    },
   ],
   stateMachines: [checkoutSessionStateMachine],
   callbackKinds: [checkoutCallbackKind],

@@ -1,7 +1,8 @@
 import { ledgerResolvers } from '../../resolvers/ledgers.js';
+import { salesUnitNode } from '../platform/auth/tenancy.js';
 import type { DomainModule } from '../platform/module.js';
 import { Migration20261123161300Ledgers } from '../ledgers/migrations/Migration20261123161300Ledgers.js';
-import { closeLedgerDates } from '../ledgers/ledger-payout.job.js';
+import { closeLedgerDates, nextLedgerPayout } from '../ledgers/ledger-payout.job.js';
 import { Ledger, LedgerSalesUnit, LedgerTransaction } from '../ledgers/ledger.entity.js';
 import { ledgerProjector } from '../ledgers/ledger.projector.js';
 import { readLedgerTransaction, readLedgers } from '../ledgers/ledger.queries.js';
@@ -21,14 +22,18 @@ export const ledgersModule: DomainModule = {
   routes: ledgerRoutes,
   resolvers: [ledgerResolvers],
   nodes: {
-    Ledger: async (ctx, key) =>
+    Ledger: salesUnitNode(async (ctx, key) =>
       /^[0-9]{1,15}$/.test(key)
         ? (await readLedgers(ctx.em, ledgerCallerOf(ctx, ctx.scope.msn), { ledgerIds: [Number(key)], limit: 1 }))[0]
         : undefined,
-    LedgerTransaction: async (ctx, key) =>
+    ),
+    LedgerTransaction: salesUnitNode(async (ctx, key) =>
       /^[0-9]{1,15}$/.test(key) ? readLedgerTransaction(ctx.em, ledgerCallerOf(ctx, ctx.scope.msn), Number(key)) : undefined,
+    ),
   },
   projectors: [ledgerProjector],
-  jobs: (services) => [{ name: 'close-ledger-dates', run: () => closeLedgerDates(services) }],
+  jobs: (services) => [
+    { name: 'close-ledger-dates', run: () => closeLedgerDates(services), nextDueFor: (msn) => nextLedgerPayout(services, msn) },
+  ],
   seedTestEnvironment: (em, now) => seedLedgers(em, now),
 };

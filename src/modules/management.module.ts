@@ -1,4 +1,5 @@
 import { managementResolvers } from '../../resolvers/management.js';
+import { apiQualityRetention } from '../management/api-quality.retention.js';
 import type { DomainModule } from '../platform/module.js';
 import { findVisibleSalesUnit } from '../management/management.graph.js';
 import { findPartnerProductOrder } from '../management/product-order.service.js';
@@ -34,6 +35,7 @@ export const managementModule: DomainModule = {
     return (request) => counter.record(request);
   },
   // Each instance counts its own requests, so each flushes them, whether or not it runs the jobs.
+  retention: [apiQualityRetention],
   instanceJobs: (services) => [{ name: 'flush-api-quality', run: () => flushApiQuality(services) }],
   // A graceful stop keeps every count: what is still in memory is flushed before the database closes.
   onClose: (services) => flushApiQuality(services),

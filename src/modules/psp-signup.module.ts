@@ -1,3 +1,4 @@
+import { pspSignupResolvers } from '../../resolvers/psp-signup.js';
 import type { DomainModule } from '../platform/module.js';
 import type { EventTypeDefinition } from '../platform/events/event-types.js';
 import { Migration20261123161001PspSignup } from '../psp-signup/migrations/Migration20261123161001PspSignup.js';
@@ -21,6 +22,7 @@ export const pspSignupModule: DomainModule = {
   entities: [SignupMerchant],
   migrations: [{ name: 'Migration20261123161001PspSignup', class: Migration20261123161001PspSignup }],
   routes: signupRoutes,
+  resolvers: [pspSignupResolvers],
   eventTypes: [signupEventTypes],
   seedTestEnvironment: (em, now) => seedPspSignupMerchants(em, now),
 };

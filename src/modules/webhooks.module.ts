@@ -1,4 +1,8 @@
+import { paymentAttentionResolvers } from '../../resolvers/webhooks-attention.js';
 import { webhookResolvers } from '../../resolvers/webhooks.js';
+import { webhookActivityResolvers } from '../../resolvers/webhooks-activity.js';
+import { paymentAttentionGauge } from '../webhooks/payment-attention.gauge.js';
+import { salesUnitNode } from '../platform/auth/tenancy.js';
 import type { DomainModule } from '../platform/module.js';
 import { findWebhookDelivery } from '../webhooks/webhook-delivery.service.js';
 import { webhookDeliveryChannel } from '../webhooks/webhook-delivery.channel.js';
@@ -14,6 +18,7 @@ export const webhooksModule: DomainModule = {
   migrations: [{ name: 'Migration20261126170001WebhookDeliveryByReceiver', class: Migration20261126170001WebhookDeliveryByReceiver }],
   routes: webhookRoutes,
   deliveryChannels: (services) => [webhookDeliveryChannel(services)],
-  resolvers: [webhookResolvers],
-  nodes: { WebhookDelivery: (ctx, key) => findWebhookDelivery(ctx, /^\d{1,15}$/.test(key) ? Number(key) : Number.NaN) },
+  resolvers: [webhookResolvers, webhookActivityResolvers, paymentAttentionResolvers],
+  gauges: (services) => [paymentAttentionGauge(services)],
+  nodes: { WebhookDelivery: salesUnitNode((ctx, key) => findWebhookDelivery(ctx, /^\d{1,15}$/.test(key) ? Number(key) : Number.NaN)) },
 };

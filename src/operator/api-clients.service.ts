@@ -9,15 +9,19 @@ import { notFound, requireMerchant, type OperatorCall } from './onboarding.servi
 import { newSecret } from './operator-credentials.js';
 import { recordOperatorAction } from './operator-action.js';
 
-/** Whose client it is: a merchant's, partner's or PSP's (by id), or the operator's own (owned by nobody). */
-export type ClientOwner = { kind: Exclude<ApiClientKind, 'operator'>; id: string } | { kind: 'operator' };
+/** Kinds of client owned by nobody: the operator's own tools, and wallet apps (which act for their own users). */
+export type UnownedClientKind = 'operator' | 'wallet';
+export type OwnedClientKind = Exclude<ApiClientKind, UnownedClientKind>;
+
+/** Whose client it is: a merchant's, partner's or PSP's (by id), or the operator's own or a wallet app's (owned by nobody). */
+export type ClientOwner = { kind: OwnedClientKind; id: string } | { kind: UnownedClientKind };
 
 /** A new client's credentials: the secret and subscription key exist only in this answer (stored as digests). */
 export type IssuedCredentials = {
   clientId: string;
   clientSecret: string;
   subscriptionKey: string;
-} & ({ kind: Exclude<ApiClientKind, 'operator'>; ownerId: string } | { kind: 'operator'; ownerId: null });
+} & ({ kind: OwnedClientKind; ownerId: string } | { kind: UnownedClientKind; ownerId: null });
 
 export async function createApiClient(
   call: OperatorCall,
@@ -46,14 +50,12 @@ export async function createApiClient(
     recordOperatorAction(em, {
       actor: call.actor,
       name: 'api-client.created',
-      subject: { clientId, kind: owner.kind, ownerId: owner.kind === 'operator' ? null : owner.id },
+      subject: { clientId, kind: owner.kind, ownerId: 'id' in owner ? owner.id : null },
       at: call.now,
     });
   });
   const credentials = { clientId, clientSecret, subscriptionKey };
-  return owner.kind === 'operator'
-    ? { ...credentials, kind: 'operator', ownerId: null }
-    : { ...credentials, kind: owner.kind, ownerId: owner.id };
+  return 'id' in owner ? { ...credentials, kind: owner.kind, ownerId: owner.id } : { ...credentials, kind: owner.kind, ownerId: null };
 }
 
 export interface RotatedSecret {
@@ -108,7 +110,7 @@ async function requireClient(em: Em, clientId: string): Promise<ApiClient> {
 }
 
 async function requireOwner(em: Em, owner: ClientOwner): Promise<void> {
-  if (owner.kind === 'operator') return;
+  if (!('id' in owner)) return;
   if (owner.kind === 'merchant') await requireMerchant(em, owner.id);
   else if (owner.kind === 'partner') {
     if (!(await em.findOne(Partner, { id: owner.id }))) throw notFound('partnerId', `Partner ${owner.id}`);

@@ -2,7 +2,11 @@ import type { Config } from '../config.js';
 import type { CaptureType } from '../merchants/sales-unit.entity.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { createApiClient, retireSecret, rotateSecret, type ClientOwner } from './api-clients.service.js';
+import type { RetentionRule } from '../platform/lifecycle/retention.js';
+import { pruneNow } from './data-lifecycle.service.js';
 import { importRegistryFile } from './registry-import.action.js';
+import { registerDocuments } from './trusted-documents.service.js';
+import { readFile } from 'node:fs/promises';
 import {
   connectSalesUnit,
   createMerchant,
@@ -11,6 +15,7 @@ import {
   createSalesUnit,
   deactivateMerchant,
   deactivatePartner,
+  setExpressEnabled,
   setMerchantConsent,
   type OperatorCall,
 } from './onboarding.service.js';
@@ -22,7 +27,12 @@ export interface CliCommand {
   name: string;
   summary: string;
   options: Record<string, { type: 'string' | 'boolean'; description: string; required?: boolean }>;
-  run(call: OperatorCall, options: Options, config: Config): Promise<Record<string, unknown>>;
+  run(call: OperatorCall, options: Options, config: Config, service: CliService): Promise<Record<string, unknown>>;
+}
+
+/** What a command may need of the service beyond the operator's call: every module's retention rules. */
+export interface CliService {
+  retention: readonly RetentionRule[];
 }
 
 const str = (options: Options, name: string): string => {
@@ -103,6 +113,18 @@ export const cliCommands: readonly CliCommand[] = [
     },
   },
   {
+    name: 'set-express',
+    summary: 'Turn Express in ePayment (a create with shipping) on or off for a sales unit; every unit starts with it on',
+    options: {
+      msn: { type: 'string', description: 'the sales unit', required: true },
+      off: { type: 'boolean', description: 'turn it off (without: on)' },
+    },
+    run: async (call, o) => {
+      await setExpressEnabled(call, { msn: str(o, 'msn'), enabled: o.off !== true });
+      return { msn: str(o, 'msn'), expressEnabled: o.off !== true };
+    },
+  },
+  {
     name: 'create-psp',
     summary: 'Create a payment service provider',
     options: { name: { type: 'string', description: 'the PSP company name', required: true } },
@@ -169,6 +191,16 @@ export const cliCommands: readonly CliCommand[] = [
     },
   },
   {
+    name: 'create-wallet-client',
+    summary:
+      "Create a wallet app's API client (acts for the app's users: their pending payments, approve, reject; nothing else); its secret and subscription key are shown only now",
+    options: { 'client-id': { type: 'string', description: 'its client_id (default: a new one)' } },
+    run: async (call, o) => {
+      const issued = await createApiClient(call, { kind: 'wallet' }, opt(o, 'client-id'));
+      return { clientId: issued.clientId, clientSecret: issued.clientSecret, subscriptionKey: issued.subscriptionKey, kind: issued.kind };
+    },
+  },
+  {
     name: 'rotate-secret',
     summary: 'Give a client a new secret; the old one works too until the overlap ends (PAYGRAPH_SECRET_OVERLAP_MS) or retire-secret',
     options: {
@@ -201,6 +233,27 @@ export const cliCommands: readonly CliCommand[] = [
     },
   },
   {
+    name: 'register-documents',
+    summary:
+      "Register a manifest's GraphQL documents as trusted documents (graphql-codegen's persisted-documents.json or Apollo's persisted query manifest)",
+    options: {
+      file: { type: 'string', description: 'the manifest (JSON)', required: true },
+    },
+    run: async (call, o) => {
+      const file = str(o, 'file');
+      let manifest: string;
+      try {
+        manifest = await readFile(file, 'utf8');
+      } catch (error) {
+        throw new AppError('OPERATOR_INVALID', `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, [
+          { name: 'file', reason: 'Not readable' },
+        ]);
+      }
+      const result = await registerDocuments(call, manifest);
+      return { ...result };
+    },
+  },
+  {
     name: 'import-registry',
     summary: 'Import a bulk file of Enhetsregisteret (main or sub entities, JSON or CSV, gzipped or not)',
     options: {
@@ -218,6 +271,30 @@ export const cliCommands: readonly CliCommand[] = [
         throw new AppError('OPERATOR_INVALID', '--format must be json or csv', [{ name: 'format', reason: 'json or csv' }]);
       const result = await importRegistryFile(call, { file: str(o, 'file'), kind, format, full: o.full === true });
       return { ...result };
+    },
+  },
+  {
+    name: 'prune',
+    summary: 'Remove what is past its retention (README, Data lifecycle), or with --dry-run say what would go',
+    options: {
+      'dry-run': { type: 'boolean', description: 'count what a prune would remove now, and remove nothing' },
+      kinds: { type: 'string', description: 'only these kinds, comma-separated (default: every kind)' },
+    },
+    run: async (call, o, config, service) => {
+      const dryRun = o['dry-run'] === true;
+      const kinds = opt(o, 'kinds')
+        ?.split(',')
+        .map((k) => k.trim());
+      const results = await pruneNow(
+        { em: call.em, config, rules: service.retention, now: call.now },
+        { dryRun, ...(kinds ? { kinds } : {}) },
+      );
+      return {
+        dryRun,
+        ...Object.fromEntries(
+          results.map((r) => [r.kind, `${dryRun ? 'would remove' : 'removed'} ${r.rows} (${r.method}, before ${r.cutoff.toISOString()})`]),
+        ),
+      };
     },
   },
 ];

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { MSN_PATTERN } from '../platform/auth/header-rules.js';
 import { requireActiveMainEntity } from '../business-registry/business-registry.service.js';
 import { Merchant } from '../merchants/merchant.entity.js';
 import { Partner, PartnerSalesUnit } from '../merchants/partner.entity.js';
@@ -32,12 +34,18 @@ export async function createPartner(call: OperatorCall, input: { name: string; i
   });
 }
 
+/**
+ * One merchant per organisation number (the database's unique index holds it against a concurrent create too): a
+ * second create is refused naming the merchant that has it.
+ */
 export async function createMerchant(call: OperatorCall, input: { orgNumber: string; name?: string }): Promise<Merchant> {
-  return call.em.transactional(async (em) => {
+  const created = call.em.transactional(async (em) => {
     const entry = await requireActiveMainEntity(em, input.orgNumber, 'orgNumber');
+    const existing = await em.findOne(Merchant, { orgNumber: entry.orgNumber, signedUpByPsp: false, duplicateOf: null });
+    if (existing) throw orgNumberTaken(entry.orgNumber, existing.id);
     const merchant = em.create(Merchant, {
       id: randomUUID(),
-      name: input.name ?? entry.name,
+      name: input.name === undefined ? entry.name : required(input.name, 'name'),
       orgNumber: entry.orgNumber,
       status: 'ACTIVE',
       createdAt: call.now,
@@ -50,6 +58,16 @@ export async function createMerchant(call: OperatorCall, input: { orgNumber: str
     });
     return merchant;
   });
+  return created.catch((error: unknown) => {
+    if (error instanceof UniqueConstraintViolationException) throw orgNumberTaken(input.orgNumber);
+    throw error;
+  });
+}
+
+function orgNumberTaken(orgNumber: string, merchantId?: string): AppError {
+  const holder = merchantId === undefined ? 'Another merchant' : `Merchant ${merchantId}`;
+  const reason = `${holder} has organisation number ${orgNumber} already (one merchant per organisation)`;
+  return new AppError('OPERATOR_CONFLICT', reason, [{ name: 'orgNumber', reason }]);
 }
 
 export interface NewSalesUnit {
@@ -64,7 +82,7 @@ export interface NewSalesUnit {
 
 export async function createSalesUnit(call: OperatorCall, input: NewSalesUnit): Promise<SalesUnit> {
   const msn = input.msn ?? newMsn();
-  if (!/^\d{4,6}$/.test(msn)) throw invalid('msn', 'A merchant serial number is 4 to 6 digits');
+  if (!MSN_PATTERN.test(msn)) throw invalid('msn', 'A merchant serial number is 4 to 6 digits');
   const captureType = input.captureType ?? 'ReserveCapture';
   if (!['ReserveCapture', 'DirectCapture', 'NotApplicable'].includes(captureType)) {
     throw invalid('captureType', 'ReserveCapture, DirectCapture or NotApplicable');
@@ -164,6 +182,24 @@ export async function deactivateMerchant(call: OperatorCall, input: { merchantId
       [merchant.id],
     );
     recordOperatorAction(em, { actor: call.actor, name: 'merchant.deactivated', subject: { merchantId: merchant.id }, at: call.now });
+  });
+}
+
+/** Express in ePayment for one sales unit: on (every unit's default) or off (its Express creates are refused, 5020). */
+export async function setExpressEnabled(call: OperatorCall, input: { msn: string; enabled: boolean }): Promise<void> {
+  await call.em.transactional(async (em) => {
+    const changed = await em.execute<{ affectedRows?: number }>(
+      `update sales_unit set express_enabled = ?, version = version + 1 where msn = ?`,
+      [input.enabled, input.msn],
+      'run',
+    );
+    if (!changed.affectedRows) throw notFound('msn', `Sales unit ${input.msn}`);
+    recordOperatorAction(em, {
+      actor: call.actor,
+      name: input.enabled ? 'sales-unit.express-enabled' : 'sales-unit.express-disabled',
+      subject: { msn: input.msn },
+      at: call.now,
+    });
   });
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { scoped } from '../platform/auth/tenancy.js';
-import type { RequestContext } from '../platform/context.js';
+import type { SalesUnitContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { decodeBase64, decodeImage, ImageRejected } from '../platform/images/decode-image.js';
 import {
@@ -19,7 +19,7 @@ import './order.errors.js';
  * broken or non-image payload, a height below 167 px or more than 2 MB is a 400 naming `src`. An imageId is never
  * overwritten (409).
  */
-export async function addOrderImage(ctx: RequestContext, command: ImageCommand): Promise<OrderImageView> {
+export async function addOrderImage(ctx: SalesUnitContext, command: ImageCommand): Promise<OrderImageView> {
   let image;
   try {
     const data = decodeBase64(command.src);
@@ -45,7 +45,7 @@ export async function addOrderImage(ctx: RequestContext, command: ImageCommand):
 
 /** Sets the order's category (a later call replaces it: only the latest is shown); returns the category's id. */
 export async function setOrderCategory(
-  ctx: RequestContext,
+  ctx: SalesUnitContext,
   paymentType: PaymentType,
   orderId: string,
   command: CategoryCommand,
@@ -75,7 +75,7 @@ export async function setOrderCategory(
  * the payment was created counts as sent.
  */
 export async function addOrderReceipt(
-  ctx: RequestContext,
+  ctx: SalesUnitContext,
   paymentType: PaymentType,
   orderId: string,
   receipt: ReceiptDocument,
@@ -106,7 +106,7 @@ export async function addOrderReceipt(
 }
 
 /** The caller's order; another sales unit's order is as missing as one that does not exist (404). */
-export async function getOrder(ctx: RequestContext, paymentType: PaymentType, orderId: string): Promise<OrderView> {
+export async function getOrder(ctx: SalesUnitContext, paymentType: PaymentType, orderId: string): Promise<OrderView> {
   const { msn } = scoped(ctx);
   const [row] = await ctx.em.execute<OrderRow[]>(
     `select ${ORDER_COLUMNS}, p.receipt as payment_receipt
@@ -126,7 +126,7 @@ export async function getOrder(ctx: RequestContext, paymentType: PaymentType, or
  * The order a deprecated `transactionId` names: a payment of the caller's (by its pspReference or its reference)
  * names its ePayment order (by its pspReference, its id or its reference); any other id is taken as an `ecom` orderId.
  */
-export async function orderIdOfTransaction(ctx: RequestContext, transactionId: string): Promise<string> {
+export async function orderIdOfTransaction(ctx: SalesUnitContext, transactionId: string): Promise<string> {
   const [payment] = await ctx.em.execute<{ reference: string }[]>(
     `select reference from payment where msn = ? and (reference = ? or psp_reference = ? or id::text = ?)
      order by (reference = ?) desc limit 1`,

@@ -3,8 +3,14 @@ import type { PageAssets } from './kit/assets.js';
 import { renderPage } from './kit/page-shell.js';
 import { prefilledCredentials } from './test-credentials.js';
 
+/** What the IDE says of trusted documents: whether they are required, and then the registered ones it offers. */
+export interface IdeTrustedDocuments {
+  required: boolean;
+  documents: { id: string; name: string | null; body: string }[];
+}
+
 /** GraphiQL over our own bundle: its editor's workers are our own hashed files too. */
-export function idePage(assets: PageAssets, config: Pick<Config, 'env'>): string {
+export function idePage(assets: PageAssets, config: Pick<Config, 'env'>, trusted: IdeTrustedDocuments): string {
   const worker = (name: 'editor.worker' | 'json.worker' | 'graphql.worker') => assets.url(assets.entry(name).script);
   return renderPage(assets, {
     title: 'Paygraph GraphQL IDE',
@@ -14,6 +20,7 @@ export function idePage(assets: PageAssets, config: Pick<Config, 'env'>): string
     data: {
       prefill: prefilledCredentials(config),
       workers: { editor: worker('editor.worker'), json: worker('json.worker'), graphql: worker('graphql.worker') },
+      trusted,
     },
   });
 }

@@ -4,7 +4,9 @@ import type { HttpRequest, HttpResponse } from '../platform/rest/http-types.js';
 import type { PageRoute } from '../platform/rest/page-route.js';
 import { ASSET_PREFIX, pageAssets, type PageAssets } from './kit/assets.js';
 import { dashboardPage } from './dashboard.page.js';
-import { idePage } from './ide.page.js';
+import { idePage, type IdeTrustedDocuments } from './ide.page.js';
+import { forkEm } from '../platform/db/orm.js';
+import { listTrustedDocuments } from '../platform/graph/trusted-documents.js';
 import { pageSecurityHeaders } from './kit/security-headers.js';
 
 /** The operations dashboard and the bundles every page loads. */
@@ -30,7 +32,7 @@ export function pageRoutes(services: Services, assets: PageAssets = pageAssets):
  * The IDE on GET /graphql for a browser, in the test environment. In production the page does not exist: a 404 in
  * the graph's error shape.
  */
-export function graphQLIdeResponse(services: Services, assets: PageAssets, request: HttpRequest): HttpResponse {
+export async function graphQLIdeResponse(services: Services, assets: PageAssets, request: HttpRequest): Promise<HttpResponse> {
   if (services.config.env !== 'test') {
     return {
       status: 404,
@@ -48,11 +50,17 @@ export function graphQLIdeResponse(services: Services, assets: PageAssets, reque
   return {
     status: 200,
     headers: pageSecurityHeaders(request, { webSocket: true, inlineStyles: true, workers: true }),
-    body: idePage(assets, services.config),
+    body: idePage(assets, services.config, await ideTrustedDocuments(services)),
   };
 }
 
 function header(request: HttpRequest, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** With trusted documents required, the IDE says so and offers the registered documents (the first 100 by name). */
+async function ideTrustedDocuments(services: Services): Promise<IdeTrustedDocuments> {
+  if (services.config.trustedDocuments !== 'required') return { required: false, documents: [] };
+  return { required: true, documents: await listTrustedDocuments(forkEm(services.orm), 100) };
 }

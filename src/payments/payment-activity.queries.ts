@@ -1,5 +1,6 @@
 import { scoped } from '../platform/auth/tenancy.js';
-import type { RequestContext } from '../platform/context.js';
+import type { Clock } from '../platform/clock.js';
+import type { RequestContext, SalesUnitContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { PaymentEvent } from './payment-event.entity.js';
 import type { Currency } from './payment.entity.js';
@@ -16,10 +17,13 @@ type Row = Record<string, unknown>;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** A period's start, refused when it is not a date or lies further back than `maxDays` (the reads stay bounded). */
-export function periodStart(ctx: RequestContext, since: string, maxDays: number, field = 'since'): Date {
+/**
+ * A period's start, refused when it is not a date or lies further back than `maxDays` (the reads stay bounded) on
+ * `timeline`'s clock: the clock the period's rows are stamped with (a request's: its sales unit's).
+ */
+export function periodStart(timeline: { clock: Clock }, since: string, maxDays: number, field = 'since'): Date {
   const date = new Date(since);
-  const now = ctx.clock.now().getTime();
+  const now = timeline.clock.now().getTime();
   if (Number.isNaN(date.getTime()) || date.getTime() < now - maxDays * DAY_MS) {
     throw AppError.validation([{ name: field, reason: `A date-time within the last ${maxDays} day(s)` }]);
   }
@@ -27,7 +31,7 @@ export function periodStart(ctx: RequestContext, since: string, maxDays: number,
 }
 
 /** The sales unit's events, newest first: `limit` rows with an id below `beforeId`. */
-export async function listRecentPaymentEvents(ctx: RequestContext, page: { limit: number; beforeId?: number }): Promise<PaymentEvent[]> {
+export async function listRecentPaymentEvents(ctx: SalesUnitContext, page: { limit: number; beforeId?: number }): Promise<PaymentEvent[]> {
   const rows = await ctx.em.execute<Row[]>(
     'select * from payment_event where msn = ? and (?::bigint is null or id < ?::bigint) order by id desc limit ?',
     [scoped(ctx).msn, page.beforeId ?? null, page.beforeId ?? null, page.limit],
@@ -35,28 +39,11 @@ export async function listRecentPaymentEvents(ctx: RequestContext, page: { limit
   return rows.map(toPaymentEvent);
 }
 
-/** A period's start when the caller gives none: the start of the service clock's day (UTC), or `hours` back. */
+/** A period's start when the caller gives none: the start of the unit clock's day (UTC), or `hours` back. */
 export function defaultPeriodStart(ctx: RequestContext, back: 'day' | { hours: number }): Date {
   const now = ctx.clock.now();
   if (back === 'day') return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
   return new Date(now.getTime() - back.hours * 60 * 60 * 1000);
-}
-
-/**
- * The sales unit's payment events after the event `after`, oldest first (a subscription's replay): optionally of
- * one reference and some public event names.
- */
-export async function readPaymentEventsAfter(
-  em: RequestContext['em'],
-  query: { msn: string; after: number; reference?: string; names?: readonly PaymentEvent['name'][]; limit: number },
-): Promise<PaymentEvent[]> {
-  const names = query.names;
-  const rows = await em.execute<Row[]>(
-    `select * from payment_event where msn = ? and id > ? and (?::text is null or reference = ?)
-     ${names?.length ? `and name in (${names.map(() => '?').join(', ')})` : ''} order by id limit ?`,
-    [query.msn, query.after, query.reference ?? null, query.reference ?? null, ...(names ?? []), query.limit],
-  );
-  return rows.map(toPaymentEvent);
 }
 
 export interface PaymentTotals {
@@ -69,7 +56,7 @@ export interface PaymentTotals {
 }
 
 /** Payments created since `since` by their state, and successful captures and refunds since then per currency. */
-export async function readPaymentTotals(ctx: RequestContext, since: Date): Promise<PaymentTotals> {
+export async function readPaymentTotals(ctx: SalesUnitContext, since: Date): Promise<PaymentTotals> {
   const now = ctx.clock.now();
   // One statement for both counts: a payment past its expiry that no job has expired yet counts as EXPIRED.
   const counts = await ctx.em.execute<Row[]>(
@@ -102,7 +89,7 @@ export async function readPaymentTotals(ctx: RequestContext, since: Date): Promi
 }
 
 /** Events per minute since `since`, oldest first; minutes without events are absent. */
-export async function readPaymentEventsPerMinute(ctx: RequestContext, since: Date): Promise<{ minute: Date; count: number }[]> {
+export async function readPaymentEventsPerMinute(ctx: SalesUnitContext, since: Date): Promise<{ minute: Date; count: number }[]> {
   const rows = await ctx.em.execute<Row[]>(
     `select date_trunc('minute', occurred_at) as minute, count(*) as count from payment_event
      where msn = ? and occurred_at >= ? group by 1 order by 1`,

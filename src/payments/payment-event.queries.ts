@@ -1,10 +1,10 @@
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext, SalesUnitContext } from '../platform/context.js';
 import type { PaymentEvent } from './payment-event.entity.js';
 import { firstPaymentEventsByPaymentIdLoader } from './payment.loaders.js';
 import { readPaymentEvent, readPaymentEventsAfter } from './payment.read-model.js';
 import { scoped } from '../platform/auth/tenancy.js';
 
-export async function findPaymentEventById(ctx: RequestContext, id: string): Promise<PaymentEvent | undefined> {
+export async function findPaymentEventById(ctx: SalesUnitContext, id: string): Promise<PaymentEvent | undefined> {
   if (!/^\d{1,15}$/.test(id)) return undefined;
   return readPaymentEvent(ctx.em, scoped(ctx).msn, Number(id));
 }

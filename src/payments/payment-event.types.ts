@@ -1,6 +1,8 @@
 import type { EventTypeDefinition } from '../platform/events/event-types.js';
 import type { OutboxEvent } from '../platform/events/outbox-event.js';
 import type { PaymentEvent, PaymentEventName } from './payment-event.entity.js';
+import type { ShippingDetails } from './express-shipping.js';
+import { userDetailsOf, userDetailsProfileSql, type UserDetailsProfile } from '../user-profiles/user-details.js';
 
 /** The outbox stream type of payments' events; the stream id is the payment id. */
 export const PAYMENT_STREAM = 'payment';
@@ -67,8 +69,32 @@ export function toPaymentEvent(event: OutboxEvent): PaymentEvent {
   };
 }
 
-/** The ePayment `WebhookEvent` body: the same shape for every event, only `name` differs. */
-export function paymentWebhookBody(event: PaymentEvent): string {
+/**
+ * What an AUTHORIZED event's delivery reads of its payment (FACTS §14.2, §14.6): the `sub` the profile is shared
+ * under, the consented scope and the profile, and an Express payment's shipping. Personal data stays out of the outbox:
+ * it is read when the webhook is sent, so a body sent later shows the profile as it is then.
+ */
+export interface AuthorizedDeliveryRead {
+  sub: string | null;
+  scope: string | null;
+  profile: UserDetailsProfile | null;
+  shippingDetails: ShippingDetails | null;
+}
+
+const AUTHORIZED = paymentOutboxName('AUTHORIZED');
+
+/** `deliveryReadSql` of payments: over the claimed event `e`, for AUTHORIZED events only. */
+const AUTHORIZED_DELIVERY_READ_SQL = `select jsonb_build_object('sub', p.profile_sub, 'scope', p.profile_scope, 'shippingDetails', p.shipping_details,
+  'profile', ${userDetailsProfileSql('p.profile_sub')})
+  from payment p where e.name = '${AUTHORIZED}' and p.id = e.stream_id::uuid`;
+
+/**
+ * The ePayment `WebhookEvent` body: the same shape for every event, only `name` differs. The authorized event of a
+ * payment that asked for a profile carries `profile.sub` and `userDetails` (the consented scopes), and an Express
+ * payment's its `shippingDetails` (WooCommerce's `handle_callback` reads them from the webhook when it comes first).
+ */
+export function paymentWebhookBody(event: PaymentEvent, read?: AuthorizedDeliveryRead): string {
+  const userDetails = read?.sub ? userDetailsOf(read.scope, read.profile) : null;
   return JSON.stringify({
     msn: event.msn,
     reference: event.reference,
@@ -78,6 +104,9 @@ export function paymentWebhookBody(event: PaymentEvent): string {
     timestamp: event.occurredAt.toISOString(),
     idempotencyKey: event.idempotencyKey ?? null,
     success: event.success,
+    ...(read?.sub ? { profile: { sub: read.sub } } : {}),
+    ...(userDetails ? { userDetails } : {}),
+    ...(read?.shippingDetails ? { shippingDetails: read.shippingDetails } : {}),
   });
 }
 
@@ -85,5 +114,6 @@ export function paymentWebhookBody(event: PaymentEvent): string {
 export const paymentEventTypes: EventTypeDefinition = {
   streamType: PAYMENT_STREAM,
   webhookEventNames: PAYMENT_EVENT_NAMES.map(paymentOutboxName),
-  webhookBody: (event) => paymentWebhookBody(toPaymentEvent(event)),
+  webhookBody: (event, read) => paymentWebhookBody(toPaymentEvent(event), (read ?? undefined) as AuthorizedDeliveryRead | undefined),
+  deliveryReadSql: AUTHORIZED_DELIVERY_READ_SQL,
 };

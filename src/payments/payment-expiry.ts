@@ -1,5 +1,4 @@
-import type { Em } from '../platform/db/orm.js';
-import { recordEvent, type NewEvent } from '../platform/events/record-event.js';
+import type { NewEvent } from '../platform/events/new-event.js';
 import { paymentEvent } from './payment-event.recorder.js';
 import type { Payment } from './payment.entity.js';
 import { assertTransition, type PaymentState } from './payment.transitions.js';
@@ -23,24 +22,12 @@ export function effectiveState(payment: Pick<Payment, 'state' | 'expiresAt'>, no
 }
 
 /**
- * CREATED -> EXPIRED with its event, in the caller's transaction and under the caller's row lock. The expiry
- * job and any modification or approval that finds an overdue payment both expire it here, so both write the same.
+ * CREATED -> EXPIRED: the payment changed in memory, and its EXPIRED event for the write runner to write. The expiry
+ * job and any verb that finds an overdue payment both expire it here, so both write the same.
  */
-export function expirePayment(em: Em, payment: Payment, now: Date): void {
-  recordEvent(em, expiry(payment, now));
-}
-
-/** The expiry itself: the payment changed in memory, and its EXPIRED event for the caller to write (by flush or SQL). */
 export function expiry(payment: Payment, now: Date): NewEvent {
   assertTransition(payment.state, 'EXPIRED');
   payment.state = 'EXPIRED';
   payment.updatedAt = now;
   return paymentEvent(payment, 'EXPIRED', payment.amount, null, now);
-}
-
-/** Expires a locked payment if it is overdue; true when it did, so the caller commits that even if it then refuses. */
-export function expireIfOverdue(em: Em, payment: Payment, now: Date): boolean {
-  if (!isOverdue(payment, now)) return false;
-  expirePayment(em, payment, now);
-  return true;
 }

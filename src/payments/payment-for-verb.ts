@@ -1,91 +1,158 @@
-import type { EntityDictionary } from '@mikro-orm/core';
-import { entityColumns, untrackedEntity } from '../platform/db/entity-columns.js';
 import type { Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
-import type { NewEvent } from '../platform/events/record-event.js';
-import { expireIfOverdue, expiry, isOverdue } from './payment-expiry.js';
+import type { NewEvent } from '../platform/events/new-event.js';
+import type { IdempotentRequest } from '../platform/idempotency/idempotency-gate.js';
+import {
+  runOperation,
+  type Decision,
+  type OperationContext,
+  type OperationRead,
+  type OperationWrites,
+} from '../platform/db/run-operation.js';
+import type { PaymentEventName } from './payment-event.entity.js';
+import { PAYMENT_STREAM, paymentOutboxName, type PaymentEventPayload } from './payment-event.types.js';
+import { expiry, isOverdue } from './payment-expiry.js';
 import { Payment } from './payment.entity.js';
+import { timelineSql, type Timeline } from '../platform/test-clocks.js';
 
-const BY_REFERENCE = 'select * from payment where msn = ? and reference = ?';
-
-/** How a verb names its payment: a merchant by its sales unit and reference, the wallet user by the approval token. */
-export type PaymentKey = { msn: string; reference: string } | { approvalToken: string };
-
+/** A payment as a verb (capture, refund, cancel, approve, reject, a checkout's step) takes it. */
 export interface PaymentForVerb {
   payment: Payment;
-  /** The payment was overdue and has just been expired: the caller commits that even when it then refuses. */
+  /** The payment was overdue and has just been expired: that is written even when the verb then refuses. */
   expiredNow: boolean;
-  /** The time of the payment's sales unit the verb ran at. */
+  /** The time of the payment's sales unit the verb runs at. */
   now: Date;
+  /**
+   * The payment's event that already carries the verb's idempotency key (`keyInLog`), when there is one: the key was
+   * used on this payment before, and its record may have been pruned since (README, Data lifecycle).
+   */
+  keyEvent?: PaymentEventPayload;
 }
 
 /** A time, or how to tell it from the sales unit (a page knows the payment, so its unit's clock, only once it is read). */
 export type VerbTime = Date | ((msn: string) => Date);
 
-/**
- * The one way a verb (capture, refund, cancel, approve, reject) takes its payment: locked for the rest of the
- * transaction, and expired first when overdue, exactly as the expiry job would, so the verb sees what the job would
- * have left. Undefined when there is no such payment.
- */
-export async function lockPaymentForVerb(em: Em, key: PaymentKey, time: VerbTime): Promise<PaymentForVerb | undefined> {
-  // One plain locking read, then the row joins the unit of work like any loaded entity. The ORM's query builder
-  // for the same statement cost more CPU than the database spent on it (the hot path of every modification).
-  const [row] =
-    'approvalToken' in key
-      ? await em.execute<EntityDictionary<Payment>[]>('select * from payment where approval_token = ? limit 1 for update', [
-          key.approvalToken,
-        ])
-      : await em.execute<EntityDictionary<Payment>[]>(`${BY_REFERENCE} limit 1 for update`, [key.msn, key.reference]);
-  if (!row) return undefined;
-  const payment = em.map(Payment, row);
-  const now = typeof time === 'function' ? time(payment.msn) : time;
-  return { payment, expiredNow: expireIfOverdue(em, payment, now), now };
+/** What a verb decided: its value and events, or a refusal; the payment's changes are written whatever it decided. */
+export type VerbDecision<T> = { value: T; events?: readonly NewEvent[] } | { refusal: AppError };
+
+export interface PaymentVerb<T, M> {
+  /** The idempotency key of a merchant's verb; a page's or checkout's step has none. */
+  key?: IdempotentRequest;
+  /**
+   * Look for the key in the payment's own events of these names, in the read's statement: a modification whose key
+   * is in its payment's event log is answered from that event, never run again, whatever the key's record window.
+   */
+  keyInLog?: readonly PaymentEventName[];
+  payment: PaymentKey;
+  time: VerbTime;
+  /** The events the verb may record: their projectors' reads join the payment's (a capture's ledger terms). */
+  mayRecord: readonly PaymentEventName[];
+  /** Reads that need the payment (a test user, a session), before the decision: ORM finds in the caller's transaction. */
+  readMore?: (taken: PaymentForVerb | undefined, em: Em) => Promise<M>;
+  /** Pure: changes the payment in memory and says what it recorded; undefined when there is no such payment. */
+  decide(taken: PaymentForVerb | undefined, more: M): VerbDecision<T>;
 }
 
 /**
- * The same locking read of a merchant's payment as a CTE, `verb_payment`, of the statement that takes an idempotency
- * key's gate (idempotent-read-write.ts): locked only when the gate lets the verb run (`go`), after the key's lock, as
- * in the transaction it replaces. Its columns join the statement's row (`columns`, `join`), taken by `paymentForVerbOfRow`.
+ * The one way to lock and write a payment, through the write runner (run-operation.ts): the payment locked, expired
+ * first when overdue exactly as the expiry job would (so the verb sees what the job would have left, and the expiry
+ * commits even when the verb refuses), the verb's decision, then the payment's changed columns and its events.
  */
-export function lockedPaymentRead(msn: string, reference: string): { cte: string; params: unknown[]; columns: string; join: string } {
-  return {
-    cte: `verb_payment as materialized (${BY_REFERENCE} and exists (select 1 from go) limit 1 for update)`,
-    params: [msn, reference],
-    columns: 'verb_payment.*',
-    join: 'left join verb_payment on true',
+export function runPaymentVerb<T, M = undefined>(ctx: OperationContext, verb: PaymentVerb<T, M>): Promise<T> {
+  let taken: PaymentForVerb | undefined;
+  let expired: NewEvent | undefined;
+  const take = (found: Payment | undefined, row: Record<string, unknown>) => {
+    if (!found || taken?.payment === found) return taken;
+    const now = typeof verb.time === 'function' ? verb.time(found.msn) : verb.time;
+    const overdue = isOverdue(found, now) ? expiry(found, now) : undefined;
+    const keyEvent = jsonOf(row.key_event) as PaymentEventPayload | undefined;
+    taken = { payment: found, expiredNow: overdue !== undefined, now, ...(keyEvent ? { keyEvent } : {}) };
+    expired = overdue;
+    return taken;
   };
-}
-
-/** A payment taken from `lockedPaymentRead`'s row, as its verb sees it, without the unit of work. */
-export interface PaymentForVerbOfRow {
-  payment: Payment;
-  /** The payment as read, before the verb (and an expiry) changed it: what its update compares with. */
-  before: Payment;
-  /** The EXPIRED event of an overdue payment expired just now, for the caller to write even when the verb refuses. */
-  expiry: NewEvent | undefined;
-}
-
-/**
- * `lockOwnPaymentForVerb` for a payment read by `lockedPaymentRead`: the payment of the row, or 404, expired first
- * when overdue exactly as the expiry job would; its changes are the caller's to write (by SQL, not a flush).
- */
-export function paymentForVerbOfRow(em: Em, reference: string, row: Record<string, unknown>, now: Date): PaymentForVerbOfRow {
-  if (row.id === null || row.id === undefined) throw paymentNotFound(reference);
-  const meta = em.getMetadata().get(Payment);
-  const columns: Record<string, unknown> = {};
-  for (const { column } of entityColumns(meta)) columns[column] = row[column];
-  const payment = untrackedEntity(em, meta, columns);
-  const before = Object.fromEntries(entityColumns(meta).map(({ field }) => [field, payment[field]])) as Payment;
-  return { payment, before, expiry: isOverdue(payment, now) ? expiry(payment, now) : undefined };
-}
-
-/** The merchant's own payment for a verb, or 404: a payment of another sales unit is indistinguishable from a missing one. */
-export async function lockOwnPaymentForVerb(em: Em, msn: string, reference: string, now: Date): Promise<PaymentForVerb> {
-  const found = await lockPaymentForVerb(em, { msn, reference }, now);
-  if (!found) throw paymentNotFound(reference);
-  return found;
+  return runOperation<T, Payment, M>(ctx, {
+    key: verb.key,
+    read: lockedPayment(verb.payment, verb.key && verb.keyInLog ? { key: verb.key.key, names: verb.keyInLog } : undefined),
+    // Every verb may find its payment overdue and expire it (EXPIRED, which nothing projects).
+    mayRecord: {
+      streamType: PAYMENT_STREAM,
+      names: [...verb.mayRecord, 'EXPIRED' as const].map(paymentOutboxName),
+      msn: 'msn' in verb.payment ? verb.payment.msn : '',
+    },
+    readMore: verb.readMore && (({ found, row }, em) => verb.readMore!(take(found[0], row), em)),
+    decide({ found, row }, more): Decision<T> {
+      const payment = take(found[0], row);
+      const written: OperationWrites = { changed: payment ? [payment.payment] : [], events: expired ? [expired] : [] };
+      let decision: VerbDecision<T>;
+      try {
+        decision = verb.decide(payment, more);
+      } catch (error) {
+        // The expiry stands though the verb refuses: the refusal is written with it.
+        if (!expired || !(error instanceof AppError)) throw error;
+        return { ...written, refusal: error };
+      }
+      if ('refusal' in decision) return { ...written, refusal: decision.refusal };
+      return { ...written, events: [...written.events!, ...(decision.events ?? [])], value: decision.value };
+    },
+  });
 }
 
 export function paymentNotFound(reference: string): AppError {
   return new AppError('PAYMENT_NOT_FOUND', `No payment with reference ${reference}`, [{ name: 'reference', reason: 'Not found' }]);
+}
+
+/** How a write names its payment: a merchant by its sales unit and reference, the wallet user by the approval token. */
+export type PaymentKey = { msn: string; reference: string } | { approvalToken: string };
+
+/**
+ * The one locking read of a payment for a write (run-operation.ts): locked only when the key's gate lets the write run
+ * (`go`), after the key's lock, until the write's commit.
+ */
+export function lockedPayment(key: PaymentKey, keyInLog?: { key: string; names: readonly PaymentEventName[] }): OperationRead<Payment> {
+  const read =
+    'approvalToken' in key
+      ? lockedPayments('approval_token = ?', 'limit 1 for update', [key.approvalToken])
+      : lockedPayments('msn = ? and reference = ?', 'limit 1 for update', [key.msn, key.reference]);
+  if (!keyInLog || keyInLog.names.length === 0) return read;
+  // The payment's log is a few events, read by its stream index: no statement and no round trip of its own.
+  return {
+    ...read,
+    ctes: [
+      ...read.ctes,
+      `verb_key_event as materialized (select e.payload from verb_payment vp join domain_event e
+         on e.stream_type = ? and e.stream_id = vp.id::text
+         where e.name in (${keyInLog.names.map(() => '?').join(', ')}) and e.payload->>'idempotencyKey' = ? order by e.id limit 1)`,
+    ],
+    params: [...read.params, PAYMENT_STREAM, ...keyInLog.names.map(paymentOutboxName), keyInLog.key],
+    columns: `${read.columns}, (select payload from verb_key_event) as key_event`,
+  };
+}
+
+/** A jsonb column as an object: PGlite parses it, some drivers hand it over as text. */
+function jsonOf(value: unknown): unknown {
+  if (value === null || value === undefined) return undefined;
+  return typeof value === 'string' ? JSON.parse(value) : value;
+}
+
+/**
+ * The CREATED payments of a timeline overdue at its time, oldest first, at most `limit`, locked, and skipped when
+ * another instance holds them: what the expiry job expires.
+ */
+export function lockedOverduePayments(timeline: Timeline, limit: number): OperationRead<Payment> {
+  const units = timelineSql(timeline, 'msn');
+  return lockedPayments(
+    `state = 'CREATED' and expires_at <= ? and ${units.sql}`,
+    `order by expires_at limit ${Number(limit)} for update skip locked`,
+    [timeline.now, ...units.params],
+  );
+}
+
+function lockedPayments(where: string, then: string, params: readonly unknown[]): OperationRead<Payment> {
+  return {
+    ctes: [`verb_payment as materialized (select * from payment where ${where} and exists (select 1 from go) ${then})`],
+    params,
+    columns: 'verb_payment.*',
+    joins: 'left join verb_payment on true',
+    entity: Payment,
+  };
 }

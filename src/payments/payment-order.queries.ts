@@ -1,5 +1,5 @@
 import { scoped } from '../platform/auth/tenancy.js';
-import type { RequestContext } from '../platform/context.js';
+import type { SalesUnitContext } from '../platform/context.js';
 import { lineTaxOf } from '../orders/order-line-tax.js';
 import type { Currency } from './payment.entity.js';
 
@@ -30,7 +30,7 @@ export interface PaymentOrderView {
  * The order (receipt) sent with one of the caller's payments, as validated at creation (src/orders/): amounts in
  * minor units of the bottom line's currency. Undefined when the payment has none.
  */
-export async function readPaymentOrder(ctx: RequestContext, paymentId: string): Promise<PaymentOrderView | undefined> {
+export async function readPaymentOrder(ctx: SalesUnitContext, paymentId: string): Promise<PaymentOrderView | undefined> {
   const [row] = await ctx.em.execute<{ receipt: unknown }[]>('select receipt from payment where id = ? and msn = ?', [
     paymentId,
     scoped(ctx).msn,

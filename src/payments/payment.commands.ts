@@ -1,3 +1,4 @@
+import type { Shipping } from './express-shipping.js';
 import type { Currency, CustomerInteraction, PaymentMethodType, QrImageFormat, UserFlow } from './payment.entity.js';
 
 type Json = Record<string, unknown>;
@@ -32,14 +33,20 @@ export interface CreatePaymentFields {
   industryData?: Json;
   metadata?: Record<string, string>;
   profileScope?: string;
+  /** The youngest user who may approve, in whole years on the sales unit's clock (FACTS §14.4). */
+  minimumUserAge?: number;
   /** RFC 3339 text. */
   expiresAt?: string;
   qrFormat?: { format: QrImageFormat; size?: number };
+  /** Express (FACTS §14.1): the user chooses address and shipping in the wallet. */
+  shipping?: Shipping;
 }
 
 /** What the payment service creates: every field checked and every rule passed. */
 export interface CreatePaymentCommand extends Omit<CreatePaymentFields, 'customerInteraction' | 'expiresAt'> {
   customerInteraction: CustomerInteraction;
+  /** `metadata` keys the request wrote more than once (refused, 4110); absent when none. */
+  metadataDuplicateKeys?: readonly string[];
   /** Explicit expiry of a long-living payment. */
   expiresAt?: Date;
 }

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { PaymentState } from './payment.transitions.js';
+import type { Shipping, ShippingDetails } from './express-shipping.js';
 
 export type Currency = 'NOK' | 'DKK' | 'EUR';
 export type UserFlow = 'PUSH_MESSAGE' | 'NATIVE_REDIRECT' | 'WEB_REDIRECT' | 'QR';
@@ -41,6 +42,14 @@ export const Payment = defineEntity({
     metadata: p.json<Record<string, string>>().nullable(),
     profileScope: p.string().nullable(),
     profileSub: p.uuid().nullable(),
+    /** Express (FACTS §14.1): the shipping the create offered, as given; null for a payment that is not Express. */
+    shipping: p.json<Shipping>().nullable(),
+    /** Express: the address and option the user chose, recorded at approval. */
+    shippingDetails: p.json<ShippingDetails>().nullable(),
+    /** When the prune removed the payment's personal data (shippingDetails, the profile link) after its retention. */
+    personalDataRemovedAt: p.datetime().nullable(),
+    /** The youngest user who may approve (FACTS §14.4), in whole years on the sales unit's clock. */
+    minimumUserAge: p.integer().nullable(),
     qrFormat: p.string().$type<QrImageFormat>().nullable(),
     qrSize: p.integer().nullable(),
     /** The token the wallet user's landing page and force approve present; the `token` of `redirectUrl`. */

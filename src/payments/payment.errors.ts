@@ -22,14 +22,28 @@ export const paymentErrors = defineErrors('payments', {
   CANCEL_INVALID_STATE: { status: 400, title: 'Payment cannot be cancelled: invalid state', vippsCode: '6190', replayable: true },
   REFUND_NOT_ENOUGH_REFUNDABLE: { status: 400, title: 'Not enough refundable', vippsCode: '6150', replayable: true },
   REFUND_BEFORE_RESERVATION: { status: 400, title: 'Attempted refund before reservation', vippsCode: '6020', replayable: true },
+  REFUND_NOT_POSSIBLE: { status: 400, title: 'Refund not possible', vippsCode: '5100', replayable: true },
   REFUND_PERIOD_EXPIRED: { status: 400, title: 'Refund period expired', vippsCode: '6220', replayable: true },
   REFUND_INVALID_STATE: { status: 400, title: 'Payment cannot be refunded: invalid state', vippsCode: '6210', replayable: true },
-  CURRENCY_MISMATCH: { status: 400, title: 'Currency does not match the payment', replayable: true },
-  AMOUNT_TOO_SMALL: { status: 400, title: 'Amount too small' },
+  // The catalogue (FACTS §14.3) has no code of its own for a modification in another currency than the payment's:
+  // 4040 "invalid amount" is the one that says what is wrong with the request.
+  CURRENCY_MISMATCH: { status: 400, title: 'Currency does not match the payment', vippsCode: '4040', replayable: true },
+  AMOUNT_TOO_SMALL: { status: 400, title: 'Amount too small', vippsCode: '6010' },
+  METADATA_CAPACITY_EXCEEDED: { status: 400, title: 'Metadata capacity exceeded', vippsCode: '4100' },
+  METADATA_DUPLICATE_KEYS: { status: 400, title: 'Metadata duplicate keys', vippsCode: '4110' },
+  METADATA_KEY_LENGTH_EXCEEDED: { status: 400, title: 'Metadata key length exceeded', vippsCode: '4120' },
+  METADATA_VALUE_LENGTH_EXCEEDED: { status: 400, title: 'Metadata value length exceeded', vippsCode: '4130' },
+  EXPIRATION_TOO_LATE: { status: 400, title: 'Expiration too late', vippsCode: '6110' },
+  // The test environment's declined approval (test-failure-triggers.ts): force approve answers it as "Approve failed".
+  APPROVAL_DECLINED: { status: 400, title: 'Approve failed', vippsCode: '10010', graphCode: 'APPROVE_FAILED' },
+  // `minimumUserAge` not met (FACTS §14.3): the merchant hears 7010 "Customer not found", as on the platform.
+  USER_UNDER_MINIMUM_AGE: { status: 400, title: 'Customer not found', vippsCode: '7010', graphCode: 'CUSTOMER_NOT_FOUND' },
   LONG_LIVING_PAYMENT_NOT_ALLOWED: { status: 400, title: 'Long-living payment not allowed', vippsCode: '5050' },
   EXPIRATION_TOO_SOON: { status: 400, title: 'Expiration too soon', vippsCode: '6120' },
   LONG_LIVING_REQUIRES_RECEIPT: { status: 400, title: 'Long living payments require a receipt', vippsCode: '6130' },
-  CARD_NOT_AVAILABLE_IN_TEST: { status: 400, title: 'Card payments are not available in the test environment' },
+  // 4160 "invalid payment method type": the refusal names `paymentMethod.type`, at create; the 100xx test codes are
+  // the test approval's.
+  CARD_NOT_AVAILABLE_IN_TEST: { status: 400, title: 'Card payments are not available in the test environment', vippsCode: '4160' },
 });
 
 declare module '../platform/errors/catalogue.js' {

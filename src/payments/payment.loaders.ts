@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import { defineLoader } from '../platform/graph/loader-registry.js';
+import { PAYMENT_OUTCOME_SQL, type PaymentOutcome } from './payment-outcome.js';
 import type { PaymentEvent } from './payment-event.entity.js';
 import { readFirstPaymentEvents, readPaymentsByIds } from './payment.read-model.js';
 import type { PaymentFields } from './payment.view.js';
@@ -49,6 +50,30 @@ export const paymentFieldsByIdLoader = defineLoader(
           for (const payment of await readPaymentsByIds(em, msn, ids)) found.set(`${msn}|${payment.id}`, payment);
         }
         return keys.map((k) => found.get(`${k.msn}|${k.id}`) ?? null);
+      },
+      { cacheKeyFn: (k) => `${k.msn}|${k.id}` },
+    ),
+);
+
+/**
+ * What became of each payment of a page (`PAYMENT_OUTCOME_SQL`, the one rule the search and the totals use), by its
+ * unit's clock (`now`, the same for every key of a unit): one statement per unit of the page.
+ */
+export const paymentOutcomeByIdLoader = defineLoader(
+  'paymentOutcomeByIdLoader',
+  (em) =>
+    new DataLoader<{ msn: string; id: string; now: Date }, PaymentOutcome, string>(
+      async (keys) => {
+        const found = new Map<string, PaymentOutcome>();
+        for (const msn of new Set(keys.map((k) => k.msn))) {
+          const group = keys.filter((k) => k.msn === msn);
+          const rows = await em.execute<{ id: string; outcome: PaymentOutcome }[]>(
+            `select id, (${PAYMENT_OUTCOME_SQL}) as outcome from payment where msn = ? and id in (${group.map(() => '?').join(', ')})`,
+            [group[0]!.now, msn, ...group.map((k) => k.id)],
+          );
+          for (const row of rows) found.set(`${msn}|${row.id}`, row.outcome);
+        }
+        return keys.map((k) => found.get(`${k.msn}|${k.id}`) ?? new Error(`payment ${k.id} not found`));
       },
       { cacheKeyFn: (k) => `${k.msn}|${k.id}` },
     ),

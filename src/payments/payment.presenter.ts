@@ -30,6 +30,9 @@ export function getPaymentResponse(view: PaymentView) {
     reference: view.reference,
     ...(view.redirectUrl ? { redirectUrl: view.redirectUrl } : {}),
     ...(view.metadata ? { metadata: view.metadata } : {}),
+    ...(view.shippingDetails ? { shippingDetails: view.shippingDetails } : {}),
+    ...(view.userDetails ? { userDetails: view.userDetails } : {}),
+    ...(view.personalDataRemovedAt ? { personalDataRemovedAt: view.personalDataRemovedAt } : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import type { PaymentEvent } from './payment-event.entity.js';
 import type { PaymentFields } from './payment.view.js';
 import type { PaymentState } from './payment.transitions.js';
 import { PAYMENT_OUTCOME_SQL, type PaymentOutcome } from './payment-outcome.js';
+import { userDetailsProfileSql, type UserDetailsProfile } from '../user-profiles/user-details.js';
 
 /**
  * Display reads as plain SQL through the ORM's own connection, mapped once. The benchmark profile showed entity
@@ -14,7 +15,7 @@ type Row = Record<string, unknown>;
 
 const PAYMENT_COLUMNS = `id, msn, reference, psp_reference, state, currency, amount, authorized_amount, captured_amount, cancelled_amount,
   refunded_amount, payment_method_type, card_bin, user_flow, profile_sub, payment_description, metadata, approval_token, qr_format,
-  created_at, expires_at`;
+  created_at, expires_at, profile_scope, shipping_details, personal_data_removed_at, ${userDetailsProfileSql('payment.profile_sub')} as user_profile`;
 
 export async function readPayment(em: Em, msn: string, reference: string): Promise<PaymentFields | undefined> {
   const [row] = await em.execute<Row[]>(`select ${PAYMENT_COLUMNS} from payment where msn = ? and reference = ? limit 1`, [msn, reference]);
@@ -177,6 +178,10 @@ function toPaymentFields(row: Row): PaymentFields {
     profileSub: (row.profile_sub as string | null) ?? null,
     paymentDescription: (row.payment_description as string | null) ?? null,
     metadata: json<Record<string, string>>(row.metadata),
+    profileScope: (row.profile_scope as string | null) ?? null,
+    shippingDetails: json<PaymentFields['shippingDetails'] & object>(row.shipping_details),
+    userProfile: json<UserDetailsProfile>(row.user_profile),
+    personalDataRemovedAt: row.personal_data_removed_at ? timestamp(row.personal_data_removed_at) : null,
     approvalToken: row.approval_token as string,
     qrFormat: (row.qr_format as PaymentFields['qrFormat']) ?? null,
     createdAt: timestamp(row.created_at),

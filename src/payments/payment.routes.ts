@@ -40,7 +40,11 @@ export function paymentRoutes(services: Services): RestInterface {
         summary: 'Get a payment',
         idempotent: false,
         params: { reference },
-        success: { status: 200, description: 'The payment' },
+        success: {
+          status: 200,
+          description:
+            'The payment; once AUTHORIZED, `userDetails` (the consented scopes: firstName, lastName, email, mobileNumber, addresses) when a profile scope was asked for, and `shippingDetails` (address, shippingOptionId, shippingOptionName, shippingCost in minor units) for an Express payment; after their retention once the payment ended (README, Data lifecycle) neither, and `personalDataRemovedAt` says when they were removed',
+        },
         handler: async (ctx, { params }) => ({ status: 200, body: getPaymentResponse(await getPayment(ctx, params.reference)) }),
       }),
       route({
@@ -65,7 +69,9 @@ export function paymentRoutes(services: Services): RestInterface {
         success: { status: 200, description: 'The payment after the capture' },
         handler: async (ctx, { params, body, idempotencyKey }) => ({
           status: 200,
-          body: modificationResponse(await capturePayment(ctx, params.reference, body, idempotencyKey)),
+          body: modificationResponse(
+            await capturePayment(ctx, params.reference, { money: body, field: 'modificationAmount' }, idempotencyKey),
+          ),
         }),
       }),
       route({
@@ -78,7 +84,9 @@ export function paymentRoutes(services: Services): RestInterface {
         success: { status: 200, description: 'The payment after the refund' },
         handler: async (ctx, { params, body, idempotencyKey }) => ({
           status: 200,
-          body: modificationResponse(await refundPayment(ctx, params.reference, body, idempotencyKey)),
+          body: modificationResponse(
+            await refundPayment(ctx, params.reference, { money: body, field: 'modificationAmount' }, idempotencyKey),
+          ),
         }),
       }),
       route({
@@ -100,7 +108,10 @@ export function paymentRoutes(services: Services): RestInterface {
         idempotent: false,
         params: { reference },
         body: forceApproveBody,
-        success: { status: 200, description: 'The payment was approved' },
+        success: {
+          status: 200,
+          description: 'The payment was approved (an Express payment is refused with 10020: its user approves on the landing page)',
+        },
         handler: async (ctx, { params, body }) => {
           await forceApprovePayment(ctx, params.reference, body);
           return { status: 200 };

@@ -3,6 +3,8 @@ import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
 import type { CreatePaymentCommand, CreatePaymentFields, Customer, Money } from './payment.commands.js';
 import type { Currency, CustomerInteraction, PaymentMethodType, QrImageFormat, UserFlow } from './payment.entity.js';
 import { orderLineTaxProblems } from '../orders/order-line-tax.js';
+import { shippingProblems } from './express.rules.js';
+import { duplicateKeysOf } from '../platform/validation/json-text.js';
 
 /**
  * The ePayment rules (FACTS §1.2): the limits the request shapes declare and the rules that weigh one field against
@@ -32,9 +34,11 @@ const MIN_NOK_AMOUNT = 100;
 /** The public definition's `Idempotency-Key` maxLength (FACTS §1.1). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 50;
 const MINUTE = 60_000;
-/** A long-living payment expires more than 10 minutes and less than 28 days ahead (FACTS §1.2). */
+/** A long-living payment expires more than 10 minutes (6120) and at most 60 days ahead (6110, FACTS §14.4). */
 const MIN_LONG_LIVING_MS = 10 * MINUTE;
-const MAX_LONG_LIVING_MS = 28 * 24 * 60 * MINUTE;
+const MAX_LONG_LIVING_MS = 60 * 24 * 60 * MINUTE;
+/** ePayment's metadata limits (FACTS §14.3, §14.4). */
+export const METADATA_LIMITS = { pairs: 5, keyLength: 100, valueLength: 500 } as const;
 
 /** A payment reference named outside a body (a path or an argument): malformed is a bad request, not an unknown payment. */
 export function checkReference(reference: string): string {
@@ -143,6 +147,7 @@ export function createPaymentCrossFieldProblems(fields: Partial<CreatePaymentFie
   if (fields.qrFormat && userFlow && userFlow !== 'QR') fail('qrFormat', 'Only allowed when userFlow is QR');
   if (fields.expiresAt && userFlow && userFlow !== 'PUSH_MESSAGE' && userFlow !== 'QR')
     fail('expiresAt', 'Only allowed when userFlow is PUSH_MESSAGE or QR');
+  problems.push(...shippingProblems(fields.shipping, fields.amount?.currency));
   return problems;
 }
 
@@ -162,9 +167,12 @@ export function toCreatePaymentCommand(fields: CreatePaymentFields): CreatePayme
     receipt: fields.receipt,
     industryData: fields.industryData,
     metadata: fields.metadata,
+    ...(duplicateKeysOf(fields.metadata).length > 0 && { metadataDuplicateKeys: duplicateKeysOf(fields.metadata) }),
     profileScope: profileScope === undefined ? undefined : [...new Set(profileScope.split(' ').filter((w) => w !== ''))].join(' '),
+    ...(fields.minimumUserAge !== undefined && { minimumUserAge: fields.minimumUserAge }),
     expiresAt: expiresAt === undefined ? undefined : new Date(expiresAt),
     qrFormat: qrFormat && { format: qrFormat.format, size: qrFormat.size },
+    shipping: fields.shipping,
   };
 }
 
@@ -186,8 +194,10 @@ export interface CreatePaymentSetting {
  */
 export function refuseCreatePayment(command: CreatePaymentCommand, setting: CreatePaymentSetting): void {
   const ahead = command.expiresAt && command.expiresAt.getTime() - setting.now.getTime();
-  if (ahead !== undefined && ahead >= MAX_LONG_LIVING_MS) {
-    throw AppError.validation([{ name: 'expiresAt', reason: 'Must be less than 28 days ahead' }]);
+  if (ahead !== undefined && ahead > MAX_LONG_LIVING_MS) {
+    throw new AppError('EXPIRATION_TOO_LATE', 'expiresAt must be at most 60 days ahead', [
+      { name: 'expiresAt', reason: 'Must be at most 60 days ahead' },
+    ]);
   }
   if (command.paymentMethod === 'CARD' && setting.env === 'test') {
     throw new AppError('CARD_NOT_AVAILABLE_IN_TEST', 'CARD is not available in the test environment', [
@@ -206,6 +216,43 @@ export function refuseCreatePayment(command: CreatePaymentCommand, setting: Crea
   }
   const tooSmall = amountTooSmall(command.amount, 'amount.value');
   if (tooSmall) throw new AppError('AMOUNT_TOO_SMALL', 'The smallest NOK payment is 100 minor units (1 NOK)', [tooSmall]);
+  if (command.metadata) refuseMetadata(command.metadata, command.metadataDuplicateKeys ?? []);
+}
+
+/**
+ * ePayment's metadata limits, each refused with its code (FACTS §14.3): a key written twice (4110, which each face
+ * detects in what it reads: REST's JSON text, the graph's list of pairs), more than 5 pairs (4100), a key longer than
+ * 100 characters (4120), a value longer than 500 (4130).
+ */
+function refuseMetadata(metadata: Record<string, string>, duplicateKeys: readonly string[]): void {
+  const { pairs, keyLength, valueLength } = METADATA_LIMITS;
+  if (duplicateKeys.length > 0) {
+    throw new AppError(
+      'METADATA_DUPLICATE_KEYS',
+      `metadata has keys given more than once: ${duplicateKeys.join(', ')}`,
+      duplicateKeys.map((key) => ({ name: `metadata.${key}`, reason: 'The key is given more than once' })),
+    );
+  }
+  const keys = Object.keys(metadata);
+  if (keys.length > pairs) {
+    throw new AppError('METADATA_CAPACITY_EXCEEDED', `metadata has ${keys.length} pairs; at most ${pairs} are allowed`, [
+      { name: 'metadata', reason: `At most ${pairs} key-value pairs` },
+    ]);
+  }
+  const longKeys = keys.filter((key) => [...key].length > keyLength);
+  if (longKeys.length > 0) {
+    throw new AppError('METADATA_KEY_LENGTH_EXCEEDED', `metadata keys must be at most ${keyLength} characters`, [
+      { name: 'metadata', reason: `Keys must be at most ${keyLength} characters` },
+    ]);
+  }
+  const longValues = keys.filter((key) => [...metadata[key]!].length > valueLength);
+  if (longValues.length > 0) {
+    throw new AppError(
+      'METADATA_VALUE_LENGTH_EXCEEDED',
+      `metadata values must be at most ${valueLength} characters`,
+      longValues.map((key) => ({ name: `metadata.${key}`, reason: `Must be at most ${valueLength} characters` })),
+    );
+  }
 }
 
 /**

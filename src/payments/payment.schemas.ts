@@ -1,5 +1,6 @@
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TProperties, type TSchema } from 'typebox';
 import { Receipt } from '../orders/receipt.schemas.js';
+import { Shipping } from './express-shipping.js';
 import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
 import type { BodyShape } from '../platform/rest/body-shape.js';
 import { compileSchema } from '../platform/validation/compiled-schema.js';
@@ -70,14 +71,14 @@ const IndustryData = Type.Object({
   ),
 });
 
-const Metadata = Type.Record(Type.String(), Type.String({ maxLength: 500 }), {
-  maxProperties: 5,
-  propertyNames: { maxLength: 100 },
-  [REASONS]: {
-    type: 'Must be an object of string values',
-    maxProperties: 'At most 5 key-value pairs',
-    propertyNames: 'Keys must be at most 100 characters',
-  },
+/**
+ * Its limits (5 pairs, keys of 100 and values of 500 characters, no key twice) are refusals with codes 4100-4130
+ * (FACTS §14.3), in payment.rules.ts, not shape failures.
+ */
+const Metadata = Type.Record(Type.String(), Type.String(), {
+  description:
+    'At most 5 pairs (4100), no key twice (4110), keys of at most 100 characters (4120), values of at most 500 characters (4130).',
+  [REASONS]: { type: 'Must be an object of string values' },
 });
 
 /** Space-separated words of `PROFILE_SCOPES`; which words is a rule in payment.rules.ts. */
@@ -90,11 +91,16 @@ const QrFormat = Type.Object({
   size: Type.Optional(Type.Integer({ minimum: 100, maximum: 2000 })),
 });
 
-const CreatePaymentRequest = Type.Object(
-  {
+/**
+ * A create's fields, declared once for both faces: they differ only in how they name the payment method (REST
+ * `paymentMethod.type`, the graph `paymentMethod`) and the profile's scope (REST `profile.scope`, the graph
+ * `profileScope`), given here in their places.
+ */
+function createPaymentShape<Method extends TSchema, Profile extends TProperties>(paymentMethod: Method, profile: Profile) {
+  return {
     reference: Reference,
     amount: Amount,
-    paymentMethod: Type.Object({ type: stringEnum(PAYMENT_METHODS) }),
+    paymentMethod,
     userFlow: stringEnum(USER_FLOWS),
     customer: Type.Optional(Customer),
     customerInteraction: Type.Optional(stringEnum(CUSTOMER_INTERACTIONS)),
@@ -104,10 +110,19 @@ const CreatePaymentRequest = Type.Object(
     receipt: Type.Optional(Receipt),
     industryData: Type.Optional(IndustryData),
     metadata: Type.Optional(Metadata),
-    profile: Type.Optional(Type.Object({ scope: Type.Optional(ProfileScope) })),
+    ...profile,
+    // FACTS §14.4: an integer 0..100 or null (WooCommerce sends null); the user approving must be at least this old.
+    minimumUserAge: Type.Optional(Type.Integer({ minimum: 0, maximum: 100 })),
     qrFormat: Type.Optional(QrFormat),
     expiresAt: Type.Optional(ExpiresAt),
-  },
+    shipping: Type.Optional(Shipping),
+  };
+}
+
+const CreatePaymentRequest = Type.Object(
+  createPaymentShape(Type.Object({ type: stringEnum(PAYMENT_METHODS) }), {
+    profile: Type.Optional(Type.Object({ scope: Type.Optional(ProfileScope) })),
+  }),
   { [REASONS]: { type: 'A JSON object is required' } },
 );
 
@@ -154,23 +169,9 @@ function withoutRefused(
 }
 
 /** The graph's create input, mapped to the shared fields, checked against the same declarations and rules. */
-const CreatePaymentFieldsSchema = Type.Object({
-  reference: Reference,
-  amount: Amount,
-  paymentMethod: stringEnum(PAYMENT_METHODS),
-  userFlow: stringEnum(USER_FLOWS),
-  customer: Type.Optional(Customer),
-  customerInteraction: Type.Optional(stringEnum(CUSTOMER_INTERACTIONS)),
-  returnUrl: Type.Optional(AppUrl),
-  receiptUrl: Type.Optional(AppUrl),
-  paymentDescription: Type.Optional(Type.String({ minLength: 3, maxLength: 100 })),
-  receipt: Type.Optional(Receipt),
-  industryData: Type.Optional(IndustryData),
-  metadata: Type.Optional(Metadata),
-  profileScope: Type.Optional(ProfileScope),
-  qrFormat: Type.Optional(QrFormat),
-  expiresAt: Type.Optional(ExpiresAt),
-});
+const CreatePaymentFieldsSchema = Type.Object(
+  createPaymentShape(stringEnum(PAYMENT_METHODS), { profileScope: Type.Optional(ProfileScope) }),
+);
 const createPaymentFields = compileSchema(CreatePaymentFieldsSchema);
 
 /** The graph's create: every failing field named at once, as REST names it where the two share a field. */

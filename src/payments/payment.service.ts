@@ -1,7 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { RequestContext } from '../platform/context.js';
-import { runIdempotentStatement } from '../platform/idempotency/idempotency.service.js';
-import { outboxWrittenBySql } from '../platform/events/commit-wake.js';
+import type { SalesUnitContext } from '../platform/context.js';
+import { runOperation } from '../platform/db/run-operation.js';
 import { paymentCreation, type NewPayment } from './payment-creation.statement.js';
 import type { CreatePaymentCommand } from './payment.commands.js';
 import { paymentNotFound } from './payment-for-verb.js';
@@ -11,6 +10,7 @@ import { readPayment, readPaymentEvents } from './payment.read-model.js';
 import { toPaymentView, toPaymentViewAt, type PaymentView } from './payment.view.js';
 import { newPspReference } from './psp-reference.js';
 import { refuseCreatePayment } from './payment.rules.js';
+import { refuseExpress } from './express.rules.js';
 import { scoped } from '../platform/auth/tenancy.js';
 
 /** A payment nobody acts on expires after 10 minutes (FACTS §1.7). */
@@ -21,14 +21,29 @@ export const DEFAULT_PAYMENT_LIFETIME_MS = 10 * 60_000;
  * every caller. They run under the key, so a retry of a create that succeeded gets its answer again, though its
  * `expiresAt` is nearer now; a refusal records nothing, except a reference already used (replayable).
  *
- * One SQL statement in all (payment-creation.statement.ts behind the key's gate, `runIdempotentStatement`): the
+ * One SQL statement in all (payment-creation.statement.ts behind the key's gate, a guarded write of the runner): the
  * create was 8 statements (begin, lock, record lookup, sales unit, event, payment, record, commit), each a round trip
  * holding a pooled connection, for writes that never need an answer from the database in between.
  */
-export async function createPayment(ctx: RequestContext, command: CreatePaymentCommand, idempotencyKey: string): Promise<PaymentView> {
-  return runIdempotentStatement(ctx, { operation: 'payment.create', key: idempotencyKey, request: command }, () => {
-    const now = ctx.clock.now();
+export async function createPayment(ctx: SalesUnitContext, command: CreatePaymentCommand, idempotencyKey: string): Promise<PaymentView> {
+  const key = { operation: 'payment.create', key: idempotencyKey, request: command };
+  const now = ctx.clock.now();
+  try {
+    // Express first: a CARD Express create is refused as Express (4160), not as a card in the test environment.
+    refuseExpress(command);
     refuseCreatePayment(command, { env: ctx.config.env, now });
+  } catch (refusal) {
+    // A rule of the request alone: given only when the key has no answer and no request holds it, as the order of
+    // the create (the gate, then its rules) says; it records nothing.
+    return runOperation(ctx, {
+      key,
+      guardedWrite: { ctes: [], params: [] },
+      decide: () => {
+        throw refusal;
+      },
+    });
+  }
+  {
     const payment: NewPayment = {
       id: randomUUID(),
       msn: scoped(ctx).msn,
@@ -56,6 +71,10 @@ export async function createPayment(ctx: RequestContext, command: CreatePaymentC
       metadata: command.metadata ?? null,
       profileScope: command.profileScope ?? null,
       profileSub: null,
+      shipping: command.shipping ?? null,
+      shippingDetails: null,
+      personalDataRemovedAt: null,
+      minimumUserAge: command.minimumUserAge ?? null,
       qrFormat: command.userFlow === 'QR' ? (command.qrFormat?.format ?? 'IMAGE/SVG+XML') : null,
       qrSize: command.userFlow === 'QR' && command.qrFormat?.format === 'IMAGE/PNG' ? (command.qrFormat.size ?? 1024) : null,
       approvalToken: randomBytes(24).toString('base64url'),
@@ -64,26 +83,24 @@ export async function createPayment(ctx: RequestContext, command: CreatePaymentC
       createdAt: now,
       updatedAt: now,
     };
-    return paymentCreation(
+    const creation = paymentCreation(
       ctx.em.getMetadata().get(Payment),
       payment,
-      { idempotencyKey, longLiving: command.expiresAt !== undefined },
+      { idempotencyKey, longLiving: command.expiresAt !== undefined, express: command.shipping !== undefined },
       toPaymentView(payment, ctx.config),
     );
-  }).then((view) => {
-    outboxWrittenBySql(ctx.em);
-    return view;
-  });
+    return runOperation(ctx, { key, ...creation });
+  }
 }
 
 /** The caller's payment, or 404: a payment of another sales unit is indistinguishable from a missing one. */
-export async function getPayment(ctx: RequestContext, reference: string): Promise<PaymentView> {
+export async function getPayment(ctx: SalesUnitContext, reference: string): Promise<PaymentView> {
   const payment = await readPayment(ctx.em, scoped(ctx).msn, reference);
   if (!payment) throw paymentNotFound(reference);
   return toPaymentViewAt(payment, ctx.config, ctx.clock.now());
 }
 
-export async function getPaymentEvents(ctx: RequestContext, reference: string): Promise<PaymentEvent[]> {
+export async function getPaymentEvents(ctx: SalesUnitContext, reference: string): Promise<PaymentEvent[]> {
   const payment = await readPayment(ctx.em, scoped(ctx).msn, reference);
   if (!payment) throw paymentNotFound(reference);
   return readPaymentEvents(ctx.em, [payment.id]);

@@ -2,6 +2,8 @@ import type { Config } from '../config.js';
 import { effectiveState } from './payment-expiry.js';
 import type { Payment } from './payment.entity.js';
 import type { PaymentState } from './payment.transitions.js';
+import type { ShippingDetails } from './express-shipping.js';
+import { userDetailsOf, type UserDetails, type UserDetailsProfile } from '../user-profiles/user-details.js';
 
 /** A payment as both faces show it: plain data, safe to store as an idempotent response. */
 export interface PaymentView {
@@ -23,6 +25,12 @@ export interface PaymentView {
   redirectUrl: string | null;
   paymentDescription: string | null;
   metadata: Record<string, string> | null;
+  /** Express: the address and option the user chose, once AUTHORIZED. */
+  shippingDetails: ShippingDetails | null;
+  /** The consented profile, once AUTHORIZED with a scope (read from the profile, never stored on the payment). */
+  userDetails: UserDetails | null;
+  /** When shippingDetails and userDetails were removed after their retention (README, Data lifecycle); null: not removed. */
+  personalDataRemovedAt: string | null;
   createdAt: string;
   expiresAt: string;
 }
@@ -57,7 +65,13 @@ export type PaymentFields = Pick<
   | 'qrFormat'
   | 'createdAt'
   | 'expiresAt'
->;
+  | 'profileScope'
+  | 'shippingDetails'
+  | 'personalDataRemovedAt'
+> & {
+  /** The profile of `profileSub`, read with the payment (`userDetailsProfileSql`); absent, no userDetails. */
+  userProfile?: UserDetailsProfile | null;
+};
 
 export function toPaymentView(payment: PaymentFields, config: Pick<Config, 'publicUrl'>): PaymentView {
   return {
@@ -79,6 +93,9 @@ export function toPaymentView(payment: PaymentFields, config: Pick<Config, 'publ
     redirectUrl: redirectUrlOf(payment, config.publicUrl),
     paymentDescription: payment.paymentDescription ?? null,
     metadata: payment.metadata ?? null,
+    shippingDetails: payment.shippingDetails ?? null,
+    userDetails: payment.profileSub ? userDetailsOf(payment.profileScope ?? null, payment.userProfile ?? null) : null,
+    personalDataRemovedAt: payment.personalDataRemovedAt ? payment.personalDataRemovedAt.toISOString() : null,
     createdAt: payment.createdAt.toISOString(),
     expiresAt: payment.expiresAt.toISOString(),
   };

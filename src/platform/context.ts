@@ -1,9 +1,10 @@
+import type { RetentionRule } from './lifecycle/retention.js';
 import type { Metrics } from './observability/metrics.js';
 import type { Clock } from './clock.js';
 import type { Config } from '../config.js';
 import type { Principal } from './auth/principal.js';
 import type { CoverageProvider, SqlCondition } from './auth/coverage.js';
-import type { TenancyScope } from './auth/tenancy-scope.js';
+import type { SalesUnitScope, TenancyScope } from './auth/tenancy-scope.js';
 import type { Em, Orm } from './db/orm.js';
 import type { DomainEventBus } from './events/domain-event-bus.js';
 import type { LoaderRegistry } from './graph/loader-registry.js';
@@ -25,25 +26,28 @@ export interface Services {
   testClocks: TestClocks;
   /** Committed events of every domain and instance, for live subscribers in this process. */
   events: DomainEventBus;
-  /** The same bus as `events`, under the name tests and tools used while only payments had events. */
-  paymentEvents: DomainEventBus;
   /** `node(id:)`'s finders, registered by the modules. */
   nodes: NodeRegistry<RequestContext>;
   /** The one rate limiter of both faces (src/platform/rate-limit/). */
   rateLimiter: RequestLimiter;
   /** Runs every module's background job once, now, and resolves when they are done (the test clock's advance). */
   runJobsNow?: () => Promise<void>;
+  /** When the jobs next have work among a unit's objects (Scheduler.nextDueFor): where the test clock's advance stops. */
+  nextJobDueFor?: (msn: string) => Promise<Date | null | undefined>;
   /** Prometheus metrics of this app (platform/observability); absent where a test builds services by hand. */
   metrics?: Metrics;
+  /** Every module's retention rules (README, Data lifecycle): what the prune job, the command line and the graph prune. */
+  retention?: readonly RetentionRule[];
 }
 
 /**
  * What every domain service takes first: who is calling, what it may see (its tenancy scope: filter with
- * `scoped(ctx)`), and with what. Built by `createRequestContext` alone, the same way for every face.
+ * `scoped(ctx)`), and with what. Built by `createRequestContext` alone, the same way for every face. `S` is the scope
+ * as the face narrowed it: a service that works on one sales unit's rows takes a `SalesUnitContext`.
  */
-export interface RequestContext {
+export interface RequestContext<S extends TenancyScope = TenancyScope> {
   principal: Principal;
-  scope: TenancyScope;
+  scope: S;
   em: Em;
   /** The time of the sales unit the request acts for (its test clock, where it was moved). */
   clock: Clock;
@@ -59,3 +63,6 @@ export interface RequestContext {
    */
   covered(msnColumn: string, options?: { readsMerchantData?: boolean; wholePrincipal?: boolean }): SqlCondition;
 }
+
+/** A request acting for one sales unit: what `scoped(ctx)` takes. */
+export type SalesUnitContext = RequestContext<SalesUnitScope>;

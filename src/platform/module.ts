@@ -1,3 +1,4 @@
+import type { RetentionRule } from './lifecycle/retention.js';
 import type { IExecutableSchemaDefinition } from '@graphql-tools/schema';
 import type { CoverageProvider } from './auth/coverage.js';
 import type { RequestContext, Services } from './context.js';
@@ -9,6 +10,7 @@ import type { EventProjector } from './events/event-projectors.js';
 import type { EventTypeDefinition } from './events/event-types.js';
 import type { NodeFinder } from './graph/node-registry.js';
 import type { Job } from './jobs/scheduler.js';
+import type { DatabaseGauge } from './observability/metrics.js';
 import type { RateLimitedRoute } from './rate-limit/rate-limited-route.js';
 import type { PageRoute } from './rest/page-route.js';
 import type { RequestObserver } from './rest/request-observer.js';
@@ -82,4 +84,8 @@ export interface DomainModule {
   readonly callbackKinds?: readonly CallbackKind[];
   /** Deliveries the domain keeps in tables of its own (webhook deliveries), sent by the one delivery engine. */
   deliveryChannels?(services: Services): readonly DeliveryChannel[];
+  /** Prometheus gauges of the domain's data, read from the database at scrape time. */
+  gauges?(services: Services): readonly DatabaseGauge[];
+  /** How long each kind of the domain's data is kept, and how a prune removes it (README, Data lifecycle). */
+  readonly retention?: readonly RetentionRule[];
 }

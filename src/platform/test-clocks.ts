@@ -18,10 +18,15 @@ export class TestClocks {
     return { now: () => new Date(this.base.now().getTime() + (this.offsets.get(msn) ?? 0)) };
   }
 
-  /** Re-reads every unit's offset (another instance may have advanced one). */
+  /**
+   * Re-reads every unit's offset (another instance may have advanced one). An offset only grows: a read that began
+   * before another unit's advance on this instance wrote its new offset must not put the old one back.
+   */
   async load(em: Em): Promise<void> {
     const rows = await em.execute<{ msn: string; offset_ms: string | number }[]>(`select msn, offset_ms from test_clock`);
-    this.offsets = new Map(rows.map((row) => [row.msn, Number(row.offset_ms)]));
+    const offsets = new Map(rows.map((row) => [row.msn, Number(row.offset_ms)]));
+    for (const [msn, offset] of this.offsets) if (offset > (offsets.get(msn) ?? 0)) offsets.set(msn, offset);
+    this.offsets = offsets;
   }
 
   /** Moves the unit's clock forward by `ms` (added in the database, so two instances advancing at once both count). */

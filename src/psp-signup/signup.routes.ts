@@ -25,7 +25,7 @@ const merchantSerialNumber: ParamRule = {
 };
 
 /** A PSP's token and key; the PSP acts as a whole (its merchants), naming no sales unit. */
-const SIGNUP_AUTH: AuthRule = { method: 'bearer', accepts: ['psp'], scope: 'principal' };
+const SIGNUP_AUTH = { method: 'bearer', accepts: ['psp'], scope: 'principal' } satisfies AuthRule;
 
 /** The PSP signup API 1.1.7 (FACTS §7). The PSP is named by its token alone. */
 export function signupRoutes(services: Services): RestInterface {

@@ -3,32 +3,22 @@ import { LockMode } from '@mikro-orm/core';
 import { Merchant } from '../merchants/merchant.entity.js';
 import { PspMerchant } from '../merchants/psp.entity.js';
 import { SalesUnit } from '../merchants/sales-unit.entity.js';
-import type { PspPrincipal } from '../platform/auth/principal.js';
 import type { RequestContext } from '../platform/context.js';
+import { principalScope, type PrincipalScope } from '../platform/auth/tenancy-scope.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { runIdempotent } from '../platform/idempotency/idempotency.service.js';
+import { insertOf, runOperation } from '../platform/db/run-operation.js';
 import { PspSalesUnit } from '../psp/psp-payment.entity.js';
-import { recordEvent } from '../platform/events/record-event.js';
+import { pspOf } from '../psp/psp-payment.service.js';
+import { recordEvent, type NewEvent } from '../platform/events/record-event.js';
 import { SignupMerchant } from './signup-merchant.entity.js';
 import { checkOrganizationNumber } from './signup.rules.js';
 import type { CreateSignupMerchantCommand, UpdateSignupMerchantCommand } from './signup.schemas.js';
 
-/** The signup interface names no sales unit: its idempotency keys are scoped to the PSP's client alone. */
-const NO_SALES_UNIT = '';
 export const MSN_PATTERN = /^\d{5,6}$/;
 
-function pspOf(ctx: RequestContext): PspPrincipal {
-  if (ctx.principal.kind !== 'psp') {
-    throw new AppError('FORBIDDEN_PRINCIPAL', 'Only a PSP may sign up merchants', [
-      { name: 'Authorization', reason: `Not accepted here: credentials of a ${ctx.principal.kind}` },
-    ]);
-  }
-  return ctx.principal;
-}
-
-/** A context for signup operations: the principal's own, acting for no sales unit. */
-export function signupContext(ctx: RequestContext): RequestContext {
-  return { ...ctx, scope: { msn: NO_SALES_UNIT, actingFor: undefined, readsMerchantData: false } };
+/** A context for signup operations: the principal's own, acting for no sales unit (an MSN sent is not narrowed to). */
+export function signupContext(ctx: RequestContext): RequestContext<PrincipalScope> {
+  return { ...ctx, scope: principalScope() };
 }
 
 export async function listSignupMerchants(ctx: RequestContext): Promise<SignupMerchant[]> {
@@ -55,48 +45,69 @@ export async function createSignupMerchant(
   idempotencyKey: string,
 ): Promise<string> {
   const psp = pspOf(ctx);
-  const signup = signupContext(ctx);
-  return runIdempotent(signup, { operation: 'psp-signup.create', key: idempotencyKey, request: command }, async (em) => {
-    const now = ctx.clock.now();
-    await checkOrganizationNumber(em, command.organizationNumber, command.address.country);
-    const [row] = await em.execute<{ msn: string | number }[]>(`select nextval('psp_signup_msn_seq') as msn`);
-    const msn = String(row!.msn);
-    const merchantId = randomUUID();
-    em.create(Merchant, { id: merchantId, name: command.companyName, orgNumber: command.organizationNumber, createdAt: now });
-    await em.flush();
-    em.create(SalesUnit, { msn, merchantId, name: command.name, longLivingPaymentsAllowed: false, createdAt: now });
-    // The entities name no relations, so the unit of work cannot order the inserts by foreign key: flush in steps.
-    await em.flush();
-    em.create(PspMerchant, { pspId: psp.pspId, merchantId, createdAt: now });
-    em.create(PspSalesUnit, { msn, pspId: psp.pspId, skipLandingPageAllowed: false, active: true, createdAt: now });
-    const status = ctx.config.env === 'test' ? 'ACTIVE' : 'PENDING';
-    em.create(SignupMerchant, {
-      msn,
-      pspId: psp.pspId,
-      merchantId,
-      organizationNumber: command.organizationNumber,
-      companyName: command.companyName,
-      companyEmail: command.companyEmail,
-      name: command.name,
-      mccCode: command.mccCode,
-      logo: command.logo,
-      email: command.email ?? null,
-      website: command.website ?? null,
-      address: command.address,
-      status,
-      createdAt: now,
-      updatedAt: now,
-    });
-    recordEvent(em, {
-      streamType: 'psp-signup-merchant',
-      streamId: msn,
-      msn,
-      name: 'psp.merchant.created.v1',
-      payload: { merchantSerialNumber: msn, status },
-      occurredAt: now,
-    });
-    await em.flush();
-    return msn;
+  return runOperation(signupContext(ctx), {
+    key: { operation: 'psp-signup.create', key: idempotencyKey, request: command },
+    readMore: async (_, em) => {
+      await checkOrganizationNumber(em, command.organizationNumber, command.address.country);
+      const [row] = await em.execute<{ msn: string | number }[]>(`select nextval('psp_signup_msn_seq') as msn`);
+      return String(row!.msn);
+    },
+    // One statement writes the rows (their foreign keys are checked at its end) and the event.
+    decide: (_, msn) => {
+      const now = ctx.clock.now();
+      const merchantId = randomUUID();
+      const status = ctx.config.env === 'test' ? 'ACTIVE' : 'PENDING';
+      return {
+        inserts: [
+          insertOf(Merchant, {
+            id: merchantId,
+            name: command.companyName,
+            orgNumber: command.organizationNumber,
+            status: 'ACTIVE',
+            // Every signup is a merchant of its own: org numbers are unique among the back office's merchants only.
+            signedUpByPsp: true,
+            duplicateOf: null,
+            createdAt: now,
+          }),
+          insertOf(SalesUnit, {
+            msn,
+            merchantId,
+            name: command.name,
+            longLivingPaymentsAllowed: false,
+            status: 'ACTIVE',
+            captureType: 'ReserveCapture',
+            skipLandingPageAllowed: false,
+            recurringAllowed: false,
+            expressEnabled: true,
+            logo: null,
+            version: 1,
+            createdAt: now,
+          }),
+          insertOf(PspMerchant, { pspId: psp.pspId, merchantId, createdAt: now }),
+          // It takes PSP payments of this PSP at once.
+          insertOf(PspSalesUnit, { msn, pspId: psp.pspId, skipLandingPageAllowed: false, active: true, createdAt: now }),
+          insertOf(SignupMerchant, {
+            msn,
+            pspId: psp.pspId,
+            merchantId,
+            organizationNumber: command.organizationNumber,
+            companyName: command.companyName,
+            companyEmail: command.companyEmail,
+            name: command.name,
+            mccCode: command.mccCode ?? null,
+            logo: command.logo,
+            email: command.email ?? null,
+            website: command.website ?? null,
+            address: command.address,
+            status,
+            createdAt: now,
+            updatedAt: now,
+          }),
+        ],
+        events: [signupMerchantEvent(msn, 'psp.merchant.created.v1', status, now)],
+        value: msn,
+      };
+    },
   });
 }
 
@@ -121,15 +132,13 @@ export async function updateSignupMerchant(ctx: RequestContext, msn: string, com
       if (unit) unit.active = false;
     }
     merchant.updatedAt = now;
-    recordEvent(em, {
-      streamType: 'psp-signup-merchant',
-      streamId: msn,
-      msn,
-      name: deactivate ? 'psp.merchant.deactivated.v1' : 'psp.merchant.updated.v1',
-      payload: { merchantSerialNumber: msn, status: merchant.status },
-      occurredAt: now,
-    });
+    recordEvent(em, signupMerchantEvent(msn, deactivate ? 'psp.merchant.deactivated.v1' : 'psp.merchant.updated.v1', merchant.status, now));
   });
+}
+
+/** A signed-up merchant's event: its stream is the merchant's MSN, and it tells the merchant's status after the change. */
+function signupMerchantEvent(msn: string, name: string, status: string, occurredAt: Date): NewEvent {
+  return { streamType: 'psp-signup-merchant', streamId: msn, msn, name, payload: { merchantSerialNumber: msn, status }, occurredAt };
 }
 
 /** The REST and graph shape of a signed-up merchant (FACTS §7 `Merchant`). */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { RequestContext } from '../platform/context.js';
+import type { SalesUnitContext } from '../platform/context.js';
 import type { Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { issueNetworkToken, type NetworkToken } from './network-token.js';
@@ -13,7 +13,7 @@ import { pspSalesUnitTakingPayments } from './psp-sales-unit.rules.js';
 import { agreementOfUserToken } from './psp-user-token.js';
 
 /** The active agreement a `User-Token` names, of this PSP and sales unit (codes 121 to 124). */
-async function agreementOf(ctx: RequestContext, em: Em, userToken: string | undefined, lock: boolean): Promise<PspAgreement> {
+async function agreementOf(ctx: SalesUnitContext, em: Em, userToken: string | undefined, lock: boolean): Promise<PspAgreement> {
   const psp = pspOf(ctx);
   const id = userToken ? agreementOfUserToken(userToken, ctx.clock.now(), ctx.config.tokenSecret) : undefined;
   if (!id)
@@ -38,7 +38,7 @@ async function agreementOf(ctx: RequestContext, em: Em, userToken: string | unde
 }
 
 /** `DELETE /psppayments/agreements`: ends the agreement; its user token is refused from then on. */
-export async function deletePspAgreement(ctx: RequestContext, userToken: string | undefined): Promise<void> {
+export async function deletePspAgreement(ctx: SalesUnitContext, userToken: string | undefined): Promise<void> {
   await ctx.em.transactional(async (em) => {
     const agreement = await agreementOf(ctx, em, userToken, true);
     agreement.status = 'STOPPED';
@@ -56,7 +56,7 @@ export interface TokenPaymentResult {
  * that the PSP's status update (RESERVED, or a failed reserve) settles.
  */
 export async function processPaymentOnToken(
-  ctx: RequestContext,
+  ctx: SalesUnitContext,
   userToken: string | undefined,
   command: PspTokenPaymentCommand,
 ): Promise<TokenPaymentResult> {

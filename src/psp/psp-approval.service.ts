@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import { Merchant } from '../merchants/merchant.entity.js';
 import { SalesUnit } from '../merchants/sales-unit.entity.js';
-import type { RequestContext, Services } from '../platform/context.js';
+import type { SalesUnitContext, Services } from '../platform/context.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { drainDueWork } from '../platform/jobs/due-work.js';
+import { drainDueWork, earliestDue } from '../platform/jobs/due-work.js';
 import { timelineFilter } from '../platform/test-clocks.js';
 import type { LiveReading, LiveState } from '../platform/events/wait-for-state.js';
 import { isFinal } from '../platform/state-machine.js';
 import { testUserApproves } from '../wallet/test-user-approval.js';
-import type { TestUser } from '../wallet/test-user.entity.js';
+import type { WalletUser } from '../wallet/wallet-user.entity.js';
 import { recordMakePaymentCallback } from './psp-make-payment.callback.js';
 import { PspAgreement, PspPayment } from './psp-payment.entity.js';
 import { PSP_PAYMENT_STREAM, recordPspChange } from './psp-payment.events.js';
@@ -28,7 +28,7 @@ export function pspAwaitsUser(payment: Pick<PspPayment, 'state' | 'expiresAt'>, 
  * The test user approves: the payment becomes ACCEPTED and the make-payment callback (with a user token when the
  * PSP asked for `psp_subscription`) is recorded in the same transaction, so the outbox sends it after any restart.
  */
-function accept(em: Em, payment: PspPayment, user: TestUser, now: Date, secret: string): void {
+function accept(em: Em, payment: PspPayment, user: WalletUser, now: Date, secret: string): void {
   movePspPayment(payment, 'ACCEPTED');
   payment.approvedBySub = user.sub;
   payment.updatedAt = now;
@@ -60,7 +60,7 @@ function end(em: Em, payment: PspPayment, state: 'USER_CANCEL' | 'TIMEOUT', now:
 
 /** Force approve (FACTS §6, test only): the same rules as ePayment force approve. */
 export async function forceApprovePspPayment(
-  ctx: RequestContext,
+  ctx: SalesUnitContext,
   pspTransactionId: string,
   command: PspForceApproveCommand,
 ): Promise<void> {
@@ -203,4 +203,9 @@ export function timeOutPspPayments(services: Services): Promise<number> {
     await em.flush();
     return due.length;
   });
+}
+
+/** When the unit's first PSP payment nobody acted on times out (the test clock's advance stops there). */
+export function nextPspPaymentTimeout(services: Services, msn: string): Promise<Date | null> {
+  return earliestDue(services, `select min(expires_at) as due from psp_payment where msn = ? and state = 'INITIATED'`, [msn]);
 }

@@ -1,5 +1,5 @@
 import { scoped } from '../platform/auth/tenancy.js';
-import type { RequestContext } from '../platform/context.js';
+import type { SalesUnitContext } from '../platform/context.js';
 import DataLoader from 'dataloader';
 import { newestFirstOrder, olderThan, type CreatedKey } from '../platform/paging/keyset.js';
 import { defineLoader } from '../platform/graph/loader-registry.js';
@@ -12,24 +12,27 @@ export interface PspPaymentChangeSource {
 }
 
 /** The PSP's own payments of the request's sales unit: the one filter of every graph read. */
-function own(ctx: RequestContext): { pspId: string; msn: string } | undefined {
+function own(ctx: SalesUnitContext): { pspId: string; msn: string } | undefined {
   return ctx.principal.kind === 'psp' ? { pspId: ctx.principal.pspId, ...scoped(ctx) } : undefined;
 }
 
-export async function findPspPaymentByTransactionId(ctx: RequestContext, pspTransactionId: string): Promise<PspPayment | null> {
+export async function findPspPaymentByTransactionId(ctx: SalesUnitContext, pspTransactionId: string): Promise<PspPayment | null> {
   const filter = own(ctx);
   return filter ? ctx.em.findOne(PspPayment, { ...filter, pspTransactionId }) : null;
 }
 
 /** `node(id:)`: the key is the payment's uuid; another PSP's (or another sales unit's) is null. */
-export async function findPspPaymentNode(ctx: RequestContext, id: string): Promise<PspPayment | undefined> {
+export async function findPspPaymentNode(ctx: SalesUnitContext, id: string): Promise<PspPayment | undefined> {
   const filter = own(ctx);
   if (!filter || !/^[0-9a-f-]{36}$/i.test(id)) return undefined;
   return (await ctx.em.findOne(PspPayment, { ...filter, id })) ?? undefined;
 }
 
 /** Newest first, by (createdAt, id) keyset. */
-export async function listPspPayments(ctx: RequestContext, page: { limit: number; after: CreatedKey | undefined }): Promise<PspPayment[]> {
+export async function listPspPayments(
+  ctx: SalesUnitContext,
+  page: { limit: number; after: CreatedKey | undefined },
+): Promise<PspPayment[]> {
   const filter = own(ctx);
   if (!filter) return [];
   return ctx.em.find(PspPayment, { ...filter, ...olderThan(page.after) }, { orderBy: newestFirstOrder(), limit: page.limit });

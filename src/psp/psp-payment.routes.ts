@@ -18,7 +18,7 @@ import { getPspPaymentDetails, initiatePspPayment } from './psp-payment.service.
 import { queueStatusUpdates } from './psp-status-update.service.js';
 
 /** PSP payment operations: the PSP's token, subscription key and `Psp-Id`, for one of its merchants' sales units. */
-export const PSP_API_AUTH: AuthRule = { method: 'bearer', accepts: ['psp'] };
+export const PSP_API_AUTH = { method: 'bearer', accepts: ['psp'] } satisfies AuthRule;
 export const PSP_API_HEADERS: HeaderRules = { msn: 'required', systemHeaders: { presence: 'optional', maxLength: 30 }, pspId: 'required' };
 const WITH_USER_TOKEN: HeaderRules = { ...PSP_API_HEADERS, userToken: 'required' };
 

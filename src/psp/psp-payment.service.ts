@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { PspPrincipal } from '../platform/auth/principal.js';
 import { scoped } from '../platform/auth/tenancy.js';
-import type { RequestContext } from '../platform/context.js';
+import type { RequestContext, SalesUnitContext } from '../platform/context.js';
 import type { Em } from '../platform/db/orm.js';
 import { outboundUrlProblem } from '../platform/delivery/outbound-url.js';
 import { AppError } from '../platform/errors/app-error.js';
@@ -14,10 +14,10 @@ import { pspSalesUnitTakingPayments } from './psp-sales-unit.rules.js';
 /** How long the wallet user has to act before the payment times out (FACTS §6: 10 minutes). */
 export const PSP_PAYMENT_TIMEOUT_MS = 10 * 60 * 1000;
 
-/** The PSP a context acts as; every PSP operation is refused to other principals. */
+/** The PSP a context acts as; every PSP operation (payments, agreements, signup) is refused to other principals. */
 export function pspOf(ctx: RequestContext): PspPrincipal {
   if (ctx.principal.kind !== 'psp') {
-    throw new AppError('FORBIDDEN_PRINCIPAL', 'Only a PSP may use PSP payments', [
+    throw new AppError('FORBIDDEN_PRINCIPAL', 'Only a PSP may use the PSP interfaces', [
       { name: 'Authorization', reason: `Not accepted here: credentials of a ${ctx.principal.kind}` },
     ]);
   }
@@ -30,7 +30,7 @@ export function pspLandingUrl(publicUrl: string, token: string): string {
 }
 
 /** Initiates a PSP payment for the sales unit of the request (FACTS §6 "Initiate"). */
-export async function initiatePspPayment(ctx: RequestContext, command: InitiatePspPaymentCommand): Promise<PspPayment> {
+export async function initiatePspPayment(ctx: SalesUnitContext, command: InitiatePspPaymentCommand): Promise<PspPayment> {
   const psp = pspOf(ctx);
   const urlProblem = await outboundUrlProblem(command.makePaymentUrl, ctx.config.env);
   if (urlProblem) throw AppError.validation([{ name: 'makePaymentUrl', reason: urlProblem }]);
@@ -116,7 +116,7 @@ function duplicateError(message: string, command: { pspTransactionId: string; me
 }
 
 /** The PSP's payment of the request's sales unit; another PSP's (or sales unit's) is a 404 like a missing one. */
-export async function findOwnPspPayment(ctx: RequestContext, pspTransactionId: string): Promise<PspPayment> {
+export async function findOwnPspPayment(ctx: SalesUnitContext, pspTransactionId: string): Promise<PspPayment> {
   const psp = pspOf(ctx);
   const payment = await ctx.em.findOne(PspPayment, { pspId: psp.pspId, pspTransactionId, ...scoped(ctx) });
   if (!payment) {
@@ -132,7 +132,7 @@ export interface PspPaymentDetails {
   log: PspPaymentLog[];
 }
 
-export async function getPspPaymentDetails(ctx: RequestContext, pspTransactionId: string): Promise<PspPaymentDetails> {
+export async function getPspPaymentDetails(ctx: SalesUnitContext, pspTransactionId: string): Promise<PspPaymentDetails> {
   const payment = await findOwnPspPayment(ctx, pspTransactionId);
   const log = await ctx.em.find(PspPaymentLog, { pspPaymentId: payment.id }, { orderBy: { id: 'asc' } });
   return { payment, log };

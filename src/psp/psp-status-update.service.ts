@@ -1,5 +1,6 @@
 import { LockMode } from '@mikro-orm/core';
-import type { RequestContext, Services } from '../platform/context.js';
+import type { SalesUnitContext, Services } from '../platform/context.js';
+import { earliestDue } from '../platform/jobs/due-work.js';
 import { forkEm, type Em } from '../platform/db/orm.js';
 import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
 import { PspBatchRun, PspPayment, PspStatusUpdate } from './psp-payment.entity.js';
@@ -30,7 +31,7 @@ export function canonicalStatus(status: PspUpdateStatus): {
  * unit, or the whole batch is refused (400 with one entry per invalid transaction). A valid batch changes nothing
  * now; the nightly batch applies it.
  */
-export async function queueStatusUpdates(ctx: RequestContext, updates: readonly PspTransactionUpdate[]): Promise<number> {
+export async function queueStatusUpdates(ctx: SalesUnitContext, updates: readonly PspTransactionUpdate[]): Promise<number> {
   const psp = pspOf(ctx);
   return ctx.em.transactional(async (em) => {
     const now = ctx.clock.now();
@@ -69,6 +70,22 @@ export function duePeriod(now: Date): { period: string; cutoff: Date } {
   const cutoff = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), NIGHTLY_BATCH_HOUR_UTC));
   if (cutoff.getTime() > now.getTime()) cutoff.setUTCDate(cutoff.getUTCDate() - 1);
   return { period: cutoff.toISOString().slice(0, 10), cutoff };
+}
+
+/**
+ * When the unit's nightly batch next has updates to apply: the first cut-off after the earliest update still queued
+ * (the test clock's advance stops there).
+ */
+export async function nextNightlyBatch(services: Services, msn: string): Promise<Date | null> {
+  const received = await earliestDue(
+    services,
+    `select min(u.received_at) as due from psp_status_update u join psp_payment p on p.id = u.psp_payment_id
+     where u.applied_at is null and p.msn = ?`,
+    [msn],
+  );
+  if (!received) return null;
+  const { cutoff } = duePeriod(received);
+  return new Date(cutoff.getTime() + 86_400_000);
 }
 
 /** Per process (per app): for each PSP sales unit, the last period whose batch is known to be finished. */

@@ -19,7 +19,7 @@ interface TestUserChoice {
 
 async function testUsers(services: Services): Promise<TestUserChoice[]> {
   const rows = await forkEm(services.orm).execute<{ phone_number: string; given_name: string | null; family_name: string | null }[]>(
-    `select t.phone_number, p.given_name, p.family_name from test_user t left join user_profile p on p.phone_number = t.phone_number
+    `select t.phone_number, p.given_name, p.family_name from wallet_user t left join user_profile p on p.phone_number = t.phone_number
      order by t.phone_number`,
   );
   return rows.map((r) => ({

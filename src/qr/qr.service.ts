@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { scoped } from '../platform/auth/tenancy.js';
-import type { RequestContext } from '../platform/context.js';
+import type { SalesUnitContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { RedirectQrCommand } from './qr.schemas.js';
 import type { QrKind, QrRow } from './qr.view.js';
@@ -15,7 +15,7 @@ function notFound(kind: QrKind): AppError {
   return new AppError('QR_NOT_FOUND', 'No such QR code', [{ name, reason: 'Not found' }]);
 }
 
-export async function findQr(ctx: RequestContext, kind: QrKind, id: string): Promise<QrRow> {
+export async function findQr(ctx: SalesUnitContext, kind: QrKind, id: string): Promise<QrRow> {
   const [row] = await ctx.em.execute<QrRow[]>(`select ${COLUMNS} from qr_code where msn = ? and kind = ? and qr_id = ? and ${LIVE}`, [
     scoped(ctx).msn,
     kind,
@@ -27,7 +27,7 @@ export async function findQr(ctx: RequestContext, kind: QrKind, id: string): Pro
 }
 
 /** The sales unit's live QRs of one kind, by id; `after` continues after an id (keyset). */
-export async function listQrs(ctx: RequestContext, kind: QrKind, page: { limit?: number; after?: string } = {}): Promise<QrRow[]> {
+export async function listQrs(ctx: SalesUnitContext, kind: QrKind, page: { limit?: number; after?: string } = {}): Promise<QrRow[]> {
   return ctx.em.execute<QrRow[]>(
     `select ${COLUMNS} from qr_code where msn = ? and kind = ? and ${LIVE} and qr_id > ? order by qr_id limit ?`,
     [scoped(ctx).msn, kind, ctx.clock.now(), page.after ?? '', page.limit ?? 10_000],
@@ -35,7 +35,7 @@ export async function listQrs(ctx: RequestContext, kind: QrKind, page: { limit?:
 }
 
 /** Creates a redirect QR; an existing live id is a 409 (an expired one is gone, so its id may be used again). */
-export async function createRedirectQr(ctx: RequestContext, command: RedirectQrCommand): Promise<QrRow> {
+export async function createRedirectQr(ctx: SalesUnitContext, command: RedirectQrCommand): Promise<QrRow> {
   const now = ctx.clock.now();
   const expiresAt = command.ttl === null ? null : new Date(now.getTime() + command.ttl * 1000);
   const [row] = await ctx.em.execute<QrRow[]>(
@@ -52,7 +52,7 @@ export async function createRedirectQr(ctx: RequestContext, command: RedirectQrC
 }
 
 /** Points a redirect QR elsewhere; its image (and content) stay the same. */
-export async function updateRedirectQr(ctx: RequestContext, id: string, redirectUrl: string): Promise<QrRow> {
+export async function updateRedirectQr(ctx: SalesUnitContext, id: string, redirectUrl: string): Promise<QrRow> {
   const [row] = await ctx.em.execute<QrRow[]>(
     `update qr_code set target_url = ? where msn = ? and kind = 'redirect' and qr_id = ? and ${LIVE} returning ${COLUMNS}`,
     [redirectUrl, scoped(ctx).msn, id, ctx.clock.now()],
@@ -61,7 +61,7 @@ export async function updateRedirectQr(ctx: RequestContext, id: string, redirect
   return row;
 }
 
-export async function deleteQr(ctx: RequestContext, kind: QrKind, id: string): Promise<void> {
+export async function deleteQr(ctx: SalesUnitContext, kind: QrKind, id: string): Promise<void> {
   const rows = await ctx.em.execute<{ key: string }[]>(
     `delete from qr_code where msn = ? and kind = ? and qr_id = ? and ${LIVE} returning key`,
     [scoped(ctx).msn, kind, id, ctx.clock.now()],
@@ -74,7 +74,7 @@ export async function deleteQr(ctx: RequestContext, kind: QrKind, id: string): P
  * the key, so the image stays the same.
  */
 export async function putCallbackQr(
-  ctx: RequestContext,
+  ctx: SalesUnitContext,
   kind: 'callback' | 'beacon',
   id: string,
   locationDescription: string,
@@ -92,7 +92,7 @@ export async function putCallbackQr(
  * A one-time payment QR for a landing URL this service handed out for one of the caller's payments that still
  * awaits its user; it expires with the payment's session. Anything else is a 400 naming `url`.
  */
-export async function createOneTimeQr(ctx: RequestContext, url: string): Promise<QrRow> {
+export async function createOneTimeQr(ctx: SalesUnitContext, url: string): Promise<QrRow> {
   const refused = () =>
     AppError.validation([{ name: 'url', reason: 'Must be a landing page URL of one of your payments awaiting approval' }]);
   let token: string | null = null;

@@ -57,8 +57,15 @@ export function userInfoClaims(profile: UserProfile, accounts: readonly UserBank
       region: profile.region,
       street_address: profile.streetAddress,
     };
-    // The test users have registered only their default address.
-    info.other_addresses = [];
+    info.other_addresses = (profile.otherAddresses ?? []).map((a) => ({
+      address_type: a.addressType,
+      country: a.country,
+      default: false,
+      formatted: `${a.streetAddress}\n${a.postalCode} ${a.region}`,
+      postal_code: a.postalCode,
+      region: a.region,
+      street_address: a.streetAddress,
+    }));
   }
   if (words.has('accountNumbers')) {
     info.accounts = accounts.map((a) => ({ account_name: a.accountName, account_number: a.accountNumber, bank_name: a.bankName }));

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { SalesUnitContext } from '../platform/context.js';
 import { isConsentReadable } from './user-consent.rules.js';
 import { userInfoClaims, type UserInfo } from './user-info.claims.js';
 import { userBankAccountsBySubLoader, userConsentByPaymentIdLoader, userProfileBySubLoader } from './user-profile.loaders.js';
@@ -14,7 +14,7 @@ export interface UserInfoView extends UserInfo {
  * readable: the same claims and time limit as `GET userinfo/{sub}`. Batched, so a page of payments costs a constant
  * number of statements.
  */
-export async function paymentUserInfo(ctx: RequestContext, paymentId: string): Promise<UserInfoView | null> {
+export async function paymentUserInfo(ctx: SalesUnitContext, paymentId: string): Promise<UserInfoView | null> {
   const consent = await ctx.loaders.get(userConsentByPaymentIdLoader).load(paymentId);
   if (!consent || consent.msn !== ctx.scope.msn || !isConsentReadable(consent, ctx.clock.now())) return null;
   const wantsAccounts = consent.scope.split(' ').includes('accountNumbers');

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../platform/context.js';
+import type { SalesUnitContext } from '../platform/context.js';
 import type { Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
 import { scoped } from '../platform/auth/tenancy.js';
@@ -26,7 +26,7 @@ function expired(): AppError {
  * `GET userinfo/{sub}`: the claims of every scope the user consented to share with the caller's sales unit in a
  * payment approved within the last 168 hours.
  */
-export async function readUserInfo(ctx: RequestContext, sub: string): Promise<UserInfo> {
+export async function readUserInfo(ctx: SalesUnitContext, sub: string): Promise<UserInfo> {
   if (!SUB_PATTERN.test(sub)) throw notFound();
   const consents = await ctx.em.find(UserConsent, { sub, ...scoped(ctx) }, { orderBy: { consentedAt: 'desc' } });
   if (consents.length === 0) throw notFound();

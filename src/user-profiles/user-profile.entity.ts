@@ -1,5 +1,14 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
+/** An address of a user besides the default one (userinfo's `other_addresses`). */
+export interface OtherAddress {
+  addressType: 'home' | 'work' | 'other';
+  streetAddress: string;
+  postalCode: string;
+  region: string;
+  country: string;
+}
+
 /**
  * A wallet user's profile: what a merchant may be shown once the user consents. Keyed by `sub`, the user's id at
  * the profile service (the `sub` a payment reports); the wallet's test user names the same `sub`.
@@ -22,6 +31,8 @@ export const UserProfile = defineEntity({
     postalCode: p.string(),
     region: p.string(),
     country: p.string(),
+    /** The user's other addresses, after the default one above; null: none. */
+    otherAddresses: p.json<OtherAddress[]>().nullable(),
   },
 });
 export type UserProfile = InferEntity<typeof UserProfile>;

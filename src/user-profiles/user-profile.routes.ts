@@ -13,7 +13,7 @@ const USERINFO_HEADERS: HeaderRules = { msn: 'optional', systemHeaders: { presen
  * A merchant's (or partner's) access token for its sales unit. The token already names the client, so the
  * subscription key is optional (the userinfo Postman collection sends none); one sent must still match.
  */
-const USERINFO_AUTH: AuthRule = { method: 'bearer', accepts: ['merchant', 'partner'], subscriptionKey: 'optional' };
+const USERINFO_AUTH = { method: 'bearer', accepts: ['merchant', 'partner'], subscriptionKey: 'optional' } satisfies AuthRule;
 
 /**
  * The userinfo API 2.0.3 (FACTS §10). Its two operations take different tokens: `userinfo/{sub}` a merchant's (or

@@ -19,6 +19,10 @@ export const testUserProfiles: readonly (UserProfile & { accounts: Omit<UserBank
     postalCode: '0155',
     region: 'Oslo',
     country: 'NO',
+    // Her work address: the second address an Express payment's landing page offers (issue 34).
+    otherAddresses: [
+      { addressType: 'work', streetAddress: 'Dronning Eufemias gate 16', postalCode: '0191', region: 'Oslo', country: 'NO' },
+    ],
     accounts: [{ accountNumber: '86011117947', accountName: 'Brukskonto', bankName: 'Testbanken ASA' }],
   },
   {
@@ -34,6 +38,24 @@ export const testUserProfiles: readonly (UserProfile & { accounts: Omit<UserBank
     postalCode: '0153',
     region: 'Oslo',
     country: 'NO',
+    otherAddresses: null,
+    accounts: [],
+  },
+  {
+    // Under age for most `minimumUserAge` (issue 34): her age is counted on the sales unit's test clock.
+    sub: '790ceef9-6f6d-49ee-88ad-e019cebf5ca6',
+    phoneNumber: '4795550315',
+    givenName: 'Nora',
+    familyName: 'Nordmann',
+    email: 'nora.nordmann@example.com',
+    emailVerified: true,
+    birthdate: '2015-03-01',
+    nin: '01031550056',
+    streetAddress: 'Storgata 1',
+    postalCode: '0155',
+    region: 'Oslo',
+    country: 'NO',
+    otherAddresses: null,
     accounts: [],
   },
 ];

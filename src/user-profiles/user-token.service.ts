@@ -1,5 +1,6 @@
 import { principalOfSubscriptionKey } from '../platform/auth/subscription-key.js';
 import type { HeaderLookup } from '../platform/auth/header-lookup.js';
+import type { PrincipalKind } from '../platform/auth/principal.js';
 import { MERCHANT_API_AUTH } from '../platform/auth/merchant-api.js';
 import { scopeFor } from '../platform/auth/tenancy.js';
 import type { Services } from '../platform/context.js';
@@ -25,7 +26,8 @@ export async function readUserInfoWithUserToken(services: Services, lookup: Head
       { name: 'Ocp-Apim-Subscription-Key', reason: 'Missing or unknown' },
     ]);
   }
-  if (!MERCHANT_API_AUTH.accepts.includes(principal.kind)) {
+  const accepted: readonly PrincipalKind[] = MERCHANT_API_AUTH.accepts;
+  if (!accepted.includes(principal.kind)) {
     throw new AppError('FORBIDDEN_PRINCIPAL', 'These credentials may not use this interface', [
       { name: 'Ocp-Apim-Subscription-Key', reason: `Not accepted here: a key of a ${principal.kind}` },
     ]);

@@ -6,6 +6,7 @@ import { sharedScopes } from '../pages/kit/consent-scopes.js';
 import { liveStatePage } from '../pages/kit/live-state.route.js';
 import { outcomeHeading, paymentSummary, walletDocument, walletMessage, type WalletMessage } from '../pages/kit/wallet-document.js';
 import type { LandingPayment } from './landing.service.js';
+import { expressAddressSection, expressChosen, expressShippingFields } from './express-landing.page.js';
 
 export { escapeHtml };
 
@@ -30,15 +31,23 @@ export function landingPage(
     });
   }
   const t = encodeURIComponent(token);
+  const express = payment.express;
   const choices = payment.awaitsUser
     ? approvalForms({
         approveAction: `/wallet/landing/approve?token=${t}`,
         rejectAction: `/wallet/landing/reject?token=${t}`,
         merchantName: payment.merchantName,
-        phoneNumber: payment.customerPhoneNumber,
+        phoneNumber: express?.user?.phoneNumber ?? payment.customerPhoneNumber,
         profileScope: payment.profileScope,
+        extra: express ? expressShippingFields(express, payment.currency) : undefined,
+        approvable: !express || Boolean(express.user),
       })
     : '';
+  const delivery = express
+    ? expressAddressSection(token, express)
+    : payment.shippingDetails
+      ? expressChosen(payment.shippingDetails, payment.currency)
+      : '';
   const back =
     payment.returnUrl && /^https?:\/\//i.test(payment.returnUrl)
       ? `<p class="back" data-back${payment.awaitsUser ? ' hidden' : ''}><a href="${escapeHtml(withUserToken(payment.returnUrl, userToken))}">Back to ${escapeHtml(payment.merchantName)}</a></p>`
@@ -46,7 +55,7 @@ export function landingPage(
   const shared = payment.sharedScope ? sharedScopes(payment.merchantName, payment.sharedScope) : '';
   return walletDocument(assets, {
     title: outcomeHeading(payment.state, 'Approve payment'),
-    main: `${paymentSummary(payment)}${walletMessage(message)}${shared}${choices}${back}`,
+    main: `${paymentSummary(payment)}${walletMessage(message)}${delivery}${shared}${choices}${back}`,
     live: liveStatePage(LANDING_STATE_PATH, payment),
   });
 }

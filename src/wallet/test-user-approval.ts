@@ -1,15 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { Em } from '../platform/db/orm.js';
 import type { ConsentChannel, UserConsent } from '../user-profiles/user-consent.entity.js';
 import { recordConsent } from '../user-profiles/user-consent.recorder.js';
 import { normalizePhoneNumber } from '../user-profiles/phone-number.js';
-import { TestUser } from './test-user.entity.js';
+import { WalletUser } from './wallet-user.entity.js';
 
 /**
- * Where the test user acts: on one of the wallet's pages (a person plays the user), or through force approve (the
- * merchant's or PSP's test API, standing for the user approving in the app, consent screen included).
+ * Where the user acts: on one of the wallet's test pages (a person plays the user), through force approve (the
+ * merchant's or PSP's test API, standing for the user approving in the app, consent screen included), or in a wallet
+ * app whose client acts for its own user (test and production alike: the app authenticated the user).
  */
-export type TestUserChannel = 'page' | 'force-approve';
+export type TestUserChannel = 'page' | 'force-approve' | 'wallet-client';
 
 /** What the test user does: approve a payment (ePayment, checkout, PSP), or check in at a merchant's QR. */
 export type TestUserAct = 'approve' | 'check-in';
@@ -31,7 +33,7 @@ export interface TestUserApproval {
 export type TestUserRefusal = 'NOT_A_PHONE_NUMBER' | 'UNKNOWN_USER' | 'OTHER_CUSTOMER' | 'NO_PAGE_APPROVAL_YET' | 'CONSENT_REQUIRED';
 
 export type TestUserApproved =
-  { ok: true; user: TestUser; consent?: UserConsent } | { ok: false; refusal: TestUserRefusal; message: string };
+  { ok: true; user: WalletUser; consent?: UserConsent } | { ok: false; refusal: TestUserRefusal; message: string };
 
 const MESSAGES: Record<TestUserRefusal, string> = {
   NOT_A_PHONE_NUMBER: 'Not a phone number',
@@ -42,9 +44,10 @@ const MESSAGES: Record<TestUserRefusal, string> = {
 };
 
 /**
- * The one way a test user of the test environment approves (or checks in), whatever page or API stands for the
- * wallet app: the phone number read as the pages read it (8 digits are a Norwegian number), the user's row locked
- * for the rest of the caller's transaction when a page approval counts (so concurrent approvals count exactly), the
+ * The one way a wallet user approves (or checks in), whatever page or API stands for the wallet app: a test user of
+ * the test environment on a page or through force approve, or the user of a wallet app whose client acts for them (in
+ * test and production alike). The phone number read as the pages read it (8 digits are a Norwegian number), the user's row locked
+ * for the rest of the caller's transaction when the user's own approval counts (so concurrent approvals count exactly), the
  * payment's customer checked, force approve allowed only to a user who approved on a page before (as the public
  * definition asks of real test users), and a payment's profile consent recorded in the same transaction. The caller
  * changes its payment.
@@ -53,18 +56,26 @@ export async function testUserApproves(em: Em, approval: TestUserApproval, now: 
   const refuse = (refusal: TestUserRefusal): TestUserApproved => ({ ok: false, refusal, message: MESSAGES[refusal] });
   const phoneNumber = approval.phoneNumber === undefined ? undefined : normalizePhoneNumber(approval.phoneNumber);
   if (!phoneNumber) return refuse('NOT_A_PHONE_NUMBER');
-  // Only an approval on a page writes the user's count, so only it locks the row (concurrent page approvals then count
-  // exactly); force approve and check-in only read it, and do not queue behind each other on one test user.
-  const countsApproval = approval.act === 'approve' && approval.channel === 'page';
-  const user = await em.findOne(TestUser, { phoneNumber }, countsApproval ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  // Only an approval by the user (on a page or in a wallet app) writes the user's count, so only it locks the row
+  // (concurrent approvals then count exactly); force approve and check-in only read it, and do not queue behind each
+  // other on one test user.
+  const countsApproval = approval.act === 'approve' && approval.channel !== 'force-approve';
+  // A wallet app vouches for its user: the first approval in the app makes the user known here (production seeds none).
+  if (approval.channel === 'wallet-client') {
+    await em.execute('insert into wallet_user (phone_number, sub, approved_payments_count) values (?, ?, 0) on conflict do nothing', [
+      phoneNumber,
+      randomUUID(),
+    ]);
+  }
+  const user = await em.findOne(WalletUser, { phoneNumber }, countsApproval ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   if (!user) return refuse('UNKNOWN_USER');
   const customer = approval.customerPhoneNumber ? normalizePhoneNumber(approval.customerPhoneNumber) : undefined;
   if (customer && customer !== user.phoneNumber) return refuse('OTHER_CUSTOMER');
   if (approval.channel === 'force-approve' && user.approvedPaymentsCount === 0) return refuse('NO_PAGE_APPROVAL_YET');
   const profile = approval.profile;
-  if (profile && approval.channel === 'page' && !profile.consented) return refuse('CONSENT_REQUIRED');
+  if (profile && approval.channel !== 'force-approve' && !profile.consented) return refuse('CONSENT_REQUIRED');
   if (countsApproval) user.approvedPaymentsCount += 1;
-  const givenThrough: ConsentChannel = approval.channel === 'page' ? 'wallet' : 'force-approve';
+  const givenThrough: ConsentChannel = approval.channel === 'force-approve' ? 'force-approve' : 'wallet';
   const consent = profile
     ? recordConsent(
         em,

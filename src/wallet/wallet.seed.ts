@@ -1,5 +1,5 @@
 import type { Em } from '../platform/db/orm.js';
-import { TestUser } from './test-user.entity.js';
+import { WalletUser } from './wallet-user.entity.js';
 
 /**
  * The simulated wallet users (TEST-ENVIRONMENT.md): who they are to the wallet. Their profiles (Kari and Ola
@@ -18,9 +18,15 @@ export const testUsers = [
     // Has never approved: force approve fails until this user approves once on the landing page.
     approvedPaymentsCount: 0,
   },
+  {
+    phoneNumber: '4795550315',
+    sub: '790ceef9-6f6d-49ee-88ad-e019cebf5ca6',
+    // A child (Nora, born 2015-03-01), for `minimumUserAge`; has approved before, so force approve works for her too.
+    approvedPaymentsCount: 1,
+  },
 ];
 
 /** Idempotent: a test user who has approved since keeps the count. */
 export async function seedTestUsers(em: Em): Promise<void> {
-  for (const user of testUsers) await em.upsert(TestUser, user, { onConflictAction: 'ignore' });
+  for (const user of testUsers) await em.upsert(WalletUser, user, { onConflictAction: 'ignore' });
 }

@@ -1,5 +1,5 @@
 import { scoped } from '../platform/auth/tenancy.js';
-import type { RequestContext } from '../platform/context.js';
+import type { SalesUnitContext } from '../platform/context.js';
 import { DELIVERY_COLUMNS, toDeliveryView, type WebhookDeliveryView } from './webhook-delivery.service.js';
 
 type Row = Record<string, unknown>;
@@ -9,7 +9,7 @@ type Row = Record<string, unknown>;
  * comes from a read scoped to the caller's sales unit, and so do its events' deliveries.
  */
 export async function listPaymentWebhookDeliveries(
-  ctx: RequestContext,
+  ctx: SalesUnitContext,
   paymentId: string,
   page: { limit: number; beforeId?: number },
 ): Promise<WebhookDeliveryView[]> {
@@ -37,7 +37,7 @@ export const FAILING_RATE = 0.2;
  * Completed attempts of a registration of the caller's since `since`, and those that failed: no response, or a
  * status outside 2xx. In-flight and interrupted attempts have no outcome yet and are not counted.
  */
-export async function readWebhookFailureRate(ctx: RequestContext, webhookId: string, since: Date): Promise<WebhookFailureRate> {
+export async function readWebhookFailureRate(ctx: SalesUnitContext, webhookId: string, since: Date): Promise<WebhookFailureRate> {
   const [row] = await ctx.em.execute<Row[]>(
     `select count(*) as attempts, count(*) filter (where a.status_code is null or a.status_code not between 200 and 299) as failed
      from delivery_attempt a join delivery d on d.id = a.delivery_id join webhook w on w.id = d.webhook_id

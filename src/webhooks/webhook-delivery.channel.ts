@@ -10,13 +10,17 @@ import type {
   RecordedOutcome,
 } from '../platform/delivery/delivery-channel.js';
 import { EARLIER_DELIVERY_PENDING, EARLIER_EVENT_UNDISPATCHED } from '../platform/delivery/delivery-order.js';
-import { claimDeliveries, claimedRow, leaseEnd, recordAttempts, type DeliveryFamily } from '../platform/delivery/delivery-table.js';
+import {
+  claimDeliveries,
+  claimedRow,
+  leaseLength,
+  recordAttempts,
+  type DeliveryFamily,
+  type ReceiverLimits,
+} from '../platform/delivery/delivery-table.js';
 import { WEBHOOK_KIND } from '../platform/delivery/delivery.entity.js';
 import { afterFailedAttempt } from '../platform/delivery/webhook-retry.js';
-import { signWebhookRequest } from '../platform/delivery/webhook-signature.js';
-
-/** The header a receiver de-duplicates on: the outbox id of the event, the same on every retry. */
-export const EVENT_ID_HEADER = 'x-paygraph-event-id';
+import { webhookRequestHeaders } from '../platform/delivery/webhook-signature.js';
 
 /** Webhook deliveries: one per (registration, event), the registration being the receiver. */
 const WEBHOOK_DELIVERIES: DeliveryFamily = {
@@ -25,7 +29,10 @@ const WEBHOOK_DELIVERIES: DeliveryFamily = {
   returning: {
     from: ', webhook w, domain_event e',
     where: ' and w.id = d.webhook_id and e.id = d.event_id',
-    columns: `w.url, w.secret, ${OUTBOX_EVENT_COLUMNS}`,
+    // What a body adds at delivery (a payment's profile and shipping) is read here, when the registry is filled.
+    get columns() {
+      return `w.url, w.secret, ${OUTBOX_EVENT_COLUMNS}, ${eventTypes.deliveryReadColumn()}`;
+    },
   },
 };
 
@@ -42,26 +49,26 @@ export function webhookDeliveryChannel(services: Services): DeliveryChannel {
   };
   return {
     name: 'webhooks',
-    async claim(em: Em, limit: number, perReceiver: number): Promise<ClaimedDelivery[]> {
+    async claim(em: Em, limit: number, perReceiver: ReceiverLimits, held?: readonly number[]): Promise<ClaimedDelivery[]> {
       const now = clock.now();
-      const leaseUntil = leaseEnd(now, config.webhooks.timeoutMs);
-      const rows = await claimDeliveries(em, WEBHOOK_DELIVERIES, { now, dueParams: [now], leaseUntil, limit, perReceiver });
+      const leaseMs = leaseLength(config, config.webhooks.timeoutMs);
+      const leaseUntil = new Date(now.getTime() + leaseMs);
+      const rows = await claimDeliveries(em, WEBHOOK_DELIVERIES, { now, dueParams: [now], leaseUntil, limit, perReceiver, held });
       return rows.map((row) => {
         const event = toOutboxEvent(row);
-        const claimed = claimedRow(row, leaseUntil);
+        const claimed = claimedRow(row, leaseUntil, leaseMs);
         const url = row.url as string;
         const secret = row.secret as string;
+        const read = typeof row.delivery_read === 'string' ? (JSON.parse(row.delivery_read) as unknown) : row.delivery_read;
         return {
           ...claimed,
           policy,
           now: () => clock.now(),
           request: () => {
             const target = new URL(url);
-            const body = eventTypes.webhookBody(event);
+            const body = eventTypes.webhookBody(event, read ?? undefined);
             const headers = {
-              'content-type': 'application/json',
-              [EVENT_ID_HEADER]: String(event.id),
-              ...signWebhookRequest(target, body, secret, clock.now()),
+              ...webhookRequestHeaders(target, event.id, body, secret, clock.now()),
               // The trace of the request that caused the event (W3C Trace Context), when it was traced.
               ...(claimed.traceParent ? { traceparent: claimed.traceParent } : {}),
             };

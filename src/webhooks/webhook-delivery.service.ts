@@ -1,4 +1,5 @@
-import type { RequestContext } from '../platform/context.js';
+import type { Clock } from '../platform/clock.js';
+import type { SalesUnitContext } from '../platform/context.js';
 import type { Em } from '../platform/db/orm.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { WebhookDeliveryStatus } from './webhook.entity.js';
@@ -118,7 +119,7 @@ function groupByOrdinal<T>(count: number, rows: Row[], map: (row: Row) => T): T[
 }
 
 /** One of the caller's deliveries; another sales unit's is as unknown as one that never existed. */
-export async function findWebhookDelivery(ctx: RequestContext, deliveryId: number): Promise<WebhookDeliveryView | undefined> {
+export async function findWebhookDelivery(ctx: SalesUnitContext, deliveryId: number): Promise<WebhookDeliveryView | undefined> {
   if (!Number.isSafeInteger(deliveryId)) return undefined;
   const [row] = await ctx.em.execute<Row[]>(
     `select ${DELIVERY_COLUMNS} from delivery d join domain_event e on e.id = d.event_id
@@ -130,7 +131,7 @@ export async function findWebhookDelivery(ctx: RequestContext, deliveryId: numbe
 
 /** A page of one registration's deliveries, newest first by keyset (`beforeId`); undefined when the registration is not the caller's. */
 export async function listWebhookDeliveries(
-  ctx: RequestContext,
+  ctx: SalesUnitContext,
   webhookId: string,
   page: { limit: number; beforeId?: number; statuses?: WebhookDeliveryStatus[] },
 ): Promise<WebhookDeliveryView[] | undefined> {
@@ -144,9 +145,17 @@ export async function listWebhookDeliveries(
 /**
  * Makes a pending or failed delivery of the caller's due now. A POST already in flight keeps its lease, so the
  * reset never causes two at once; a delivered one is refused, its receiver already has it.
+ *
+ * "Now" is the platform's clock (`services.clock`), the one the webhook channel compares due times with, not the
+ * request's: that is the sales unit's test clock, which may have been moved ahead, and a delivery made due at the
+ * unit's time would wait until the platform's time caught up with it.
  */
-export async function redeliverWebhookDelivery(ctx: RequestContext, deliveryId: number): Promise<WebhookDeliveryView> {
-  const now = ctx.clock.now();
+export async function redeliverWebhookDelivery(
+  ctx: SalesUnitContext,
+  deliveryId: number,
+  deliveryClock: Clock,
+): Promise<WebhookDeliveryView> {
+  const now = deliveryClock.now();
   const owned = `d.id = ? and exists (select 1 from webhook w where w.id = d.webhook_id and w.msn = ?)`;
   const [current] = Number.isSafeInteger(deliveryId)
     ? await ctx.em.execute<Row[]>(`select d.status from delivery d where ${owned}`, [deliveryId, scoped(ctx).msn])
@@ -197,17 +206,17 @@ const timestamp = (value: unknown): Date => (value instanceof Date ? value : new
 const nullableNumber = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value));
 
 /**
- * Makes every failed delivery of one of the caller's registrations due now, each with one more try; returns how
- * many. Another sales unit's registration is unknown (WEBHOOK_NOT_FOUND).
+ * Makes every failed delivery of one of the caller's registrations due now (the platform's clock, as above), each
+ * with one more try; returns how many. Another sales unit's registration is unknown (WEBHOOK_NOT_FOUND).
  */
-export async function redeliverFailedWebhookDeliveries(ctx: RequestContext, webhookId: string): Promise<number> {
+export async function redeliverFailedWebhookDeliveries(ctx: SalesUnitContext, webhookId: string, deliveryClock: Clock): Promise<number> {
   const [owned] = isWebhookId(webhookId)
     ? await ctx.em.execute<Row[]>('select 1 from webhook where id = ? and msn = ?', [webhookId, scoped(ctx).msn])
     : [];
   if (!owned) throw webhookNotFound(webhookId);
   const rows = await ctx.em.execute<Row[]>(
     `update delivery set status = 'pending', next_attempt_at = ? where webhook_id = ? and status = 'failed' returning id`,
-    [ctx.clock.now(), webhookId],
+    [deliveryClock.now(), webhookId],
   );
   return rows.length;
 }

@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { RequestContext } from '../platform/context.js';
+import type { SalesUnitContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { WebhookRegistration } from './webhook.schemas.js';
 import { Webhook } from './webhook.entity.js';
@@ -11,13 +11,13 @@ export const MAX_WEBHOOKS_PER_EVENT = 5;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The caller's registrations, oldest first. The secret is never shown again after registration. */
-export async function listWebhooks(ctx: RequestContext): Promise<Webhook[]> {
+export async function listWebhooks(ctx: SalesUnitContext): Promise<Webhook[]> {
   return ctx.em.find(Webhook, scoped(ctx), { orderBy: { createdAt: 'asc', id: 'asc' } });
 }
 
 /** Registers a webhook for the caller's sales unit and hands out its signing secret, once. */
 export async function registerWebhook(
-  ctx: RequestContext,
+  ctx: SalesUnitContext,
   registration: WebhookRegistration,
 ): Promise<{ webhook: Webhook; secret: string }> {
   return ctx.em.transactional(async (em) => {
@@ -54,7 +54,7 @@ export async function registerWebhook(
 }
 
 /** Deletes one of the caller's registrations, with its pending deliveries and their history. */
-export async function deleteWebhook(ctx: RequestContext, id: string): Promise<void> {
+export async function deleteWebhook(ctx: SalesUnitContext, id: string): Promise<void> {
   const deleted = UUID.test(id) ? await ctx.em.nativeDelete(Webhook, { id, ...scoped(ctx) }) : 0;
   if (deleted === 0) throw webhookNotFound(id);
 }

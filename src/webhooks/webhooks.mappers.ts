@@ -6,4 +6,6 @@ export const graphMappers: Record<string, string> = {
   Webhook: './webhook.entity.js#Webhook as WebhookRow',
   WebhookDelivery: './webhook-delivery.service.js#WebhookDeliveryView',
   WebhookDeliveryAttempt: './webhook-delivery.service.js#WebhookAttemptView',
+  PaymentNeedingAttention: './payment-attention.queries.js#PaymentNeedingAttention as PaymentNeedingAttentionRow',
+  PaymentAttentionCause: './payment-attention.queries.js#PaymentAttentionCause as PaymentAttentionCauseRow',
 };

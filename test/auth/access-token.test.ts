@@ -220,3 +220,23 @@ describe('token lifetime', () => {
     expect((await getPayment(fresh)).status).toBe(404);
   });
 });
+
+describe('PAYGRAPH_TOKEN_LIFETIME_SECONDS', () => {
+  test('overrides the lifetime: the response says it, and the token is refused once it is over', async () => {
+    const short = await startTestApp({}, { PAYGRAPH_TOKEN_LIFETIME_SECONDS: '120' });
+    try {
+      const client = new MerchantClient(short.baseUrl);
+      const res = await client.raw('POST', TOKEN_PATH, undefined, credentialHeaders());
+      const now = Math.floor(short.clock.now().getTime() / 1000);
+      expect(res.body).toEqual(expect.objectContaining({ expires_in: '120', ext_expires_in: '120', expires_on: String(now + 120) }));
+      const headers = { ...(await client.headers()), Authorization: `Bearer ${res.body.access_token as string}` };
+      const read = () => client.raw('GET', `/epayment/v1/payments/${newReference()}`, undefined, headers);
+      short.clock.advance(119_000);
+      expect((await read()).status).toBe(404);
+      short.clock.advance(2_000);
+      expectUnauthorized(await read());
+    } finally {
+      await short.close();
+    }
+  });
+});

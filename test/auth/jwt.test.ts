@@ -1,3 +1,4 @@
+/** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import { createHmac } from 'node:crypto';
 import { signJwt, verifyJwt, type AccessTokenClaims } from '../../src/platform/auth/jwt.js';
 

@@ -1,7 +1,7 @@
 import { headerLookup } from '../../src/platform/auth/header-lookup.js';
 import type { HeaderRules } from '../../src/platform/auth/header-rules.js';
 import { createRequestContext, type AuthRule } from '../../src/platform/auth/request-context.js';
-import { scoped } from '../../src/platform/auth/tenancy.js';
+import { actingFor } from '../../src/platform/auth/tenancy-scope.js';
 import { MERCHANT_A, MerchantClient, newReference, type HttpResult, type TestMerchant } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -89,7 +89,7 @@ describe('the ePayment interface', () => {
 describe('createRequestContext', () => {
   const headers: HeaderRules = { msn: 'required', systemHeaders: { presence: 'optional', maxLength: 30 } };
   const context = (auth: AuthRule, values: Record<string, string>, rules: HeaderRules = headers) =>
-    createRequestContext(t.app.services, headerLookup(values), { traceId: 'trace', auth, headers: rules });
+    createRequestContext(t.app.services, headerLookup(values), { traceId: 'trace', auth, headers: rules, callerAddress: '127.0.0.1' });
   const refusal = async (promise: Promise<unknown>) => {
     const error = await promise.then(
       () => undefined,
@@ -113,7 +113,7 @@ describe('createRequestContext', () => {
         clientId: MERCHANT_A.clientId,
         merchantId: '0b0e8a5c-1f4e-4c57-9d1a-000000123456',
       });
-      expect(scoped(ctx)).toEqual({ msn: '123456' });
+      expect(actingFor(ctx.scope)).toBe('123456');
     });
 
     test.each([
@@ -152,7 +152,7 @@ describe('createRequestContext', () => {
       const { ctx, headers: read } = await context(pspAuth, { ...bearer, 'Merchant-Serial-Number': '112233', 'Psp-Id': PSP.id }, pspRules);
       expect(ctx.principal).toEqual(expect.objectContaining({ kind: 'psp', pspId: PSP.id }));
       expect(read.pspId).toBe(PSP.id);
-      expect(scoped(ctx)).toEqual({ msn: '112233' });
+      expect(actingFor(ctx.scope)).toBe('112233');
     });
 
     test.each([

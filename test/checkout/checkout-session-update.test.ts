@@ -1,4 +1,5 @@
 import { forkEm } from '../../src/platform/db/orm.js';
+import { formatAmount } from '../../src/pages/kit/money-format.js';
 import { useTestApp } from '../support/app-fixture.js';
 import { MERCHANT_B } from '../support/merchant-client.js';
 import { eventually } from '../support/subscriber.js';
@@ -133,6 +134,77 @@ describe('PATCH /checkout/v3/session/{reference}', () => {
     expect(theirs.body).toMatchObject({ errorCode: 'Session-00100' });
     expect((await checkout().raw('PATCH', `/checkout/v3/session/${newSessionReference()}`, wooUpdate)).status).toBe(404);
     expect(await eventNames(reference)).toEqual(['checkout.session.SessionCreated.v1']);
+  });
+});
+
+// issue 33 N9: the merchant changed the amount while the buyer had the page open; the buyer's click must not approve
+// an amount the page never showed.
+describe('a PATCH between the page and its Pay', () => {
+  const versionOn = (page: string) => /name="priceVersion" value="([^"]+)"/.exec(page)?.[1];
+
+  it('refuses the Pay the old page sends, saying the amount changed and showing the new one; nothing is charged', async () => {
+    const reference = newSessionReference();
+    const created = await checkout().createSession({
+      transaction: { reference, amount: { value: 2_000, currency: 'NOK' } },
+      logistics: null,
+      configuration: { elements: 'PaymentOnly' },
+    });
+    expect(created.status).toBe(200);
+    const shown = await openPage(created.body.checkoutFrontendUrl);
+    expect(shown).toContain(formatAmount(2_000, 'NOK'));
+    const shownVersion = versionOn(shown);
+    expect(shownVersion).toBeDefined();
+
+    const patched = await checkout().raw('PATCH', `/checkout/v3/session/${reference}`, {
+      transaction: { amount: { value: 99_900, currency: 'NOK' } },
+    });
+    expect(patched.status).toBe(200);
+
+    const refused = await pay(created.body.token, { walletPhone: '91234567', priceVersion: shownVersion! });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('The shop changed the amount while this page was open');
+    expect(refused.html).toContain(`You now pay ${formatAmount(99_900, 'NOK')}`);
+    // Nothing was charged: no payment for the reference, the session still open for the buyer, at the new amount.
+    expect((await t.merchant.getPayment(reference)).status).toBe(404);
+    const open = await checkout().getSession(reference);
+    expect(open.body.sessionState).toBe('SessionCreated');
+    expect(open.body.paymentDetails).toBeUndefined();
+    expect(await eventNames(reference)).toEqual(['checkout.session.SessionCreated.v1', 'checkout.session.updated.v1']);
+
+    // The page the refusal shows carries the new version: paying from it approves the amount it showed.
+    const newVersion = versionOn(refused.html);
+    expect(newVersion).toBeDefined();
+    expect(newVersion).not.toBe(shownVersion);
+    expect(versionOn(await openPage(created.body.checkoutFrontendUrl))).toBe(newVersion);
+    const paid = await pay(created.body.token, { walletPhone: '91234567', priceVersion: newVersion! });
+    expect(paid.status).toBe(200);
+    expect((await checkout().getSession(reference)).body).toMatchObject({
+      sessionState: 'PaymentSuccessful',
+      paymentDetails: { amount: { value: 99_900, currency: 'NOK' }, state: 'AUTHORIZED' },
+    });
+  });
+
+  it('a change of the shipping prices alone is a change too; one of the description alone is not', async () => {
+    const reference = newSessionReference();
+    const created = await checkout().createSession({ transaction: { reference } });
+    const shownVersion = versionOn(await openPage(created.body.checkoutFrontendUrl));
+    const described = await checkout().raw('PATCH', `/checkout/v3/session/${reference}`, {
+      transaction: { paymentDescription: 'Same price, new words' },
+    });
+    expect(described.status).toBe(200);
+    expect(versionOn(await openPage(created.body.checkoutFrontendUrl))).toBe(shownVersion);
+    const shipping = await checkout().raw('PATCH', `/checkout/v3/session/${reference}`, { logisticOptions: wooUpdate.logisticOptions });
+    expect(shipping.status).toBe(200);
+    expect(versionOn(await openPage(created.body.checkoutFrontendUrl))).not.toBe(shownVersion);
+    const refused = await pay(created.body.token, {
+      ...buyer,
+      shippingOptionId: 'free_shipping:3',
+      walletPhone: '91234567',
+      priceVersion: shownVersion!,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain('The shop changed the amount while this page was open');
+    expect((await t.merchant.getPayment(reference)).status).toBe(404);
   });
 });
 

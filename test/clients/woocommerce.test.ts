@@ -1,9 +1,7 @@
-import { createHash, createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { useTestApp } from '../support/app-fixture.js';
 import { MERCHANT_A } from '../support/merchant-client.js';
-import { float, outcome, phpJsonEncode, sendAsPhp, type PhpValue, type WireAnswer } from '../support/php-client.js';
+import { float, outcome, type PhpValue, type WireAnswer } from '../support/php-client.js';
+import { ShopSite, verifyWebhook, WooPlugin } from './support/woocommerce-plugin.js';
 
 /**
  * The WooCommerce plugin (vippsas/vipps-woocommerce, woo-vipps 6.0.5, tag v6.0.5) replayed against the app: every
@@ -14,56 +12,11 @@ import { float, outcome, phpJsonEncode, sendAsPhp, type PhpValue, type WireAnswe
 const fixture = useTestApp();
 
 const SHOP = 'https://shop.example.com';
-const WC_VERSION = '6.8.3/10.3.5'; // get_bloginfo('version') . "/" . WC_VERSION
-const PLUGIN_VERSION = '6.0.5';
-
-let accessToken = '';
-
-/** VippsApi::get_access_token_from_vipps: POST with the credentials as headers and an url-encoded empty body. */
-function requestToken(): Promise<WireAnswer> {
-  return sendAsPhp(
-    fixture.baseUrl,
-    'POST',
-    '/accessToken/get',
-    [
-      ['client_id', MERCHANT_A.clientId],
-      ['client_secret', MERCHANT_A.clientSecret],
-      ['Ocp-Apim-Subscription-Key', MERCHANT_A.subscriptionKey],
-      ['Connection', 'close'],
-      ['Content-length', '0'],
-      ['Content-type', 'application/x-www-form-urlencoded'],
-    ],
-    '',
-  );
-}
-
-/** VippsApi::get_headers, in its order. */
-function wooHeaders(pluginName = 'woo-vipps'): [string, string][] {
-  return [
-    ['Authorization', `Bearer ${accessToken}`],
-    ['X-TimeStamp', new Date().toISOString().replace(/\.\d{3}Z$/, '+00:00')],
-    ['X-Source-Address', '127.0.0.1'],
-    ['Ocp-Apim-Subscription-Key', MERCHANT_A.subscriptionKey],
-    ['Merchant-Serial-Number', MERCHANT_A.msn],
-    ['Vipps-System-Name', 'woocommerce'],
-    ['Vipps-System-Version', WC_VERSION],
-    ['Vipps-System-Plugin-Name', pluginName],
-    ['Vipps-System-Plugin-Version', PLUGIN_VERSION],
-  ];
-}
-
-/** VippsApi::http_call: GET without a body; POST, PUT and PATCH with json_encode($data) and its length. */
-function httpCall(verb: string, command: string, headers: [string, string][], data?: PhpValue): Promise<WireAnswer> {
-  if (verb === 'GET') return sendAsPhp(fixture.baseUrl, verb, `/${command}`, [...headers, ['Connection', 'close']]);
-  const body = phpJsonEncode(data ?? []);
-  return sendAsPhp(
-    fixture.baseUrl,
-    verb,
-    `/${command}`,
-    [...headers, ['Connection', 'close'], ['Content-length', String(Buffer.byteLength(body))], ['Content-type', 'application/json']],
-    body,
-  );
-}
+const plugin = new WooPlugin(() => fixture.baseUrl);
+/** A merchant's site receiving the webhook at the URL the plugin registers (WC_Gateway_Vipps::webhook_callback_url). */
+const shop = new ShopSite();
+beforeAll(() => shop.start());
+afterAll(() => shop.close());
 
 /**
  * VippsApi::get_receipt_data for one product of 499.00 incl. 25 % VAT and flat-rate shipping of 62.50 incl. VAT:
@@ -137,13 +90,13 @@ function initiatePayment(order: WooOrder, express = false): Promise<WireAnswer> 
     paymentDescription: `Confirm your order from ${SHOP}`,
     receipt: receiptData(order.id),
   });
-  const headers = wooHeaders(express ? 'woo-vipps-express' : 'woo-vipps');
-  return httpCall('POST', 'epayment/v1/payments', [...headers, ['Idempotency-Key', order.key]], data);
+  const headers = plugin.headers(express ? 'woo-vipps-express' : 'woo-vipps');
+  return plugin.httpCall('POST', 'epayment/v1/payments', [...headers, ['Idempotency-Key', order.key]], data);
 }
 
 /** VippsApi::epayment_get_payment, as the plugin polls the order's status. */
 function getPayment(order: WooOrder): Promise<WireAnswer> {
-  return httpCall('GET', `epayment/v1/payments/${order.reference}`, wooHeaders());
+  return plugin.httpCall('GET', `epayment/v1/payments/${order.reference}`, plugin.headers());
 }
 
 /** The test user approving in the app (not the plugin): the platform's force approve. */
@@ -152,82 +105,27 @@ async function userApproves(order: WooOrder): Promise<void> {
   expect(outcome(approved)).toBe('200');
 }
 
-/**
- * A merchant's site receiving the webhook at the URL the plugin registers (WC_Gateway_Vipps::webhook_callback_url),
- * keeping what PHP sees: REQUEST_URI, HTTP_HOST, the raw body and the headers.
- */
-interface ReceivedCall {
-  requestUri: string;
-  headers: IncomingHttpHeaders;
-  rawPost: string;
-}
-let shopSite: Server;
-const received: ReceivedCall[] = [];
-
-beforeAll(async () => {
-  shopSite = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ requestUri: req.url ?? '', headers: req.headers, rawPost: Buffer.concat(chunks).toString('utf8') });
-      // Vipps::vipps_callback answers 202 Accepted before it does anything else.
-      res.writeHead(202).end();
-    });
-  });
-  await new Promise<void>((resolve) => shopSite.listen(0, '127.0.0.1', resolve));
-});
-
-afterAll(async () => {
-  await new Promise((resolve) => shopSite.close(resolve));
-});
-
-/**
- * Vipps::verify_webhook (payment/Vipps.class.php): Authorization (or X-Vipps-Authorization) must equal the HMAC the
- * shop computes over `POST\n{REQUEST_URI}\n{x-ms-date};{HTTP_HOST};{base64 sha256 of the raw body}` with the
- * secret, and x-ms-date must be within 300 s of the shop's clock (Vipps::isDateValid).
- */
-function verifyWebhook(call: ReceivedCall, secret: string): boolean {
-  const expectedAuth = String(call.headers.authorization ?? call.headers['x-vipps-authorization'] ?? '');
-  const expectedDate = String(call.headers['x-ms-date'] ?? '');
-  const headerTime = Date.parse(expectedDate);
-  if (Number.isNaN(headerTime) || Math.abs(Date.now() - headerTime) > 300_000) return false;
-  const hashedPayload = createHash('sha256').update(call.rawPost).digest('base64');
-  const toSign = `POST\n${call.requestUri}\n${expectedDate};${call.headers.host};${hashedPayload}`;
-  const signature = createHmac('sha256', secret).update(toSign).digest('base64');
-  return expectedAuth === `HMAC-SHA256 SignedHeaders=x-ms-date;host;x-ms-content-sha256&Signature=${signature}`;
-}
-
-async function waitForCall(condition: (call: ReceivedCall) => boolean, what: string): Promise<ReceivedCall> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const call = received.find(condition);
-    if (call) return call;
-    if (Date.now() > deadline) throw new Error(`no ${what} arrived at the shop`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 let webhookSecret = '';
 
 test('the token: POST /accessToken/get with client_id, client_secret and the subscription key as headers', async () => {
-  const token = await requestToken();
+  const token = await plugin.requestToken();
   expect(outcome(token)).toBe('200');
   // get_access_token caches it for expires_in / 2 seconds.
   expect(token.json).toEqual(expect.objectContaining({ access_token: expect.any(String), expires_in: expect.anything() }));
-  accessToken = token.json.access_token;
+  plugin.accessToken = token.json.access_token;
 });
 
 test('the webhook: listed, then registered for the shop with the four payment events (VippsApi::register_webhook)', async () => {
-  const listed = await httpCall('GET', 'webhooks/v1/webhooks', wooHeaders());
+  const listed = await plugin.httpCall('GET', 'webhooks/v1/webhooks', plugin.headers());
   expect(outcome(listed)).toBe('200');
-  const callback = `http://127.0.0.1:${(shopSite.address() as AddressInfo).port}/wc-api/wc_gateway_vipps/?callback=webhook`;
+  const callback = `${shop.url}/wc-api/wc_gateway_vipps/?callback=webhook`;
   const events = [
     'epayments.payment.authorized.v1',
     'epayments.payment.aborted.v1',
     'epayments.payment.expired.v1',
     'epayments.payment.terminated.v1',
   ];
-  const registered = await httpCall('POST', 'webhooks/v1/webhooks', wooHeaders(), { url: callback, events });
+  const registered = await plugin.httpCall('POST', 'webhooks/v1/webhooks', plugin.headers(), { url: callback, events });
   expect(outcome(registered)).toBe('201');
   expect(registered.json).toEqual({ id: expect.any(String), secret: expect.any(String) });
   webhookSecret = registered.json.secret;
@@ -245,7 +143,7 @@ test('an order: created with its receipt, polled, authorized (webhook verified a
   expect(polled.json).toEqual(expect.objectContaining({ reference: order.reference, state: 'CREATED' }));
 
   await userApproves(order);
-  const webhook = await waitForCall((call) => call.rawPost.includes(order.reference), 'webhook for the order');
+  const webhook = await shop.waitForCall((call) => call.rawPost.includes(order.reference), 'webhook for the order');
   expect(verifyWebhook(webhook, webhookSecret)).toBe(true);
   // What Vipps::vipps_callback reads from a webhook: the MSN under either spelling, the event name, the reference.
   const payload = JSON.parse(webhook.rawPost);
@@ -257,19 +155,19 @@ test('an order: created with its receipt, polled, authorized (webhook verified a
   expect((await getPayment(order)).json.state).toBe('AUTHORIZED');
 
   // WC_Gateway_Vipps::capture_payment: Idempotency-Key "{capture transid}:{order key}", the amount a PHP float.
-  const captured = await httpCall(
+  const captured = await plugin.httpCall(
     'POST',
     `epayment/v1/payments/${order.reference}/capture`,
-    [...wooHeaders(), ['Idempotency-Key', `0:${order.key}`]],
+    [...plugin.headers(), ['Idempotency-Key', `0:${order.key}`]],
     { modificationAmount: { value: float(ORDER_TOTAL), currency: 'NOK' } },
   );
   expect(outcome(captured)).toBe('200');
 
   // WC_Gateway_Vipps::refund_payment of 100.00 kroner (round($amount * 100)); its first key is the capture's too.
-  const refunded = await httpCall(
+  const refunded = await plugin.httpCall(
     'POST',
     `epayment/v1/payments/${order.reference}/refund`,
-    [...wooHeaders(), ['Idempotency-Key', `0:${order.key}`]],
+    [...plugin.headers(), ['Idempotency-Key', `0:${order.key}`]],
     { modificationAmount: { value: float(10000), currency: 'NOK' } },
   );
   expect(outcome(refunded)).toBe('200');
@@ -283,14 +181,14 @@ test('an order: created with its receipt, polled, authorized (webhook verified a
   );
 
   // VippsApi::add_category (WC_Gateway_Vipps::add_order_categories: ORDER_CONFIRMATION, no image); payment type `ecom`.
-  const categorised = await httpCall('PUT', `order-management/v2/ecom/categories/${order.reference}`, wooHeaders(), {
+  const categorised = await plugin.httpCall('PUT', `order-management/v2/ecom/categories/${order.reference}`, plugin.headers(), {
     category: 'ORDER_CONFIRMATION',
     orderDetailsUrl: `${SHOP}/checkout/order-received/${order.id}/?key=${order.key}`,
   });
   expect(outcome(categorised)).toMatch(/^2\d\d$/);
 
   // VippsApi::get_receipt: the receipt sent with the create, and the category.
-  const readBack = await httpCall('GET', `order-management/v2/ecom/${order.reference}`, wooHeaders());
+  const readBack = await plugin.httpCall('GET', `order-management/v2/ecom/${order.reference}`, plugin.headers());
   expect(outcome(readBack)).toBe('200');
   expect(readBack.json.category).toEqual(expect.objectContaining({ category: 'ORDER_CONFIRMATION' }));
   expect(readBack.json.receipt.orderLines).toHaveLength(2);
@@ -307,10 +205,10 @@ test('two orders cancelled, each with `Idempotency-Key: 1`; the express one has 
 
   // WC_Gateway_Vipps::cancel_payment: $requestid = 1 for every cancel; VippsApi::epayment_cancel_payment's body.
   for (const order of [ordinary, express]) {
-    const cancelled = await httpCall(
+    const cancelled = await plugin.httpCall(
       'POST',
       `epayment/v1/payments/${order.reference}/cancel`,
-      [...wooHeaders(), ['Idempotency-Key', '1']],
+      [...plugin.headers(), ['Idempotency-Key', '1']],
       { cancelTransactionOnly: false },
     );
     expect({ order: order.reference, outcome: outcome(cancelled) }).toEqual({ order: order.reference, outcome: '200' });
@@ -322,7 +220,7 @@ test('a Checkout order: session created with its order summary, updated (PATCH),
   const order = wooOrder(45);
   // Checkout requests carry get_headers() and the client credentials (VippsApi::initiate_checkout and the others).
   const checkoutHeaders = (): [string, string][] => [
-    ...wooHeaders(),
+    ...plugin.headers(),
     ['client_id', MERCHANT_A.clientId],
     ['client_secret', MERCHANT_A.clientSecret],
   ];
@@ -334,7 +232,7 @@ test('a Checkout order: session created with its order summary, updated (PATCH),
   const authToken = 'c2VjcmV0LWF1dGh0b2tlbi00NQ';
 
   // VippsApi::initiate_checkout for an order that needs shipping, without static shipping options.
-  const created = await httpCall('POST', 'checkout/v3/session', [...checkoutHeaders(), ['Idempotency-Key', order.key]], {
+  const created = await plugin.httpCall('POST', 'checkout/v3/session', [...checkoutHeaders(), ['Idempotency-Key', order.key]], {
     reference: order.reference,
     logistics: {
       dynamicOptionsCallback: `${SHOP}/wc-api/vipps_shipping_details/?tk=${authToken}&id=${order.id}&callback=/v3/checkout/${order.reference}/shippingDetails`,
@@ -367,7 +265,7 @@ test('a Checkout order: session created with its order summary, updated (PATCH),
   );
 
   // VippsApi::checkout_modify_session after the total changed: only `transaction` (amount at least 100).
-  const updated = await httpCall('PATCH', `checkout/v3/session/${encodeURIComponent(order.reference)}`, checkoutHeaders(), {
+  const updated = await plugin.httpCall('PATCH', `checkout/v3/session/${encodeURIComponent(order.reference)}`, checkoutHeaders(), {
     transaction: {
       amount: { value: float(ORDER_TOTAL - 1250), currency: 'NOK' },
       paymentDescription: `Confirm your order from ${SHOP}`,
@@ -377,15 +275,15 @@ test('a Checkout order: session created with its order summary, updated (PATCH),
   expect(outcome(updated)).toMatch(/^2\d\d$/);
 
   // VippsApi::checkout_get_session_info.
-  const info = await httpCall('GET', `checkout/v3/session/${order.reference}`, checkoutHeaders());
+  const info = await plugin.httpCall('GET', `checkout/v3/session/${order.reference}`, checkoutHeaders());
   expect(outcome(info)).toBe('200');
   expect(info.json.sessionState).toBe('SessionCreated');
 
   // VippsApi::checkout_expire_session (the order was cancelled): json_encode([]) is the body `[]`.
-  const expired = await httpCall('POST', `checkout/v3/session/${order.reference}/expire`, checkoutHeaders(), []);
+  const expired = await plugin.httpCall('POST', `checkout/v3/session/${order.reference}/expire`, checkoutHeaders(), []);
   expect(outcome(expired)).toMatch(/^2\d\d$/);
 
-  const afterExpiry = await httpCall('GET', `checkout/v3/session/${order.reference}`, checkoutHeaders());
+  const afterExpiry = await plugin.httpCall('GET', `checkout/v3/session/${order.reference}`, checkoutHeaders());
   expect(outcome(afterExpiry)).toBe('200');
   expect(afterExpiry.json.sessionState).toBe('SessionExpired');
 });

@@ -1,3 +1,4 @@
+/** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import { ConfigError, loadConfig } from '../../src/config.js';
 
 const SECRET = 's'.repeat(32);
@@ -70,6 +71,17 @@ describe('loadConfig', () => {
       tokenSecret: SECRET,
       tokenLifetimeSeconds: 86400,
     });
+  });
+
+  test('PAYGRAPH_TOKEN_LIFETIME_SECONDS overrides either default; anything but a positive integer is refused', () => {
+    expect(loadConfig({ PAYGRAPH_TOKEN_LIFETIME_SECONDS: '600' }).tokenLifetimeSeconds).toBe(600);
+    const production = { PAYGRAPH_ENV: 'production', DATABASE_URL: 'postgres://db/paygraph', PUBLIC_URL: 'https://pay.example' };
+    expect(loadConfig({ ...production, PAYGRAPH_TOKEN_SECRET: SECRET, PAYGRAPH_TOKEN_LIFETIME_SECONDS: '3600' }).tokenLifetimeSeconds).toBe(
+      3600,
+    );
+    for (const bad of ['0', '-5', '1.5', 'an hour']) {
+      expect(() => loadConfig({ PAYGRAPH_TOKEN_LIFETIME_SECONDS: bad })).toThrow(/PAYGRAPH_TOKEN_LIFETIME_SECONDS/);
+    }
   });
 
   test('a PUBLIC_URL that is not an absolute http(s) URL is refused', () => {

@@ -21,12 +21,12 @@ test('an app started with PAYGRAPH_ENV=production has no api clients, merchants,
     api_client: await count('api_client'),
     merchant: await count('merchant'),
     sales_unit: await count('sales_unit'),
-    test_user: await count('test_user'),
+    wallet_user: await count('wallet_user'),
     partner: await count('partner'),
     partner_sales_unit: await count('partner_sales_unit'),
     psp: await count('psp'),
     psp_merchant: await count('psp_merchant'),
-  }).toEqual({ api_client: 0, merchant: 0, sales_unit: 0, test_user: 0, partner: 0, partner_sales_unit: 0, psp: 0, psp_merchant: 0 });
+  }).toEqual({ api_client: 0, merchant: 0, sales_unit: 0, wallet_user: 0, partner: 0, partner_sales_unit: 0, psp: 0, psp_merchant: 0 });
 });
 
 test('the demo credentials of the test environment get no token', async () => {

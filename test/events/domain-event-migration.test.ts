@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { modules } from '../../src/modules.js';
-import { forkEm, openDatabase, type Orm } from '../../src/platform/db/orm.js';
+import { forkEm, type Orm } from '../../src/platform/db/orm.js';
 import { recordEvent } from '../../src/platform/events/record-event.js';
 import { paymentWebhookBody } from '../../src/payments/payment-event.types.js';
 import { readPaymentEvents } from '../../src/payments/payment.read-model.js';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { openBeforeMigration } from '../support/database-before-migration.js';
+import type { TestDatabase } from '../support/test-database.js';
 
 /** The last migration before the one outbox: the shape existing databases have. */
 const BEFORE = 'Migration20261123000004WebhookAttemptAtClaim';
@@ -20,14 +20,7 @@ const at = new Date('2026-11-22T12:00:00.123Z');
 const sql = <T = Record<string, unknown>>(query: string, params: unknown[] = []) => forkEm(orm).execute<T[]>(query, params);
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  orm = await openDatabase({
-    databaseUrl: db.databaseUrl,
-    dataDir: db.dataDir,
-    entities: modules.flatMap((m) => m.entities ?? []),
-    migrations: modules.flatMap((m) => m.migrations ?? []).filter((m) => m.name <= UNDER_TEST),
-    migrateTo: BEFORE,
-  });
+  ({ db, orm } = await openBeforeMigration(UNDER_TEST, BEFORE));
   const merchantId = randomUUID();
   await sql(`insert into merchant (id, name, org_number, created_at) values (?, 'M', '123456789', ?)`, [merchantId, at]);
   await sql(`insert into sales_unit (msn, merchant_id, name, created_at) values ('123456', ?, 'S', ?)`, [merchantId, at]);

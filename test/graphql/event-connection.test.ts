@@ -98,3 +98,62 @@ test('a page costs one statement whatever its size', async () => {
   expect(counts[0]).toBeGreaterThan(0);
   expect(counts[0]).toBe(counts[1]);
 });
+
+// issue 37 (listen) and issue 33: an oldest-first read after an event id, in the order a resumed subscription gets
+// the events, paged by cursor however many there are.
+const OLDEST_FIRST = `query($first: Int, $after: String, $afterEventId: ID, $filter: StreamEventFilter) {
+  events(first: $first, after: $after, afterEventId: $afterEventId, order: OLDEST_FIRST, filter: $filter) {
+    edges { node { eventId name reference } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
+
+test('oldest first after an event id: the events that followed it, in order, page after page, another merchant’s never', async () => {
+  const reference = newReference('after');
+  await merchant.authorizedPayment(1_000, { reference });
+  const log = await merchant.graphql('query($r: String!) { payment(reference: $r) { events { edges { node { eventId } } } } }', {
+    r: reference,
+  });
+  // The payment's log is oldest first: its CREATED event is the first.
+  const created = log.body.data.payment.events.edges[0].node.eventId;
+  expect((await other.createPayment()).status).toBe(201);
+  expect((await merchant.modify(reference, 'capture', 400)).status).toBe(200);
+  expect((await merchant.modify(reference, 'refund', 100)).status).toBe(200);
+
+  const filter = { streamType: 'payment' };
+  const first = await merchant.graphql(OLDEST_FIRST, { first: 2, afterEventId: created, filter });
+  expect(first.body.errors).toBeUndefined();
+  const page1 = first.body.data.events;
+  expect(page1.pageInfo.hasNextPage).toBe(true);
+  const second = await merchant.graphql(OLDEST_FIRST, { first: 2, after: page1.pageInfo.endCursor, afterEventId: created, filter });
+  const page2 = second.body.data.events;
+  const read = [...page1.edges, ...page2.edges].map((e: any) => [e.node.reference, e.node.name]);
+  expect(read).toEqual([
+    [reference, 'epayments.payment.authorized.v1'],
+    [reference, 'epayments.payment.captured.v1'],
+    [reference, 'epayments.payment.refunded.v1'],
+  ]);
+  expect(page2.pageInfo.hasNextPage).toBe(false);
+  const ids = [...page1.edges, ...page2.edges].map((e: any) => Number(e.node.eventId));
+  expect(ids).toEqual([...ids].sort((a, b) => a - b));
+  // A cursor of the oldest-first order is not one of the newest-first order.
+  const mixed = await merchant.graphql(EVENTS, { first: 2, after: page1.pageInfo.endCursor, filter });
+  expect(mixed.body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+});
+
+test('oldest first: afterEventId needs OLDEST_FIRST, and another merchant’s event id is answered as a missing one', async () => {
+  const reference = newReference('theirs');
+  expect((await other.createPayment({ reference })).status).toBe(201);
+  const theirs = await other.graphql('query($r: String!) { payment(reference: $r) { events { edges { node { eventId } } } } }', {
+    r: reference,
+  });
+  const theirEvent = theirs.body.data.payment.events.edges[0].node.eventId;
+  const foreign = await merchant.graphql(OLDEST_FIRST, { afterEventId: theirEvent });
+  const missing = await merchant.graphql(OLDEST_FIRST, { afterEventId: '999999999' });
+  expect(foreign.body.errors.map((e: any) => [e.message, e.extensions.code, e.extensions.field])).toEqual([
+    ['afterEventId is not an event of this sales unit', 'BAD_USER_INPUT', 'afterEventId'],
+  ]);
+  expect(foreign.body.errors.map((e: any) => e.message)).toEqual(missing.body.errors.map((e: any) => e.message));
+  const newest = await merchant.graphql('query($e: ID) { events(afterEventId: $e) { edges { cursor } } }', { e: theirEvent });
+  expect(newest.body.errors.map((e: any) => [e.extensions.code, e.extensions.field])).toEqual([['BAD_USER_INPUT', 'afterEventId']]);
+});

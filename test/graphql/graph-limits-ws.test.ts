@@ -23,7 +23,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
-  await eventually(() => t.app.services.paymentEvents.subscriberCount === 0, 'subscriptions to be released');
+  await eventually(() => t.app.services.events.subscriberCount === 0, 'subscriptions to be released');
 });
 afterAll(() => t.close());
 
@@ -50,11 +50,11 @@ type Notification = Record<string, Record<string, unknown>>;
  * see read (creating a payment only inserts).
  */
 async function expectServed(query: string, readsPayment: boolean): Promise<Record<string, unknown>> {
-  const before = t.app.services.paymentEvents.subscriberCount;
+  const before = t.app.services.events.subscriberCount;
   const subscriber = new Subscriber<Notification>(t.baseUrl, await connectionParamsOf(merchant)).subscribe(query);
   open.push(subscriber);
   await eventually(
-    () => subscriber.failure !== undefined || t.app.services.paymentEvents.subscriberCount > before,
+    () => subscriber.failure !== undefined || t.app.services.events.subscriberCount > before,
     'the subscription to register',
   );
   if (subscriber.failure !== undefined) throw new Error(`subscription refused: ${describeFailure(subscriber.failure)}`);
@@ -70,13 +70,13 @@ async function expectServed(query: string, readsPayment: boolean): Promise<Recor
 /** The operation's `error` message; no subscription was added and no payment was read. */
 async function refusal(query: string): Promise<GraphQLFormattedError[]> {
   const before = t.queries.length;
-  const subscriptions = t.app.services.paymentEvents.subscriberCount;
+  const subscriptions = t.app.services.events.subscriberCount;
   const subscriber = new Subscriber(t.baseUrl, await connectionParamsOf(merchant)).subscribe(query);
   open.push(subscriber);
   await eventually(() => subscriber.failure !== undefined, 'the subscription to be refused');
   expect(Array.isArray(subscriber.failure)).toBe(true);
   expect(subscriber.results).toEqual([]);
-  expect(t.app.services.paymentEvents.subscriberCount).toBe(subscriptions);
+  expect(t.app.services.events.subscriberCount).toBe(subscriptions);
   // Refused during validation: not one payment was read.
   expect(readsPayments(t.queries.slice(before))).toBe(false);
   return subscriber.failure as GraphQLFormattedError[];

@@ -1,3 +1,4 @@
+/** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import { connectionFrom, mapNodes } from '../../src/platform/graph/relay.js';
 
 // A cursor is signed (an HMAC each): a connection makes one only when a client selects it (an edge's `cursor`, or

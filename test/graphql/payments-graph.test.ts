@@ -18,6 +18,7 @@ const PAYMENT_FIELDS = `
   id reference pspReference state userFlow redirectUrl paymentDescription createdAt expiresAt
   amount { value currency }
   aggregate { authorizedAmount { value } capturedAmount { value } cancelledAmount { value } refundedAmount { value } }
+  allowedActions { capture { value } refund { value } cancel }
   paymentMethod { type }
   profile { sub }
   metadata { key value }`;
@@ -115,6 +116,7 @@ describe('createPayment', () => {
       expiresAt: new Date(t.clock.now().getTime() + 10 * 60_000).toISOString(),
       amount: nok(10_000),
       aggregate: { authorizedAmount: money(0), capturedAmount: money(0), cancelledAmount: money(0), refundedAmount: money(0) },
+      allowedActions: { capture: money(0), refund: money(0), cancel: 'TERMINATE' },
       paymentMethod: { type: 'WALLET' },
       profile: { sub: null },
       metadata: [{ key: 'order', value: '42' }],
@@ -176,6 +178,13 @@ describe('modifications', () => {
     const created = await createViaGraph();
     const reference = created.reference;
     const token = new URL(created.redirectUrl).searchParams.get('token');
+    // What each step leaves is what the next mutation may do (the rule the mutations apply, payment-allowances.ts).
+    const allowed = (capture: number, refund: number, cancel: 'TERMINATE' | 'RELEASE' | null) => ({
+      capture: money(capture),
+      refund: money(refund),
+      cancel,
+    });
+    expect(created.allowedActions).toEqual(allowed(0, 0, 'TERMINATE'));
 
     const wrongToken = (await data(merchant, APPROVE, { input: { reference, customer: { phoneNumber: '4791234567' }, token: 'wrong' } }))
       .approveTestPayment;
@@ -186,6 +195,7 @@ describe('modifications', () => {
       .approveTestPayment;
     expect(approved.userErrors).toEqual([]);
     expect(approved.payment).toMatchObject({ reference, state: 'AUTHORIZED', aggregate: { authorizedAmount: money(10_000) } });
+    expect(approved.payment.allowedActions).toEqual(allowed(10_000, 0, 'RELEASE'));
 
     const captured = (await data(merchant, CAPTURE, { input: { idempotencyKey: 'g-cap', reference, amount: nok(3_000) } })).capturePayment;
     expect(captured.userErrors).toEqual([]);
@@ -196,9 +206,12 @@ describe('modifications', () => {
       refundedAmount: money(0),
     });
 
+    expect(captured.payment.allowedActions).toEqual(allowed(7_000, 3_000, 'RELEASE'));
+
     const refunded = (await data(merchant, REFUND, { input: { idempotencyKey: 'g-ref', reference, amount: nok(1_000) } })).refundPayment;
     expect(refunded.userErrors).toEqual([]);
     expect(refunded.payment.aggregate.refundedAmount).toEqual(money(1_000));
+    expect(refunded.payment.allowedActions).toEqual(allowed(7_000, 2_000, 'RELEASE'));
 
     const cancelled = (await data(merchant, CANCEL, { input: { idempotencyKey: 'g-can', reference } })).cancelPayment;
     expect(cancelled.userErrors).toEqual([]);
@@ -209,6 +222,7 @@ describe('modifications', () => {
       cancelledAmount: money(7_000),
       refundedAmount: money(1_000),
     });
+    expect(cancelled.payment.allowedActions).toEqual(allowed(0, 2_000, null));
 
     const events = (await merchant.events(reference)).body.map((e: any) => [e.name, e.amount.value, e.idempotencyKey]);
     expect(events).toEqual([
@@ -246,12 +260,12 @@ describe('modifications', () => {
     expect((await data(merchant, PAYMENT, { reference })).payment.state).toBe('CREATED');
   });
 
-  test('over-capture is a CAPTURE_AMOUNT_TOO_HIGH userError on modificationAmount.value and changes nothing', async () => {
+  test("over-capture is a CAPTURE_AMOUNT_TOO_HIGH userError on the input's own field, amount.value, and changes nothing", async () => {
     const { reference } = await createViaGraph({ amount: nok(5_000) });
     await approve(reference);
     const over = (await data(merchant, CAPTURE, { input: { idempotencyKey: randomUUID(), reference, amount: nok(5_001) } })).capturePayment;
     expect(over.payment).toBeNull();
-    expect(over.userErrors).toEqual([{ code: 'CAPTURE_AMOUNT_TOO_HIGH', field: 'modificationAmount.value', message: expect.any(String) }]);
+    expect(over.userErrors).toEqual([{ code: 'CAPTURE_AMOUNT_TOO_HIGH', field: 'amount.value', message: expect.any(String) }]);
     const after = (await data(merchant, PAYMENT, { reference })).payment;
     expect(after.aggregate.capturedAmount).toEqual(money(0));
     expect(after.events.edges.map((e: any) => e.node.name)).toEqual(['CREATED', 'AUTHORIZED']);
@@ -639,6 +653,7 @@ describe('idempotency shared with REST', () => {
     const rest = await merchant.modify(reference, 'capture', 5_000, 'shared-K3');
     expect(rest.status).toBe(400);
     const graph = (await data(merchant, CAPTURE, { input: { idempotencyKey: 'shared-K3', reference, amount: nok(5_000) } })).capturePayment;
+    // The stored first answer, as REST gave it: its field is REST's.
     expect(graph.userErrors).toEqual([expect.objectContaining({ code: 'CAPTURE_AMOUNT_TOO_HIGH', field: 'modificationAmount.value' })]);
   });
 });

@@ -1,5 +1,6 @@
 import { MERCHANT_B, MerchantClient, newReference } from '../support/merchant-client.js';
-import { connectionParamsOf, eventually, Subscriber } from '../support/subscriber.js';
+import { useSubscriptions } from '../support/app-subscriptions.js';
+import { eventually, type Subscriber } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -14,29 +15,20 @@ interface Notification {
 let t: TestApp;
 let merchant: MerchantClient;
 let receiver: WebhookReceiver;
-const open: Subscriber[] = [];
+const subscriptions = useSubscriptions(() => t);
 
 beforeAll(async () => {
   t = await startTestApp();
   merchant = new MerchantClient(t.baseUrl);
   receiver = await new WebhookReceiver().start();
 });
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-  await eventually(() => t.app.services.paymentEvents.subscriberCount === 0, 'subscriptions to be released');
-});
 afterAll(async () => {
   await t.close();
   await receiver.close();
 });
 
-async function subscribe(client: MerchantClient, variables: Record<string, unknown>): Promise<Subscriber<Notification>> {
-  const before = t.app.services.paymentEvents.subscriberCount;
-  const subscriber = new Subscriber<Notification>(t.baseUrl, await connectionParamsOf(client)).subscribe(EVENTS, variables);
-  open.push(subscriber);
-  await eventually(() => t.app.services.paymentEvents.subscriberCount > before, 'the subscription to register');
-  return subscriber;
-}
+const subscribe = (client: MerchantClient, variables: Record<string, unknown>): Promise<Subscriber<Notification>> =>
+  subscriptions.subscribe(client, EVENTS, variables);
 
 const events = (s: Subscriber<Notification>) => s.results.map((r) => r.data.paymentEvents.event);
 
@@ -66,7 +58,7 @@ test('resuming after an event replays what was committed while disconnected, in 
   expect((await merchant.createPayment({ reference })).status).toBe(201);
   const [created] = (await first.waitFor(1)).map((r) => r.data.paymentEvents.event);
   await first.close();
-  await eventually(() => t.app.services.paymentEvents.subscriberCount === 0, 'the first subscription to end');
+  await eventually(() => t.app.services.events.subscriberCount === 0, 'the first subscription to end');
 
   // While nobody listens: three more events of the payment, and another merchant's, which never shows.
   expect((await merchant.forceApprove(reference)).status).toBe(200);
@@ -101,8 +93,5 @@ test('resuming after an event replays what was committed while disconnected, in 
 });
 
 test('an after that is no event id is refused', async () => {
-  const subscriber = new Subscriber<Notification>(t.baseUrl, await connectionParamsOf(merchant)).subscribe(EVENTS, { after: 'abc' });
-  open.push(subscriber);
-  await eventually(() => subscriber.failure !== undefined || subscriber.results.length > 0, 'an answer');
-  expect(JSON.stringify(subscriber.failure ?? subscriber.results[0]!.errors)).toContain('after is not an event id');
+  expect(await subscriptions.refusal(merchant, EVENTS, { after: 'abc' })).toContain('after is not an event id');
 });

@@ -68,12 +68,12 @@ function frameOf(bytes: number): string {
 /** The service still serves HTTP and the socket after a refusal. */
 async function expectServiceFine(): Promise<void> {
   expect((await fetch(`${t.baseUrl}/healthz`)).status).toBe(200);
-  const before = t.app.services.paymentEvents.subscriberCount;
+  const before = t.app.services.events.subscriberCount;
   const subscriber = new Subscriber(t.baseUrl, await connectionParamsOf(merchant)).subscribe(
     'subscription { paymentEvents { event { name } } }',
   );
   try {
-    await eventually(() => t.app.services.paymentEvents.subscriberCount > before, 'the subscription to register');
+    await eventually(() => t.app.services.events.subscriberCount > before, 'the subscription to register');
     expect((await merchant.createPayment({ reference: newReference() })).status).toBe(201);
     expect((await subscriber.waitFor(1))[0]!.data).toEqual({ paymentEvents: { event: { name: 'CREATED' } } });
   } finally {
@@ -127,7 +127,7 @@ test('a socket holds a limited number of subscriptions; the extra one is refused
   await socket.init(await connectionParamsOf(merchant));
   const subscribe = (id: string) =>
     socket.send({ id, type: 'subscribe', payload: { query: 'subscription { paymentEvents { __typename } }' } });
-  const before = t.app.services.paymentEvents.subscriberCount;
+  const before = t.app.services.events.subscriberCount;
   for (let i = 0; i < MAX_SUBSCRIPTIONS; i++) subscribe(`s${i}`);
   subscribe('extra');
   const refused = await socket.until((m) => m.id === 'extra');
@@ -141,11 +141,11 @@ test('a socket holds a limited number of subscriptions; the extra one is refused
       }),
     ],
   });
-  await eventually(() => t.app.services.paymentEvents.subscriberCount === before + MAX_SUBSCRIPTIONS, 'two subscriptions');
+  await eventually(() => t.app.services.events.subscriberCount === before + MAX_SUBSCRIPTIONS, 'two subscriptions');
   socket.send({ id: 's0', type: 'complete' });
-  await eventually(() => t.app.services.paymentEvents.subscriberCount === before + MAX_SUBSCRIPTIONS - 1, 's0 to complete');
+  await eventually(() => t.app.services.events.subscriberCount === before + MAX_SUBSCRIPTIONS - 1, 's0 to complete');
   subscribe('next');
-  await eventually(() => t.app.services.paymentEvents.subscriberCount === before + MAX_SUBSCRIPTIONS, 'next to register');
+  await eventually(() => t.app.services.events.subscriberCount === before + MAX_SUBSCRIPTIONS, 'next to register');
   expect((await merchant.createPayment({ reference: newReference() })).status).toBe(201);
   // The held subscriptions and the one that took s0's place each get the event; the refused one nothing.
   await socket.until((m) => m.id === 'next' && m.type === 'next');

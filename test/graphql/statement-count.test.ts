@@ -57,7 +57,7 @@ const CREATE_STATEMENTS = 1;
  * with the payment locked and the ledger's terms (for a capture or refund) in one statement, sent with its BEGIN; the
  * payment's update, its event, the ledger row (capture, refund) and the key's record in one statement of CTEs, sent
  * with its COMMIT. On PGlite its transaction sends BEGIN and COMMIT itself, in-process. See
- * payment-modification.statement.ts and statement-transaction.ts.
+ * run-operation.ts and statement-transaction.ts.
  */
 const MODIFICATION_STATEMENTS = 2;
 const ON_POSTGRES = Boolean(process.env.DATABASE_URL);

@@ -1,5 +1,6 @@
 import { MERCHANT_B, MerchantClient, newReference } from '../support/merchant-client.js';
-import { connectionParamsOf, eventually, Subscriber } from '../support/subscriber.js';
+import { useSubscriptions } from '../support/app-subscriptions.js';
+import { eventually, type Subscriber } from '../support/subscriber.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 /** issue 22: the live events feed over every stream, resuming after an event id with no gap and none twice. */
@@ -15,28 +16,16 @@ interface StreamEvent {
 
 let t: TestApp;
 let merchant: MerchantClient;
-const open: Subscriber[] = [];
+const subscriptions = useSubscriptions(() => t);
 
 beforeAll(async () => {
   t = await startTestApp();
   merchant = new MerchantClient(t.baseUrl);
 });
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-  await eventually(() => t.app.services.events.subscriberCount === 0, 'subscriptions to be released');
-});
 afterAll(() => t.close());
 
-async function subscribe(variables: Record<string, unknown>): Promise<Subscriber<{ streamEvents: StreamEvent }>> {
-  const before = t.app.services.events.subscriberCount;
-  const subscriber = new Subscriber<{ streamEvents: StreamEvent }>(t.baseUrl, await connectionParamsOf(merchant)).subscribe(
-    EVENTS,
-    variables,
-  );
-  open.push(subscriber);
-  await eventually(() => t.app.services.events.subscriberCount > before, 'the subscription to register');
-  return subscriber;
-}
+const subscribe = (variables: Record<string, unknown>): Promise<Subscriber<{ streamEvents: StreamEvent }>> =>
+  subscriptions.subscribe(merchant, EVENTS, variables);
 
 const received = (s: Subscriber<{ streamEvents: StreamEvent }>) => s.results.map((r) => r.data.streamEvents);
 
@@ -114,8 +103,5 @@ test('resuming after an event replays what was committed while disconnected, in 
 });
 
 test('an after that is not an event id is refused', async () => {
-  const subscriber = new Subscriber(t.baseUrl, await connectionParamsOf(merchant)).subscribe(EVENTS, { after: 'abc' });
-  open.push(subscriber);
-  await eventually(() => subscriber.failure !== undefined || subscriber.results.length > 0, 'an answer');
-  expect(JSON.stringify(subscriber.failure ?? subscriber.results[0]!.errors)).toContain('after is not an event id');
+  expect(await subscriptions.refusal(merchant, EVENTS, { after: 'abc' })).toContain('after is not an event id');
 });

@@ -24,7 +24,7 @@ test(`a subscriber that keeps up receives ${BURST} events committed in one trans
     await connectionParamsOf(new MerchantClient(t.baseUrl, MERCHANT_A)),
   ).subscribe(EVENTS_ONLY);
   try {
-    await eventually(() => t.app.services.paymentEvents.subscriberCount === 1, 'the subscription to register');
+    await eventually(() => t.app.services.events.subscriberCount === 1, 'the subscription to register');
     await commitCreatedEvents(forkEm(t.app.services.orm), 'burst-', BURST);
     const received = await subscriber.waitFor(BURST);
     expect(received.map((r) => r.data.paymentEvents.event.reference)).toEqual(Array.from({ length: BURST }, (_, i) => `burst-${i + 1}`));

@@ -3,9 +3,9 @@ import { useTestApp } from '../support/app-fixture.js';
 import { newReference } from '../support/merchant-client.js';
 import { connectionParamsOf, eventually, graphqlWsUrl } from '../support/subscriber.js';
 
-// A notification leaves as the text frame ws would write, made by Paygraph itself (subscription-execution.ts,
-// textFrame): a raw graphql-transport-ws client checks the frames of both short lengths (under 126 bytes, and up to
-// 64 KiB with a 16-bit length) byte for byte against the message graphql-ws sends.
+// A notification is graphql-ws's `next` message around a payload serialized once per event and operation
+// (subscription-writer.ts), sent through ws: a raw graphql-transport-ws client checks frames of both short lengths
+// (under 126 bytes, and up to 64 KiB with a 16-bit length) byte for byte against the message graphql-ws sends.
 const t = useTestApp();
 
 const SHORT = 'subscription { paymentEvents { event { name } } }';
@@ -27,7 +27,7 @@ test('notifications of both short frame lengths arrive whole, as graphql-ws woul
     await eventually(() => texts.some((text) => JSON.parse(text).type === 'connection_ack'), 'the connection to be acknowledged');
     socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: SHORT } }));
     socket.send(JSON.stringify({ id: 'longer', type: 'subscribe', payload: { query: LONGER } }));
-    await eventually(() => t.app.app.services.paymentEvents.subscriberCount === 2, 'both subscriptions to register');
+    await eventually(() => t.app.app.services.events.subscriberCount === 2, 'both subscriptions to register');
     const reference = newReference('frames');
     expect((await t.merchant.createPayment({ reference, amount: { currency: 'NOK', value: 1_500 } })).status).toBe(201);
     await eventually(() => texts.filter((text) => JSON.parse(text).type === 'next').length === 2, 'both notifications');

@@ -36,7 +36,7 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
   // Closing is asynchronous on the server; the next test counts subscriptions from a clean slate.
-  for (const app of serving) await eventually(() => app.app.services.paymentEvents.subscriberCount === 0, 'subscriptions to be released');
+  for (const app of serving) await eventually(() => app.app.services.events.subscriberCount === 0, 'subscriptions to be released');
   serving.clear();
 });
 afterAll(() => t.close());
@@ -48,14 +48,14 @@ async function subscribed(
   variables: Record<string, unknown> = {},
   params?: Record<string, unknown>,
 ): Promise<Subscriber<Notification>> {
-  const before = app.app.services.paymentEvents.subscriberCount;
+  const before = app.app.services.events.subscriberCount;
   const subscriber = new Subscriber<Notification>(app.baseUrl, params ?? (await connectionParamsOf(merchant))).subscribe(
     PAYMENT_EVENTS,
     variables,
   );
   open.push(subscriber);
   serving.add(app);
-  await eventually(() => app.app.services.paymentEvents.subscriberCount > before, 'the subscription to register');
+  await eventually(() => app.app.services.events.subscriberCount > before, 'the subscription to register');
   return subscriber;
 }
 
@@ -173,10 +173,10 @@ describe('paymentEvents', () => {
   });
 
   test('unsubscribing releases the subscription on the server', async () => {
-    const before = t.app.services.paymentEvents.subscriberCount;
+    const before = t.app.services.events.subscriberCount;
     const subscriber = await subscribed(t, merchantA);
     await subscriber.close();
-    await eventually(() => t.app.services.paymentEvents.subscriberCount === before, 'the subscription to be released');
+    await eventually(() => t.app.services.events.subscriberCount === before, 'the subscription to be released');
   });
 });
 

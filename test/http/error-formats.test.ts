@@ -1,3 +1,4 @@
+/** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import { AppError } from '../../src/platform/errors/app-error.js';
 import { checkoutProblem } from '../../src/platform/rest/error-formats/checkout-problem.js';
 import { epaymentProblem } from '../../src/platform/rest/error-formats/epayment-problem.js';

@@ -1,3 +1,4 @@
+/** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import { addBusinessDays, easterSunday, isBusinessDay, osloDate, osloMidnight } from '../../src/ledgers/business-days.js';
 
 /** Norwegian business days for the refund deduction (two business days after the refund), 2026-2030. */

@@ -232,9 +232,9 @@ describe('sales unit update', () => {
 
     const refused = await t.otherMerchant.createPayment();
     expect(refused.status).toBe(403);
-    expect(refused.body.extraDetails).toContainEqual({ name: 'ErrorCode', reason: '3010' });
+    expect(refused.body.extraDetails).toContainEqual({ name: 'ErrorCode', reason: '5070' });
     const graph = await t.otherMerchant.graphql(
-      `mutation($input: CreatePaymentInput!) { createPayment(input: $input) { payment { reference } userErrors { code field message } } }`,
+      `mutation($input: CreatePaymentInput!) { createPayment(input: $input) { payment { reference } userErrors { code errorCode field message } } }`,
       {
         input: {
           idempotencyKey: 'deactivated-graph-1',
@@ -249,7 +249,7 @@ describe('sales unit update', () => {
     );
     expect(graph.body.data.createPayment).toEqual({
       payment: null,
-      userErrors: [expect.objectContaining({ code: 'SALES_UNIT_DEACTIVATED' })],
+      userErrors: [expect.objectContaining({ code: 'SALES_UNIT_DEACTIVATED', errorCode: '5070' })],
     });
     // Checkout opens no session for it either (its problem body, with the checkout code of the same refusal).
     const checkout = await new CheckoutClient(t.baseUrl, MERCHANT_B).createSession();

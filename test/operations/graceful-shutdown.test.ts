@@ -67,6 +67,13 @@ test('a graceful shutdown lets the request in flight finish, refuses new connect
   socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
   const answered = new Promise<void>((resolve) => socket.once('end', () => resolve()));
   socket.write('GET /readyz HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345');
+  // Another, to a route that answers 200 while draining, on a keep-alive connection: it is told to close too, and
+  // the connection ends with its answer (before, it stayed open until the client closed it or the deadline cut it).
+  const keptAlive = await open(port);
+  let keptAliveAnswer = '';
+  keptAlive.on('data', (chunk: Buffer) => (keptAliveAnswer += chunk.toString()));
+  const keptAliveEnded = new Promise<void>((resolve) => keptAlive.once('end', () => resolve()));
+  keptAlive.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nContent-Length: 10\r\n\r\n12345');
 
   const shutdown = t.app.shutdown(10_000);
   closed = true;
@@ -78,6 +85,10 @@ test('a graceful shutdown lets the request in flight finish, refuses new connect
   expect(answer).toMatch(/^HTTP\/1\.1 503 /);
   expect(answer.toLowerCase()).toContain('connection: close');
   expect(answer).toContain('"reason":"draining"');
+  keptAlive.write('67890');
+  await keptAliveEnded;
+  expect(keptAliveAnswer).toMatch(/^HTTP\/1\.1 200 /);
+  expect(keptAliveAnswer.toLowerCase()).toContain('connection: close');
   await shutdown;
 });
 
@@ -101,7 +112,7 @@ test(
     socket.send(JSON.stringify({ type: 'connection_init', payload: await connectionParamsOf(new MerchantClient(app.baseUrl)) }));
     await eventually(() => messages.some((m) => m.type === 'connection_ack'), 'the socket to be acknowledged');
     socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { paymentEvents { event { name } } }' } }));
-    await eventually(() => app.app.services.paymentEvents.subscriberCount > 0, 'the subscription to register');
+    await eventually(() => app.app.services.events.subscriberCount > 0, 'the subscription to register');
     // The client stops reading: it never sees the server's close frame, so it never answers it.
     socket.pause();
 

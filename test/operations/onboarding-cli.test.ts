@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { MerchantClient } from '../support/merchant-client.js';
 import { OperatorClient } from '../support/operator-client.js';
+import { pendingNodes, tokenOf, WalletClient } from '../support/wallet-client.js';
 import { buildService, ServiceProcess, type BuiltService } from '../support/service-process.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
 
@@ -50,7 +51,7 @@ describeOnPostgres('the operator command line', () => {
 
   function cli(...args: string[]): Promise<CliRun> {
     return new Promise((resolve) => {
-      execFile(process.execPath, [join(built.dir, 'src/operator/cli.js'), ...args], { cwd: built.dir, env }, (error, stdout, stderr) => {
+      execFile(process.execPath, [join(built.dir, 'src/cli.js'), ...args], { cwd: built.dir, env }, (error, stdout, stderr) => {
         const code = error ? Number((error as { code?: unknown }).code ?? 1) : 0;
         let json: Record<string, unknown> = {};
         try {
@@ -94,9 +95,11 @@ describeOnPostgres('the operator command line', () => {
       'withdraw-consent',
       'create-client',
       'create-operator-client',
+      'create-wallet-client',
       'rotate-secret',
       'retire-secret',
       'import-registry',
+      'prune',
     ]) {
       expect(help.stdout).toContain(`  ${command} `);
     }
@@ -259,6 +262,51 @@ describeOnPostgres('the operator command line', () => {
     expect((await operator.graphql('{ viewer { kind } }')).status).toBe(403);
   }, 120_000);
 
+  // Issue 35: production payers approve in a wallet app, whose client the operator onboards like any other.
+  test('create-wallet-client: a production payment opens the platform’s landing page; the wallet app approves; the merchant captures', async () => {
+    // First, so the database is migrated when this test runs alone; the shop is the first test's merchant, if it ran.
+    const issued = await ok('create-wallet-client');
+    expect(issued).toMatchObject({ kind: 'wallet', clientId: expect.stringMatching(/^wallet-/) });
+    const [known] = await sql<{ merchant_id: string; msn: string; name: string }>(
+      `select su.merchant_id, su.msn, su.name from sales_unit su join merchant m on m.id = su.merchant_id where m.org_number = '931000004'`,
+    );
+    if (!known) await ok('import-registry', '--file', join(SAMPLES, 'enheter_sample.json'));
+    const merchantId = known?.merchant_id ?? String((await ok('create-merchant', '--org-number', '931000004')).merchantId);
+    const unit = known ?? (await ok('create-sales-unit', '--merchant-id', merchantId, '--name', 'Eksempelbutikken nett'));
+    const client = await ok('create-client', '--merchant-id', merchantId);
+    service ??= new ServiceProcess(built, { ...env, PORT: '0' });
+    const baseUrl = `http://127.0.0.1:${await service.listening}`;
+    const credentials = (c: Record<string, unknown>) => ({
+      clientId: String(c.clientId),
+      clientSecret: String(c.clientSecret),
+      subscriptionKey: String(c.subscriptionKey),
+    });
+    const shop = new MerchantClient(baseUrl, { msn: String(unit.msn), ...credentials(client) });
+    const wallet = new WalletClient(baseUrl, credentials(issued));
+
+    const created = await shop.createPayment({ reference: 'wallet-app-payment', customer: { phoneNumber: '4790000003' } });
+    expect(created.status).toBe(201);
+    // PUBLIC_URL names the platform's address; the page itself is asked of this instance.
+    const landing = new URL(created.body.redirectUrl);
+    expect(landing.origin).toBe('https://pay.example');
+    const page = await (await fetch(`${baseUrl}${landing.pathname}${landing.search}`)).text();
+    expect(page).toContain('Approve in the app');
+    expect(page).toContain('Eksempelbutikken nett');
+    expect(page).not.toMatch(/test wallet/i);
+
+    const pending = await wallet.pending('4790000003');
+    expect(pendingNodes(pending).map((p) => p.token)).toEqual([tokenOf(created.body.redirectUrl)]);
+    const approved = await wallet.approve({ phoneNumber: '4790000003', token: tokenOf(created.body.redirectUrl) });
+    expect(approved.body.data.walletApprovePayment).toMatchObject({ payment: { state: 'AUTHORIZED' }, userErrors: [] });
+    expect((await shop.modify('wallet-app-payment', 'capture', 10_000)).status).toBe(200);
+    expect((await shop.getPayment('wallet-app-payment')).body.aggregate.capturedAmount.value).toBe(10_000);
+    // The wallet app's client is no merchant: the ePayment API refuses it.
+    expect(
+      (await wallet.request('GET', '/epayment/v1/payments/wallet-app-payment', undefined, { 'Merchant-Serial-Number': String(unit.msn) }))
+        .status,
+    ).toBe(403);
+  }, 120_000);
+
   test('a later full import marks what it no longer lists deleted, and that organisation can no longer become a merchant', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'registry-'));
     try {
@@ -276,6 +324,33 @@ describeOnPostgres('the operator command line', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }, 120_000);
+
+  // Issue 33, N10.
+  test('an organisation number is one merchant’s; no option may carry a control character', async () => {
+    await ok('import-registry', '--file', join(SAMPLES, 'enheter_sample.json'));
+    const merchant = await ok('create-merchant', '--org-number', '931000012');
+    const again = await cli('create-merchant', '--org-number', '931000012', '--name', 'Prøvekafeen igjen');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(
+      `paygraph: OPERATOR_CONFLICT: Merchant ${String(merchant.merchantId)} has organisation number 931000012 already (one merchant per organisation)\n`,
+    );
+    expect(await sql(`select count(*)::int as count from merchant where org_number = '931000012'`)).toEqual([{ count: 1 }]);
+
+    const partners = await sql(`select count(*)::int as count from partner`);
+    for (const args of [
+      ['create-partner', '--name', 'Bell\u0007 AS'],
+      ['create-psp', '--name', 'Esc\u001b PSP'],
+      ['create-sales-unit', '--merchant-id', String(merchant.merchantId), '--name', 'Kafe\u0001'],
+    ]) {
+      const refused = await cli(...args);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^paygraph: OPERATOR_INVALID: --name: Must not contain control characters/);
+    }
+    expect(await sql(`select count(*)::int as count from partner`)).toEqual(partners);
+    expect(await sql(`select count(*)::int as count from sales_unit where merchant_id = $1`, [merchant.merchantId])).toEqual([
+      { count: 0 },
+    ]);
   }, 120_000);
 
   test('the test environment keeps its fixed registry entries through a full import', async () => {
@@ -298,4 +373,25 @@ describeOnPostgres('the operator command line', () => {
       await testDatabase.drop();
     }
   }, 120_000);
+
+  test('prune --dry-run says what a prune would remove, and prune removes it and says so (issue 36)', async () => {
+    // The command line migrates first, so it works on a database no instance has started on; nothing is old yet.
+    expect((await ok('prune', '--dry-run'))['idempotency-records']).toMatch(/^would remove 0 /);
+    // A key record older than the 7-day window, as a year of traffic leaves them.
+    await sql(
+      `insert into idempotency_record (client_id, msn, operation, target, idempotency_key, request_digest, outcome, created_at)
+       values ('cli-prune', '', 'payment.capture', 'ref', 'old-key', repeat('0', 64), '{}', now() - interval '8 days')`,
+    );
+    const dry = await ok('prune', '--dry-run');
+    expect(dry.dryRun).toBe(true);
+    expect(dry['idempotency-records']).toMatch(/^would remove 1 \(batches, before /);
+    expect(dry['delivery-attempts']).toMatch(/^would remove 0 \(partitions, before /);
+    expect(await sql('select 1 from idempotency_record where client_id = $1', ['cli-prune'])).toHaveLength(1);
+    const pruned = await ok('prune', '--kinds', 'idempotency-records');
+    expect(pruned).toEqual({ dryRun: false, 'idempotency-records': expect.stringMatching(/^removed 1 \(batches, before /) });
+    expect(await sql('select 1 from idempotency_record where client_id = $1', ['cli-prune'])).toHaveLength(0);
+    const unknown = await cli('prune', '--kinds', 'payments');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/^paygraph: OPERATOR_INVALID: No kind of data named payments/);
+  });
 });

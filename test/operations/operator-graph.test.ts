@@ -218,6 +218,62 @@ describe('the operator mutations', () => {
   });
 });
 
+// Issue 33, N10: one merchant per organisation number, and no control character in any operator input.
+describe('operator input', () => {
+  const ORG_NUMBER = '933000028';
+  const createMerchant =
+    'mutation($i: CreateMerchantInput!) { createMerchant(input: $i) { merchant { merchantId } userErrors { code field message } } }';
+
+  test('an organisation number is one merchant’s: a second create, even at the same moment, is refused naming it', async () => {
+    // An organisation of the registry that no test made a merchant of.
+    await forkEm(t.app.app.services.orm).execute(
+      `insert into business_registry_entry (org_number, name, kind, status) values ('${ORG_NUMBER}', 'Samtidig AS', 'main', 'active')`,
+    );
+    const [first, second] = await Promise.all([
+      operator.graphql(createMerchant, { i: { orgNumber: ORG_NUMBER } }),
+      operator.graphql(createMerchant, { i: { orgNumber: ORG_NUMBER, name: 'Samtidig AS igjen' } }),
+    ]);
+    const outcomes = [first.body.data.createMerchant, second.body.data.createMerchant];
+    const made = outcomes.filter((o) => o.merchant !== null);
+    expect(made).toHaveLength(1);
+    expect(outcomes.find((o) => o.merchant === null).userErrors).toEqual([
+      { code: 'OPERATOR_CONFLICT', field: 'orgNumber', message: expect.stringMatching(`organisation number ${ORG_NUMBER} already`) },
+    ]);
+    const again = await operator.graphql(createMerchant, { i: { orgNumber: ORG_NUMBER } });
+    expect(again.body.data.createMerchant).toEqual({
+      merchant: null,
+      userErrors: [{ code: 'OPERATOR_CONFLICT', field: 'orgNumber', message: expect.stringContaining(made[0].merchant.merchantId) }],
+    });
+    // A merchant of the test environment's seed too.
+    const seeded = await operator.graphql(createMerchant, { i: { orgNumber: '920000002' } });
+    expect(seeded.body.data.createMerchant.userErrors).toEqual([
+      expect.objectContaining({ code: 'OPERATOR_CONFLICT', field: 'orgNumber' }),
+    ]);
+    const [{ count }] = await forkEm(t.app.app.services.orm).execute<{ count: number }[]>(
+      `select count(*)::int as count from merchant where org_number = '${ORG_NUMBER}'`,
+    );
+    expect(count).toBe(1);
+  });
+
+  test.each([
+    [
+      'createPartner',
+      'mutation($i: CreatePartnerInput!) { createPartner(input: $i) { partner { partnerId } } }',
+      { name: 'Bell\u0007 AS' },
+    ],
+    ['createMerchant', createMerchant, { orgNumber: '920000029', name: 'Nul\u0000l AS' }],
+    ['createPsp', 'mutation($i: CreatePspInput!) { createPsp(input: $i) { psp { pspId } } }', { name: 'Esc\u001b PSP' }],
+  ])('%s: a control character in the input is refused naming the field, and nothing is made', async (name, query, input) => {
+    const before = (await operatorEvents()).length;
+    const res = await operator.graphql(query, { i: input });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([expect.objectContaining({ extensions: expect.objectContaining({ code: 'BAD_USER_INPUT' }) })]);
+    expect(res.body.errors[0].message).toMatch(/^\$i\.(name|orgNumber): Must not contain control characters/);
+    expect((await operatorEvents()).length).toBe(before);
+    expect(name).toBeDefined();
+  });
+});
+
 describe('the operator credential covers no sales unit', () => {
   const refusedWith403 = (res: HttpResult) => {
     expect(res.status).toBe(403);

@@ -1,3 +1,7 @@
+/**
+ * @database-free (each case is a child process with settings of its own, which opens no database of the run: CI runs
+ * this file in one pass, jest.config.js)
+ */
 import { spawn } from 'node:child_process';
 import { buildService, type BuiltService } from '../support/service-process.js';
 
@@ -20,7 +24,8 @@ const production = {
 };
 
 function start(env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, PORT: '0', PAYGRAPH_LOG_REQUESTS: 'false' };
+  // Any free metrics port: it is taken before the database is opened, and 9464 may be another process's here.
+  const childEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH, PORT: '0', METRICS_PORT: '0', PAYGRAPH_LOG_REQUESTS: 'false' };
   for (const [name, value] of Object.entries(env)) if (value !== undefined) childEnv[name] = value;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--experimental-async-context-frame', built.main], { cwd: built.dir, env: childEnv });

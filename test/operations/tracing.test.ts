@@ -61,7 +61,7 @@ const webhooks = new WebhookReceiver();
 
 beforeAll(async () => {
   built = await buildService();
-  database = await createTestDatabase();
+  database = await createTestDatabase({ migrated: true, inDirectory: true });
 }, 300_000);
 afterAll(async () => {
   await service?.kill();
@@ -76,7 +76,7 @@ test('a REST request is a server span with the database driver spans beneath it,
   service = new ServiceProcess(
     built,
     {
-      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : { DATA_DIR: 'memory://' }),
+      ...(database.databaseUrl ? { DATABASE_URL: database.databaseUrl } : { DATA_DIR: database.dataDir }),
       PAYGRAPH_ENV: 'test',
       PAYGRAPH_LOG_REQUESTS: 'false',
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,

@@ -126,6 +126,84 @@ test('a buyer sees the prefilled checkout, types an address, picks a dynamic opt
   expect((await checkout.getSession(reference)).body.paymentDetails.aggregate.capturedAmount.value).toBe(54_800);
 });
 
+/** The order table's rows (label and amount in øre, read back from `kr 1 234,50`) and its total. */
+async function orderTable(page: Page): Promise<{ rows: [string, number | null][]; total: number }> {
+  const cells = await page
+    .getByTestId('order-summary')
+    .locator('tbody tr')
+    .evaluateAll((rows) => rows.map((row) => [...row.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+  const øre = (text: string) => (/\d/.test(text) ? Number(text.replace(/[^\d,]/g, '').replace(',', '')) : null);
+  return {
+    rows: cells.map(([label, amount]) => [label!, øre(amount!)]),
+    total: øre((await page.getByTestId('total').textContent())!)!,
+  };
+}
+
+for (const width of [390, 1440]) {
+  test(`at ${width} px the buyer sees the total before paying, the order table adding up without showOrderSummary`, async () => {
+    await page.setViewportSize({ width, height: 900 });
+    const reference = newSessionReference();
+    const created = await checkout.createSession({
+      transaction: { reference, amount: { value: 24_900, currency: 'NOK' }, paymentDescription: 'Two pairs of socks' },
+      logistics: {
+        fixedOptions: [
+          { brand: 'POSTEN', amount: { value: 9_900, currency: 'NOK' }, id: 'home', priority: 1, isDefault: true },
+          { brand: 'POSTNORD', amount: { value: 4_900, currency: 'NOK' }, id: 'pickup', priority: 2, isDefault: false },
+        ],
+      },
+      configuration: { elements: 'Full', showOrderSummary: false },
+    });
+    expect(created.status).toBe(200);
+    await page.goto(created.body.checkoutFrontendUrl);
+    await page.getByTestId('order-summary').waitFor();
+    // The default option is selected: the table shows the order, its shipping and the total, which add up.
+    const shown = await orderTable(page);
+    expect(shown).toEqual({
+      rows: [
+        ['Two pairs of socks', 24_900],
+        ['Shipping: Posten', 9_900],
+      ],
+      total: 34_800,
+    });
+    expect(await page.locator('#pay-total').textContent()).toBe(
+      'You pay kr\u00a0348,00: the order kr\u00a0249,00 and shipping kr\u00a099,00.',
+    );
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+    await screenshot(page, `checkout-total-${width}`);
+
+    // Another option: the table and the sentence by Pay follow it before anything is sent.
+    await page.getByLabel(/Postnord/).check();
+    await page
+      .getByTestId('total')
+      .filter({ hasText: /^kr\s298,00$/ })
+      .waitFor();
+    expect(await orderTable(page)).toEqual({
+      rows: [
+        ['Two pairs of socks', 24_900],
+        ['Shipping: Postnord', 4_900],
+      ],
+      total: 29_800,
+    });
+    expect(await page.locator('#pay-total').textContent()).toBe(
+      'You pay kr\u00a0298,00: the order kr\u00a0249,00 and shipping kr\u00a049,00.',
+    );
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    // What was shown is what is paid.
+    await page.getByLabel('Your wallet phone number (test user)').fill('91234567');
+    await page.getByTestId('pay').click();
+    await page.getByText('Status: Paid').waitFor();
+    expect((await checkout.getSession(reference)).body.paymentDetails.amount).toEqual({ value: 29_800, currency: 'NOK' });
+    expect(await orderTable(page)).toEqual({
+      rows: [
+        ['Two pairs of socks', 24_900],
+        ['Shipping: Postnord', 4_900],
+      ],
+      total: 29_800,
+    });
+  });
+}
+
 test('invalid input is shown next to its field, and the page stays accessible', async () => {
   const created = await checkout.createSession({ logistics: null, configuration: { elements: 'PaymentAndContactInfo' } });
   await page.goto(created.body.checkoutFrontendUrl);

@@ -165,3 +165,44 @@ test('Payment.order shows the order sent with the payment, and null without one'
   expect((await owner.createPayment({ reference: plain })).status).toBe(201);
   expect((await data(owner, query, { reference: plain })).payment.order).toBeNull();
 });
+
+test('Payment.outcome says what became of each payment, by the rule the search and the totals count by, in one statement a page', async () => {
+  const prefix = newReference('o').slice(0, 20); // room for the suffixes within 50 characters
+  const reserved = await owner.authorizedPayment(10_000, { reference: `${prefix}-reserved` });
+  const captured = await owner.authorizedPayment(10_000, { reference: `${prefix}-captured` });
+  expect((await owner.modify(captured, 'capture', 4_000)).status).toBe(200);
+  const refunded = await owner.authorizedPayment(10_000, { reference: `${prefix}-refunded` });
+  expect((await owner.modify(refunded, 'capture', 10_000)).status).toBe(200);
+  expect((await owner.modify(refunded, 'refund', 1_000)).status).toBe(200);
+  const cancelled = await owner.authorizedPayment(10_000, { reference: `${prefix}-cancelled` });
+  expect((await owner.modify(cancelled, 'cancel')).status).toBe(200);
+  const pending = `${prefix}-pending`;
+  expect((await owner.createPayment({ reference: pending })).status).toBe(201);
+
+  const query = `query($p: String!) { payments(first: 10, filter: { referencePrefix: $p }) { edges { node { reference state outcome } } } }`;
+  const seen = t.queries.length;
+  const rows = (await data(owner, query, { p: prefix })).payments.edges.map((e: { node: unknown }) => e.node);
+  // The outcome rule's statement (the expiry job's verb statement, which may run meanwhile, selects `null as outcome`).
+  expect(t.queries.slice(seen).filter((sql) => /\) as outcome from payment\b/.test(sql))).toHaveLength(1);
+  expect(
+    Object.fromEntries(rows.map((r: { reference: string; state: string; outcome: string }) => [r.reference, [r.state, r.outcome]])),
+  ).toEqual({
+    [reserved]: ['AUTHORIZED', 'RESERVED'],
+    [captured]: ['AUTHORIZED', 'CAPTURED'],
+    [refunded]: ['AUTHORIZED', 'REFUNDED'],
+    [cancelled]: ['AUTHORIZED', 'CANCELLED'],
+    [pending]: ['CREATED', 'PENDING'],
+  });
+  // Each agrees with the search's outcome filter.
+  for (const r of rows as { reference: string; outcome: string }[]) {
+    const found = await data(
+      owner,
+      `query($p: String!, $o: [PaymentOutcome!]) { payments(first: 10, filter: { referencePrefix: $p, outcome: $o }) { edges { node { reference } } } }`,
+      {
+        p: r.reference,
+        o: [r.outcome],
+      },
+    );
+    expect(found.payments.edges).toHaveLength(1);
+  }
+});

@@ -61,10 +61,10 @@ test('the IDE runs a subscription over graphql-ws', async () => {
   await run(`subscription { paymentEvents(reference: "${reference}") { event { name reference } payment { state } } }`);
   // The subscription is live once the server holds it; the payment is created after that.
   await page.getByRole('button', { name: /Stop/ }).waitFor();
-  for (const until = Date.now() + 15_000; t.app.services.paymentEvents.subscriberCount === 0 && Date.now() < until;) {
+  for (const until = Date.now() + 15_000; t.app.services.events.subscriberCount === 0 && Date.now() < until;) {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  expect(t.app.services.paymentEvents.subscriberCount).toBeGreaterThan(0);
+  expect(t.app.services.events.subscriberCount).toBeGreaterThan(0);
   const merchant = new MerchantClient(t.baseUrl);
   expect((await merchant.createPayment({ reference })).status).toBe(201);
   await response().filter({ hasText: reference }).waitFor();

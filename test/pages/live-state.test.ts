@@ -196,8 +196,21 @@ describe('the wait (waitForStateChange)', () => {
     };
   }
 
+  /** An ePayment whose CREATED event the bus has already passed on, so that event cannot stir a wait begun after. */
+  async function ePaymentHeard(): Promise<{ token: string }> {
+    const heard: OutboxEvent[] = [];
+    const unsubscribe = services().events.subscribe({ msn: MERCHANT_A.msn, streamType: PAYMENT_STREAM }, (e) => heard.push(e));
+    try {
+      const { reference, token } = await ePayment();
+      await eventually(() => heard.some((e) => e.payload.reference === reference), 'the payment’s CREATED event on the bus');
+      return { token };
+    } finally {
+      unsubscribe();
+    }
+  }
+
   test('is bounded: unchanged after its time, the state read last comes back and the subscription is gone', async () => {
-    const { token } = await ePayment();
+    const { token } = await ePaymentHeard();
     const subscribers = services().events.subscriberCount;
     const { read, reads } = counted(token);
     expect(await waitForStateChange(services().events, read, 'CREATED', { waitMs: 50 })).toEqual({

@@ -65,6 +65,16 @@ function create(overrides: BodyCase, headers: Record<string, string> = {}): Prom
   return merchant.request('POST', PAYMENTS, bodyOf(overrides), { 'Idempotency-Key': randomUUID(), ...headers });
 }
 
+/** The four-digit code each graph code stands for on REST (FACTS §14.3); the rest carry none. */
+const GRAPH_ERROR_CODES: Record<string, string> = {
+  AMOUNT_TOO_SMALL: '6010',
+  METADATA_CAPACITY_EXCEEDED: '4100',
+  METADATA_DUPLICATE_KEYS: '4110',
+  METADATA_KEY_LENGTH_EXCEEDED: '4120',
+  METADATA_VALUE_LENGTH_EXCEEDED: '4130',
+  CARD_NOT_AVAILABLE_IN_TEST: '4160',
+};
+
 function fieldsNamed(res: HttpResult): string[] {
   return ((res.body?.extraDetails ?? []) as { name: string }[]).map((d) => d.name);
 }
@@ -175,13 +185,11 @@ describe('body rules: each refusal names its field', () => {
     ['receipt with a bad barcode format', receiptWith({ barcode: { format: 'QR', data: '123' } }), 'receipt.bottomLine.barcode.format'],
     ['receipt with a barcode without data', receiptWith({ barcode: { format: 'EAN-13' } }), 'receipt.bottomLine.barcode.data'],
 
-    // expiresAt: RFC 3339, (10 min, 28 days) ahead, PUSH_MESSAGE or QR only
+    // expiresAt: RFC 3339, PUSH_MESSAGE or QR only; how far ahead is a domain refusal with a code (below)
     ['expiresAt not a date', () => longLiving('next tuesday'), 'expiresAt'],
     ['expiresAt date only', () => longLiving(ahead(2 * DAY).slice(0, 10)), 'expiresAt'],
     ['expiresAt with a space instead of T', () => longLiving(ahead(2 * DAY).replace('T', ' ')), 'expiresAt'],
     ['expiresAt without a time zone', () => longLiving(ahead(2 * DAY).replace('Z', '')), 'expiresAt'],
-    ['expiresAt exactly 28 days ahead', () => longLiving(ahead(28 * DAY)), 'expiresAt'],
-    ['expiresAt 60 days ahead', () => longLiving(ahead(60 * DAY)), 'expiresAt'],
     ['expiresAt with WEB_REDIRECT', () => ({ receipt: RECEIPT, expiresAt: ahead(DAY) }), 'expiresAt'],
     ['expiresAt with NATIVE_REDIRECT', () => longLiving(ahead(DAY), { userFlow: 'NATIVE_REDIRECT' }), 'expiresAt'],
 
@@ -233,9 +241,7 @@ describe('body rules: each refusal names its field', () => {
     ['profile.scope of spaces only', { profile: { scope: '   ' } }, 'profile.scope'],
     ['profile.scope not a string', { profile: { scope: ['name'] } }, 'profile.scope'],
 
-    // metadata: at most 5 string pairs, key <= 100, value <= 500
-    ['metadata with 6 pairs', { metadata: metadataPairs(6) }, 'metadata'],
-    ['metadata value longer than 500', { metadata: { note: 'n'.repeat(501) } }, 'metadata.note'],
+    // metadata: string pairs (its limits are domain refusals with codes, below)
     ['metadata value not a string', { metadata: { note: { n: 42 } } }, 'metadata.note'],
     ['metadata not an object', { metadata: 'note=42' }, 'metadata'],
   ];
@@ -249,10 +255,48 @@ describe('body rules: each refusal names its field', () => {
 });
 
 describe('domain refusals with a public title and error code', () => {
-  test('NOK below 100 is "Amount too small", naming amount.value', async () => {
-    const res = await create({ amount: { currency: 'NOK', value: 99 } });
-    expectRefused(res, 'amount.value');
-    expect(res.body.title).toBe('Amount too small');
+  test('NOK below 100 is "Amount too small" with ErrorCode 6010, naming amount.value', async () => {
+    for (const value of [99, 50]) {
+      const res = await create({ amount: { currency: 'NOK', value } });
+      expectRefused(res, 'amount.value');
+      expect(res.body.title).toBe('Amount too small');
+      expect(res.body.extraDetails).toContainEqual({ name: 'ErrorCode', reason: '6010' });
+    }
+  });
+
+  test.each([
+    ['6 pairs', { metadata: metadataPairs(6) }, 'Metadata capacity exceeded', '4100', 'metadata'],
+    ['a 101-character key', { metadata: { ['k'.repeat(101)]: 'v' } }, 'Metadata key length exceeded', '4120', 'metadata'],
+    ['a 501-character value', { metadata: { note: 'n'.repeat(501) } }, 'Metadata value length exceeded', '4130', 'metadata.note'],
+  ])('metadata with %s is "%s" with ErrorCode %s', async (_what, overrides, title, code, field) => {
+    const res = await create(overrides);
+    expectRefused(res, field);
+    expect(res.body.title).toBe(title);
+    expect(res.body.extraDetails).toContainEqual({ name: 'ErrorCode', reason: code });
+  });
+
+  test('a metadata key written twice is "Metadata duplicate keys" with ErrorCode 4110, though JSON.parse keeps one', async () => {
+    const body = JSON.stringify(paymentBody({ metadata: { orderId: '1', note: 'x' } }));
+    const twice = body.replace('"orderId":"1"', '"orderId":"1","ord\\u0065rId":"2"');
+    expect(twice).not.toBe(body);
+    const res = await merchant.request('POST', PAYMENTS, twice, { 'Idempotency-Key': randomUUID() });
+    expectRefused(res, 'metadata.orderId');
+    expect(res.body.title).toBe('Metadata duplicate keys');
+    expect(res.body.extraDetails).toContainEqual({ name: 'ErrorCode', reason: '4110' });
+    // The same key twice elsewhere in the body is JSON as JSON.parse reads it (the last wins): no metadata rule.
+    const elsewhere = body.replace('"paymentDescription":', '"paymentDescription":"first","paymentDescription":');
+    expect(elsewhere).not.toBe(body);
+    expectCreated(await merchant.request('POST', PAYMENTS, elsewhere, { 'Idempotency-Key': randomUUID() }));
+  });
+
+  test.each([
+    ['60 days and a minute', 60 * DAY + MINUTE],
+    ['61 days', 61 * DAY],
+  ])('expiresAt %s ahead is "Expiration too late" with ErrorCode 6110', async (_when, ms) => {
+    const res = await create(() => longLiving(ahead(ms)));
+    expectRefused(res, 'expiresAt');
+    expect(res.body.title).toBe('Expiration too late');
+    expect(res.body.extraDetails).toContainEqual({ name: 'ErrorCode', reason: '6110' });
   });
 
   test.each([
@@ -266,10 +310,17 @@ describe('domain refusals with a public title and error code', () => {
     expect(res.body.extraDetails).toContainEqual({ name: 'ErrorCode', reason: '6120' });
   });
 
-  test('CARD in the test environment is "Card payments are not available in the test environment", naming paymentMethod.type', async () => {
+  test('CARD in the test environment is "Card payments are not available in the test environment" (4160), naming paymentMethod.type', async () => {
     const res = await create(card);
     expectRefused(res, 'paymentMethod.type');
     expect(res.body.title).toBe('Card payments are not available in the test environment');
+    expect(res.body.extraDetails).toContainEqual({ name: 'ErrorCode', reason: '4160' });
+  });
+
+  test('a field error carries no ErrorCode', async () => {
+    const res = await create({ reference: 'short' });
+    expectRefused(res, 'reference');
+    expect(fieldsNamed(res)).not.toContain('ErrorCode');
   });
 
   test('zero is a field error, not "Amount too small"; 1 DKK minor unit is payable', async () => {
@@ -305,7 +356,7 @@ describe('domain refusals with a public title and error code', () => {
 });
 
 describe('expiresAt must name an instant that exists', () => {
-  // An app whose clock stands at 20 February, so that "30 February" would fall inside the 10 min..28 days window.
+  // An app whose clock stands at 20 February, so that "30 February" would fall inside the 10 min..60 days window.
   const year = new Date().getUTCFullYear() + 1;
   let february: TestApp;
   let client: MerchantClient;
@@ -362,6 +413,7 @@ describe('accepted at the boundaries', () => {
       'a long-living payment just under 28 days ahead, with a time zone offset',
       () => longLiving(ahead(28 * DAY - MINUTE).replace('Z', '+00:00')),
     ],
+    ['a long-living payment exactly 60 days ahead', () => longLiving(ahead(60 * DAY))],
     ['QR without qrFormat', qr],
     ['QR as PNG with a size', { ...qr, qrFormat: { format: 'IMAGE/PNG', size: 500 } }],
     ['QR as PNG of 100 px', { ...qr, qrFormat: { format: 'IMAGE/PNG', size: 100 } }],
@@ -499,6 +551,7 @@ describe('the same rules through the GraphQL createPayment mutation', () => {
           code
           field
           message
+          errorCode
         }
       }
     }
@@ -518,11 +571,13 @@ describe('the same rules through the GraphQL createPayment mutation', () => {
 
   async function createByGraph(
     overrides: Overrides,
-  ): Promise<{ payment: unknown; userErrors: { code: string; field: string | null; message: string }[] }> {
+  ): Promise<{ payment: unknown; userErrors: { code: string; field: string | null; message: string; errorCode: string | null }[] }> {
     const res = await merchant.graphql(CREATE, { input: graphInput(overrides) });
     expect({ status: res.status, errors: res.body.errors }).toEqual({ status: 200, errors: undefined });
     return res.body.data.createPayment;
   }
+
+  const pairs = (count: number, value = 'v') => Array.from({ length: count }, (_, i) => ({ key: `key${i}`, value }));
 
   test.each([
     ['a reference that breaks the pattern', { reference: 'short' }, 'VALIDATION_FAILED', 'reference'],
@@ -534,6 +589,15 @@ describe('the same rules through the GraphQL createPayment mutation', () => {
       'qrFormat.size',
     ],
     ['NOK below 100', { amount: { currency: 'NOK', value: 99 } }, 'AMOUNT_TOO_SMALL', 'amount.value'],
+    ['6 metadata pairs', { metadata: pairs(6) }, 'METADATA_CAPACITY_EXCEEDED', 'metadata'],
+    [
+      'a metadata key listed twice',
+      { metadata: [...pairs(2), { key: 'key0', value: 'again' }] },
+      'METADATA_DUPLICATE_KEYS',
+      'metadata.key0',
+    ],
+    ['a 101-character metadata key', { metadata: [{ key: 'k'.repeat(101), value: 'v' }] }, 'METADATA_KEY_LENGTH_EXCEEDED', 'metadata'],
+    ['a 501-character metadata value', { metadata: pairs(1, 'v'.repeat(501)) }, 'METADATA_VALUE_LENGTH_EXCEEDED', 'metadata.key0'],
     [
       'PUSH_MESSAGE with a customer naming nobody',
       { userFlow: 'PUSH_MESSAGE', returnUrl: null, customer: {} },
@@ -548,16 +612,24 @@ describe('the same rules through the GraphQL createPayment mutation', () => {
       'VALIDATION_FAILED',
       'customer.phoneNumber',
     ],
-  ])('%s is a userError naming the same field as REST', async (_what, overrides, code, field) => {
+  ])('%s is a userError naming the same field and ErrorCode as REST', async (_what, overrides, code, field) => {
     const payload = await createByGraph(overrides);
     expect(payload.payment).toBeNull();
-    expect(payload.userErrors).toContainEqual({ code, field, message: expect.any(String) });
+    const errorCode = GRAPH_ERROR_CODES[code] ?? null;
+    expect(payload.userErrors).toContainEqual({ code, field, message: expect.any(String), errorCode });
+  });
+
+  test('expiresAt past 60 days is EXPIRATION_TOO_LATE (6110)', async () => {
+    const payload = await createByGraph({ userFlow: 'QR', returnUrl: null, receipt: RECEIPT, expiresAt: ahead(60 * DAY + MINUTE) });
+    expect(payload.userErrors).toEqual([
+      { code: 'EXPIRATION_TOO_LATE', field: 'expiresAt', message: expect.stringContaining('Expiration too late'), errorCode: '6110' },
+    ]);
   });
 
   test('expiresAt too soon is EXPIRATION_TOO_SOON on expiresAt', async () => {
     const payload = await createByGraph({ userFlow: 'QR', returnUrl: null, receipt: RECEIPT, expiresAt: ahead(5 * MINUTE) });
     expect(payload.userErrors).toEqual([
-      { code: 'EXPIRATION_TOO_SOON', field: 'expiresAt', message: expect.stringContaining('Expiration too soon') },
+      { code: 'EXPIRATION_TOO_SOON', field: 'expiresAt', message: expect.stringContaining('Expiration too soon'), errorCode: '6120' },
     ]);
   });
 

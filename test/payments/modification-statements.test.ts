@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { countingBusWakes } from '../support/bus-wakes.js';
 
 /*
- * issue 23, part 4: capture, refund and cancel write by SQL, not a flush (payment-modification.statement.ts): the
+ * issue 23, part 4: capture, refund and cancel write by SQL, not a flush (the write runner, run-operation.ts): the
  * payment's update, the event in the outbox, the settlement ledger's row and the key's record in one statement. What
  * the flush wrote must still be written, the same on both faces, and read back from the database itself.
  */
@@ -228,12 +228,11 @@ test("a sales unit's first capture at runtime makes its ledger place, at the def
   expect(Number(row!.fee)).toBe(captureFee(10_000, DEFAULT_PRICE));
 });
 
-test("the settlement projector's flush form writes the row its statement form writes, for any other writer of the event", async () => {
+test("a projected event is written only with its projector's rows: recording it in a unit of work is refused, and writes nothing", async () => {
   const reference = await merchant.authorizedPayment(10_000);
   expect((await merchant.modify(reference, 'capture', 3_333)).status).toBe(200);
   const [payment] = await rows<{ id: string }>(`select id from payment where msn = '123456' and reference = ?`, [reference]);
-  // The same event recorded in a unit of work (no payment change: only the projection is compared).
-  await forkEm(t.app.services.orm).transactional(async (em) => {
+  const recorded = forkEm(t.app.services.orm).transactional(async (em) => {
     recordEvent(em, {
       streamType: 'payment',
       streamId: payment!.id,
@@ -243,9 +242,10 @@ test("the settlement projector's flush form writes the row its statement form wr
       occurredAt: t.clock.now(),
     });
   });
-  const { ledger } = await stored(reference);
-  expect(ledger).toHaveLength(2);
-  expect(ledger[1]).toEqual(ledger[0]);
+  await expect(recorded).rejects.toThrow(/only the write runner writes it/);
+  const { ledger, events } = await stored(reference);
+  expect(ledger).toHaveLength(1);
+  expect(events.filter(([name]) => name === 'captured')).toHaveLength(1);
 });
 
 // The expiry job is off here, so only the request can expire the payment and wake the bus.

@@ -1,3 +1,4 @@
+/** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import { assertTransition, canTransition, paymentStates, paymentTransitions } from '../../src/payments/payment.transitions.js';
 
 describe('payment state machine', () => {

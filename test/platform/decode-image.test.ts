@@ -1,3 +1,4 @@
+/** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import jpeg from 'jpeg-js';
 import { PNG } from 'pngjs';
 import { decodeBase64, decodeImage, ImageRejected } from '../../src/platform/images/decode-image.js';

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { modules } from '../../src/modules.js';
-import { seedMerchants } from '../../src/merchants/merchants.seed.js';
+import { testMerchants } from '../../src/merchants/merchants.seed.js';
 import { forkEm, openDatabase, type Orm } from '../../src/platform/db/orm.js';
 import { callbackKinds, type CallbackKind } from '../../src/platform/delivery/callback-kinds.js';
 import { callbackReceiver } from '../../src/platform/delivery/record-callback.js';
@@ -62,11 +62,23 @@ beforeAll(async () => {
   orm = await openDatabase({
     databaseUrl: db.databaseUrl,
     dataDir,
+    pglite: db.pglite,
     entities: modules.flatMap((m) => m.entities ?? []),
     migrations: modules.flatMap((m) => m.migrations ?? []).filter((m) => m.name <= UNDER_TEST),
     migrateTo: BEFORE,
   });
-  await seedMerchants(forkEm(orm), at);
+  // The merchants as the schema before the migration holds them: today's entities map columns it does not have yet.
+  // The service started later seeds the rest (its seed leaves existing rows as they are).
+  for (const m of testMerchants) {
+    await sql(`insert into merchant (id, name, org_number, created_at) values (?, ?, ?, ?)`, [m.id, m.name, m.orgNumber, at]);
+    await sql(`insert into sales_unit (msn, merchant_id, name, long_living_payments_allowed, created_at) values (?, ?, ?, ?, ?)`, [
+      m.msn,
+      m.id,
+      m.salesUnitName,
+      m.longLivingPaymentsAllowed,
+      at,
+    ]);
+  }
 
   await sql(`insert into webhook (id, msn, url, events, secret, created_at) values (?, ?, ?, ?, ?, ?)`, [
     webhookId,
@@ -313,6 +325,13 @@ test('the service started on the migrated database sends what was pending and sh
       attempts: { edges: [{ node: { state: 'COMPLETED', statusCode: 200 } }] },
     },
   ]);
-  const [interrupted] = await sql(`select error from delivery_attempt where delivery_id = ? and duration_ms is null`, [ids[0]]);
+  // The attempt log was since converted to a partitioned table beside the old one (Migration20261205040000DataLifecycle):
+  // the cut-off attempt stays in the old one, marked interrupted by that conversion.
+  const [interrupted] = await sql(
+    `select error from (select delivery_id, duration_ms, error from delivery_attempt
+       union all select delivery_id, duration_ms, error from delivery_attempt_legacy) a
+     where delivery_id = ? and duration_ms is null`,
+    [ids[0]],
+  );
   expect(interrupted).toEqual({ error: INTERRUPTED_ATTEMPT_ERROR });
 });

@@ -1,3 +1,4 @@
+/** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
@@ -11,13 +12,18 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Relative imports of a file, type-only ones included: a circle of types is still two modules that know each other. */
+/**
+ * Relative imports of a file, type-only ones included (a circle of types is still two modules that know each other),
+ * and dynamic `import(…)` calls, which load a module as surely as a static import does, only later.
+ */
 function importsOf(file: string): string[] {
   const text = readFileSync(file, 'utf8');
   const specifiers = [
-    ...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'";]*?from\s*'(\.{1,2}\/[^']+)'|(?:^|\n)\s*import\s*'(\.{1,2}\/[^']+)'/g),
+    ...text.matchAll(
+      /(?:^|\n)\s*(?:import|export)[^'";]*?from\s*'(\.{1,2}\/[^']+)'|(?:^|\n)\s*import\s*'(\.{1,2}\/[^']+)'|\bimport\(\s*'(\.{1,2}\/[^']+)'\s*\)/g,
+    ),
   ];
-  return specifiers.map((m) => resolve(dirname(file), (m[1] ?? m[2])!.replace(/\.js$/, '.ts')));
+  return specifiers.map((m) => resolve(dirname(file), (m[1] ?? m[2] ?? m[3])!.replace(/\.js$/, '.ts')));
 }
 
 function findCycles(graph: Map<string, string[]>): string[][] {
@@ -49,7 +55,8 @@ const name = (file: string) => relative(root, file);
  *   the wallet simulates the user who approves payments, so it stands above payments; checkout, PSP and QR approve
  *   as the wallet's test users, so they stand above the wallet);
  * - the faces: REST routes, pages and resolvers, which call any domain's services and which no service calls;
- * - the composition: the module manifests (`src/modules/`), their list and the app built from them.
+ * - the composition: the module manifests (`src/modules/`), their list, the app built from them, and the two entry
+ *   points that start it: the service (`main.ts`) and the operator's command line (`cli.ts`).
  */
 const base = ['src/platform/', 'src/config.ts', 'src/log.ts', 'src/startup-failure.ts'];
 const domains = [
@@ -69,7 +76,7 @@ const domains = [
   'management',
   'operator',
 ].map((d) => `src/${d}/`);
-const composition = ['src/modules/', 'src/modules.ts', 'src/app.ts', 'src/main.ts'];
+const composition = ['src/modules/', 'src/modules.ts', 'src/app.ts', 'src/main.ts', 'src/cli.ts'];
 
 const isFace = (file: string) => name(file).startsWith('resolvers/') || /\.(routes|page|pages)\.ts$/.test(file);
 const within = (file: string, places: readonly string[]) => places.some((p) => name(file) === p || name(file).startsWith(p));

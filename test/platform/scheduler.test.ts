@@ -1,3 +1,4 @@
+/** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Scheduler, type Job } from '../../src/platform/jobs/scheduler.js';
 import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';

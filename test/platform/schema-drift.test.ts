@@ -120,13 +120,15 @@ const ownedBefore = new Set([
 ]);
 
 /**
- * Tables another module's migration emptied into its own and dropped: their last owner, and that migration, the one
- * of another module allowed to change them. The webhooks module's deliveries and attempts moved into the platform's
- * generic delivery tables, which every kind of delivery shares (callbacks moved there from the platform's own).
+ * Tables another module's migration took into its own: their last owner, and that migration, the one of another
+ * module allowed to change them. The webhooks module's deliveries and attempts moved into the platform's generic
+ * delivery tables, which every kind of delivery shares (callbacks moved there from the platform's own). The wallet
+ * renamed the platform's `test_user` to its own `wallet_user`, and keeps the old name as a view for the release before.
  */
 const movedOut = new Map([
   ['webhook_delivery', { owner: 'webhooks', by: 'Migration20261126180000Deliveries' }],
   ['webhook_delivery_attempt', { owner: 'webhooks', by: 'Migration20261126180000Deliveries' }],
+  ['test_user', { owner: 'platform', by: 'Migration20261205060000WalletUser' }],
 ]);
 
 /**
@@ -172,8 +174,11 @@ const CHANGE = [
 ];
 const WRITE = /\b(?:insert\s+into|update|delete\s+from)\s+"?(\w+)"?\s+(?:\(|set\b|where\b|\w+\s+set\b|select\b|values\b|as\b|using\b)/gi;
 
+/** A table renamed is created under its new name by the migration that renames it (an expand step keeps the old rows). */
+const RENAME = /\balter\s+table\s+(?:if\s+exists\s+)?"?\w+"?\s+rename\s+to\s+"?(\w+)/g;
+
 async function tablesCreatedBy(orm: Orm, entry: MigrationEntry): Promise<string[]> {
-  return (await sqlOf(orm, entry)).flatMap((sql) => [...sql.matchAll(CREATE)].map((m) => m[1]!));
+  return (await sqlOf(orm, entry)).flatMap((sql) => [...sql.matchAll(CREATE), ...sql.matchAll(RENAME)].map((m) => m[1]!));
 }
 
 async function tablesChangedBy(orm: Orm, entry: MigrationEntry): Promise<Set<string>> {

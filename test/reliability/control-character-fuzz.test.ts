@@ -5,6 +5,7 @@ import {
   isNonNullType,
   isListType,
   isScalarType,
+  print,
   type GraphQLArgument,
   type GraphQLField,
   type GraphQLInputType,
@@ -15,6 +16,7 @@ import { buildSchema } from '../../src/platform/graph/schema.js';
 import { forEachConcurrently } from '../support/concurrently.js';
 import { MERCHANT_A, MerchantClient } from '../support/merchant-client.js';
 import { OperatorClient } from '../support/operator-client.js';
+import { WalletClient } from '../support/wallet-client.js';
 import { PartnerClient } from '../support/partner-client.js';
 import { PspClient, TEST_PSP } from '../support/psp-client.js';
 import { connectionParamsOf, graphqlWsUrl } from '../support/subscriber.js';
@@ -235,9 +237,13 @@ describe('the graph', () => {
     const merchantHeaders = await merchant.headers();
     // The operator's fields serve only the operator's client (a merchant is refused them before their input is read).
     const operatorHeaders = await operator.headers();
+    // So do the wallet's fields the wallet app's client (issue 35).
+    const walletHeaders = await new WalletClient(t.baseUrl).headers();
     const requests: { field: string; headers: Record<string, string>; body: string; name: string }[] = [];
     for (const { kind, field } of operations()) {
-      const headers = field.astNode?.directives?.some((d) => d.name.value === 'operatorOnly') ? operatorHeaders : merchantHeaders;
+      const operatorOnly = field.astNode?.directives?.some((d) => print(d) === '@principals(kinds: [OPERATOR])');
+      const walletOnly = field.astNode?.directives?.some((d) => print(d) === '@principals(kinds: [WALLET])');
+      const headers = operatorOnly ? operatorHeaders : walletOnly ? walletHeaders : merchantHeaders;
       for (const argument of field.args) {
         for (const path of argumentStringPaths(argument.type)) {
           const control = CONTROL[requests.length % CONTROL.length]!;

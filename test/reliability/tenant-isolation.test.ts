@@ -5,7 +5,7 @@ import { connectionParamsOf, connectOnce, eventually, Subscriber } from '../supp
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { buildSchema } from '../../src/platform/graph/schema.js';
 import { modules } from '../../src/modules.js';
-import { toGlobalId } from '../../src/platform/graph/relay.js';
+import { fromGlobalId, toGlobalId } from '../../src/platform/graph/relay.js';
 import { approveWithConsent } from '../support/user-consent.js';
 import { PNG } from 'pngjs';
 import { PspClient } from '../support/psp-client.js';
@@ -22,6 +22,25 @@ import { OperatorClient, operatorMutations } from '../support/operator-client.js
 import type { PrincipalClient } from '../support/principal-client.js';
 import { testOperator } from '../../src/operator/operator.seed.js';
 import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
+import { WalletClient } from '../support/wallet-client.js';
+import { testWalletClient } from '../../src/wallet/wallet-client.seed.js';
+
+/** Issue 35: each wallet field with a valid input, as any principal would send it (the refusal tests send all of them). */
+const walletFields: Record<string, { query: string; variables: Record<string, unknown> }> = {
+  'Query.walletPendingPayments': {
+    query: 'query($p: String!) { walletPendingPayments(phoneNumber: $p) { edges { node { token shopName } } } }',
+    variables: { p: '4791234567' },
+  },
+  'Query.walletPayment': { query: 'query($t: String!) { walletPayment(token: $t) { shopName } }', variables: { t: 'any-token' } },
+  'Mutation.walletApprovePayment': {
+    query: 'mutation($i: WalletApprovePaymentInput!) { walletApprovePayment(input: $i) { userErrors { code } } }',
+    variables: { i: { phoneNumber: '4791234567', token: 'any-token' } },
+  },
+  'Mutation.walletRejectPayment': {
+    query: 'mutation($i: WalletRejectPaymentInput!) { walletRejectPayment(input: $i) { userErrors { code } } }',
+    variables: { i: { phoneNumber: '4791234567', token: 'any-token' } },
+  },
+};
 
 /** The partner's client (TEST-ENVIRONMENT.md), naming a sales unit per request. */
 const partnerFor = (msn: string): TestMerchant => ({
@@ -368,6 +387,11 @@ const graphMatrix: Record<string, Entry> = {
   'Query.node(event)': gql('query($id: ID!) { node(id: $id) { id } }', (ids) => ({ id: ids.eventId })),
   'Query.payment': gql('query($r: String!) { payment(reference: $r) { reference } }', (ids) => ({ r: ids.reference })),
   'Query.payments': { none: 'lists and searches only the caller’s sales unit (checked below; test/graphql/payment-search.test.ts)' },
+  // issue 37: the deployment's environment (what `trigger` checks), and payments that need attention
+  'Query.serviceEnvironment': { none: 'no tenant data: the deployment’s environment, the same answer for every caller' },
+  'Query.paymentsNeedingAttention': {
+    none: 'lists only the caller’s sales unit (test/payments/payment-attention.test.ts: merchant B and a partner acting for B see none of A’s)',
+  },
   'Mutation._empty': { none: 'placeholder field' },
   'Mutation.createPayment': { none: 'creates in the caller’s sales unit' },
   'Mutation.capturePayment': gql(
@@ -387,6 +411,15 @@ const graphMatrix: Record<string, Entry> = {
   'Query.paymentTotals': { none: 'counts only the caller’s sales unit (test/pages/dashboard-graph.test.ts)' },
   'Query.paymentEventsPerMinute': { none: 'counts only the caller’s sales unit (test/pages/dashboard-graph.test.ts)' },
   'Query.events': { none: 'lists only the caller’s sales unit (test/graphql/event-connection.test.ts)' },
+  'Query.events(afterEventId)': gql(
+    'query($e: ID) { events(order: OLDEST_FIRST, afterEventId: $e) { edges { node { eventId } } } }',
+    (ids) => ({ e: fromGlobalId(ids.eventId)!.key }),
+  ),
+  // issue 37: the body a webhook of the event carries, what `paygraph listen` forwards, read after another unit's event
+  'Query.events(webhookBody)': gql(
+    'query($e: ID) { events(order: OLDEST_FIRST, afterEventId: $e) { edges { node { eventId webhookBody } } } }',
+    (ids) => ({ e: fromGlobalId(ids.eventId)!.key }),
+  ),
   'Query.recentPaymentEvents': { none: 'lists only the caller’s sales unit (test/pages/dashboard-graph.test.ts)' },
   'Query.webhookDeliveries': gql('query($id: ID!) { webhookDeliveries(webhookId: $id) { edges { node { id } } } }', (ids) => ({
     id: ids.webhookId,
@@ -485,6 +518,10 @@ const graphMatrix: Record<string, Entry> = {
     socket:
       "probed over graphql-ws in test/graphql/stream-events-subscription.test.ts: bound to the connection's sales unit, another merchant's events neither replayed nor live",
   },
+  'Subscription.streamEvents(webhookBody)': {
+    socket:
+      "bound to the connection's sales unit as streamEvents is (test/graphql/stream-events-subscription.test.ts); listen reads it for one unit (test/operations/listen-receiver.test.ts)",
+  },
   // issue 10: PSP payments (PSP-only fields: probed PSP against PSP in the issue 10 block below)
   'Query.pspPayment': { none: 'the calling PSP’s payments only (issue 10 block)' },
   'Query.pspPayments': { none: 'the calling PSP’s payments only (issue 10 block)' },
@@ -494,6 +531,14 @@ const graphMatrix: Record<string, Entry> = {
   'Query.pspMerchants': { none: 'lists the calling PSP’s merchants only (test/psp/psp-signup.test.ts)' },
   'Mutation.signUpPspMerchant': { none: 'signs up for the calling PSP' },
   'Mutation.updatePspMerchant': { none: 'probed PSP against PSP in the issue 10 block' },
+  // issue 35: the wallet app's fields act for the app's users, never for a merchant: every merchant, partner, PSP and
+  // the operator is refused each of them, and the wallet client every other field (the wallet block below).
+  ...Object.fromEntries(
+    Object.keys(walletFields).map((field) => [
+      field,
+      { none: 'wallet only: refused to every other principal; shows a payment only as its user sees it in the app (wallet block)' },
+    ]),
+  ),
   // issue 21: the operator's mutations (@operatorOnly) hold no tenant's object: every merchant, partner and PSP is
   // refused each of them, and the operator every other field (the operator block below).
   ...Object.fromEntries(
@@ -658,6 +703,69 @@ describe('tenant isolation', () => {
     }
   });
 
+  // issue 35: a wallet app's credential covers no sales unit either; its fields are its own.
+  test('the wallet client is refused (403, the credential named) on every route of every bearer interface, with or without an MSN', async () => {
+    const wallet = new WalletClient(t.baseUrl);
+    const routes = authenticatedRoutes(false);
+    expect(routes.length).toBeGreaterThan(40);
+    const answers = await Promise.all(routes.map(async (r) => [r.name, (await r.call(wallet)).status] as const));
+    expect(Object.fromEntries(answers)).toEqual(Object.fromEntries(routes.map((r) => [r.name, 403])));
+    const naming = new MerchantClient(t.baseUrl, { msn: '123456', ...testWalletClient });
+    const named = await Promise.all(routes.map(async (r) => [r.name, (await r.call(naming)).status] as const));
+    expect(Object.fromEntries(named)).toEqual(Object.fromEntries(routes.map((r) => [r.name, 403])));
+  });
+
+  test('the wallet client is refused on every probed field of the graph and every operator mutation, before any resolver runs', async () => {
+    const wallet = new WalletClient(t.baseUrl);
+    const answers = await Promise.all([
+      ...probes(graphMatrix).map(([, probe]) => probe(wallet as unknown as MerchantClient, owned)),
+      ...Object.values(operatorMutations).map(({ query, variables }) => wallet.graphql(query, variables)),
+      wallet.graphql('{ __typename }'),
+    ]);
+    for (const answer of answers) {
+      expect(answer.status).toBe(403);
+      expect(answer.body.data).toBeUndefined();
+      expect(answer.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    }
+  });
+
+  test.each([
+    ['merchant A', () => owner],
+    ['a partner acting for a connected sales unit', () => partnerOfA],
+    ['a PSP', () => psp],
+    ['the operator', () => operator as unknown as MerchantClient],
+  ])('%s is refused every wallet field (403), over HTTP', async (_, client) => {
+    for (const [name, { query, variables }] of Object.entries(walletFields)) {
+      const res = await client().graphql(query, variables);
+      expect({ name, status: res.status, code: res.body.errors?.[0]?.extensions?.code, data: res.body.data }).toEqual({
+        name,
+        status: 403,
+        code: 'FORBIDDEN',
+        data: undefined,
+      });
+    }
+  });
+
+  test("the wallet client's answers carry none of the merchant's identifiers: no reference, MSN, payment or merchant id", async () => {
+    const reference = newReference('tenant-wallet');
+    const created = await owner.createPayment({ reference, customer: { phoneNumber: '4791234567' } });
+    const token = new URL(created.body.redirectUrl).searchParams.get('token')!;
+    const wallet = new WalletClient(t.baseUrl);
+    const shown = await wallet.graphql(
+      'query($t: String!, $p: String!) { walletPayment(token: $t) { token shopName amount { value } description state awaitsUser expiresAt requestedScopes customerPhoneNumber } walletPendingPayments(phoneNumber: $p) { edges { node { token shopName } } } }',
+      { t: token, p: '4791234567' },
+    );
+    expect(shown.status).toBe(200);
+    expect(shown.body.data.walletPayment.shopName).toBe('Test Shop Online');
+    const { body } = await owner.graphql('query($r: String!) { payment(reference: $r) { id } }', { r: reference });
+    const ids = [reference, '123456', body.data.payment.id, fromGlobalId(body.data.payment.id)!.key, owned.reference];
+    expect(shown.text).not.toContain(reference);
+    for (const identifier of ids) {
+      // As a whole JSON value ("123456" is inside the user's own phone number 4791234567).
+      expect(shown.text).not.toContain(JSON.stringify(identifier));
+    }
+  });
+
   test('the root-field rule: the operator is refused every other root field, every other principal every operator field', () => {
     const schema = buildSchema(modules.flatMap((m) => m.resolvers ?? []));
     const operationOf = (type: string, field: string): OperationDefinitionNode =>
@@ -667,7 +775,9 @@ describe('tenant isolation', () => {
         selectionSet: { kind: Kind.SELECTION_SET, selections: [{ kind: Kind.FIELD, name: { kind: Kind.NAME, value: field } }] },
       }) as OperationDefinitionNode;
     const operatorFields = new Set(Object.keys(operatorMutations).map((name) => `Mutation.${name}`));
+    const ownFields = new Set(Object.keys(walletFields));
     const principals: Principal[] = [
+      { kind: 'wallet', clientId: 'test-client-wallet' },
       { kind: 'operator', clientId: 'test-client-operator' },
       { kind: 'merchant', clientId: 'm', merchantId: 'x' },
       { kind: 'partner', clientId: 'p', partnerId: '100200' },
@@ -677,6 +787,9 @@ describe('tenant isolation', () => {
       const [type, field] = rootField.split('.') as [string, string];
       for (const principal of principals) {
         const refused = refusedRootFields(schema, principal, operationOf(type, field)).length > 0;
+        if (principal.kind === 'wallet') expect({ rootField, refused }).toEqual({ rootField, refused: !ownFields.has(rootField) });
+        else if (ownFields.has(rootField))
+          expect({ rootField, kind: principal.kind, refused }).toEqual({ rootField, kind: principal.kind, refused: true });
         if (principal.kind === 'operator') expect({ rootField, refused }).toEqual({ rootField, refused: !operatorFields.has(rootField) });
         else if (operatorFields.has(rootField))
           expect({ rootField, kind: principal.kind, refused }).toEqual({ rootField, kind: principal.kind, refused: true });
@@ -724,7 +837,7 @@ describe('tenant isolation', () => {
       sockets.push(subscriber);
       return subscriber;
     };
-    const before = t.app.services.paymentEvents.subscriberCount;
+    const before = t.app.services.events.subscriberCount;
     const watched = await subscribe(owner, reference);
     const foreign = await subscribe(intruder, reference);
     const absent = await subscribe(intruder, missing.reference);
@@ -732,7 +845,7 @@ describe('tenant isolation', () => {
     const all = [watched, foreign, absent, ownEvents];
     // Both of the intruder's probes are accepted, as a subscription to a missing reference is: no error either way.
     await eventually(
-      () => all.some((s) => s.failure !== undefined) || t.app.services.paymentEvents.subscriberCount === before + all.length,
+      () => all.some((s) => s.failure !== undefined) || t.app.services.events.subscriberCount === before + all.length,
       'the subscriptions to register',
     );
     expect(all.map((s) => s.failure)).toEqual([undefined, undefined, undefined, undefined]);
@@ -752,12 +865,102 @@ describe('tenant isolation', () => {
     expect({ results: absent.results, failure: absent.failure }).toEqual({ results: [], failure: undefined });
   });
 
+  // issue 34: an Express payment's shipping and profile, on every face that shows them.
+  test("an Express payment's shippingDetails and userDetails: another merchant sees the payment as missing on REST and the graph", async () => {
+    const reference = newReference('tenant-express');
+    const created = await owner.createPayment({
+      reference,
+      profile: { scope: 'name email phoneNumber address' },
+      shipping: {
+        fixedOptions: [
+          { brand: 'POSTEN', type: 'HOME_DELIVERY', options: [{ id: 'home', name: 'Home', amount: { currency: 'NOK', value: 4_900 } }] },
+        ],
+      },
+    });
+    expect(created.status).toBe(201);
+    const token = new URL(created.body.redirectUrl).searchParams.get('token')!;
+    const approved = await fetch(`${t.baseUrl}/wallet/landing/approve?token=${encodeURIComponent(token)}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: t.baseUrl },
+      body: new URLSearchParams({ phoneNumber: '91234567', consent: 'yes', address: '0', shippingOptionId: 'home' }).toString(),
+    });
+    expect(approved.status).toBe(200);
+    expect((await owner.getPayment(reference)).body.shippingDetails.shippingOptionId).toBe('home');
+
+    const missingReference = newReference('tenant-express');
+    for (const client of [intruder, partnerOfB]) {
+      const foreign = await client.getPayment(reference);
+      expect(observable(foreign, { ...owned, reference })).toEqual(
+        observable(await client.getPayment(missingReference), { ...owned, reference: missingReference }),
+      );
+      expect(foreign.text).not.toContain('Kari');
+      const query = 'query($r: String!) { payment(reference: $r) { shippingDetails { shippingOptionId } userDetails { firstName } } }';
+      expect((await client.graphql(query, { r: reference })).body).toEqual({ data: { payment: null } });
+    }
+    // Another merchant's force approve of it is the missing payment's 404, not Express's 10020.
+    expect((await intruder.forceApprove(reference)).status).toBe(404);
+  });
+
+  // issue 37: the HTTP subscription transports resume from a client-given event id (Last-Event-ID, after:). Another
+  // merchant's event id is refused exactly as an id that is no event at all, on graphql-sse and on multipart.
+  test("HTTP streams: another merchant's event id, as Last-Event-ID or after:, answers exactly like a missing one", async () => {
+    const events = await owner.graphql('query($r: String!) { payment(reference: $r) { events { edges { node { eventId } } } } }', {
+      r: owned.reference,
+    });
+    const ownedEventId: string = events.body.data.payment.events.edges[0].node.eventId;
+    const missingEventId = '987654321';
+    const query = 'subscription($after: ID) { paymentEvents(after: $after) { event { eventId reference } } }';
+    const credentials = await connectionParamsOf(intruder);
+    const ask = async (eventId: string, how: 'sse-header' | 'sse-after' | 'multipart-header' | 'multipart-after') => {
+      const sse = how.startsWith('sse');
+      const byHeader = how.endsWith('header');
+      const res = await fetch(`${t.baseUrl}${sse ? '/graphql/stream' : '/graphql'}`, {
+        method: 'POST',
+        headers: {
+          ...credentials,
+          'content-type': 'application/json',
+          accept: sse ? 'text/event-stream' : 'multipart/mixed;subscriptionSpec="1.0",application/json',
+          ...(byHeader ? { 'last-event-id': eventId } : {}),
+        },
+        body: JSON.stringify({ query, variables: byHeader ? {} : { after: eventId } }),
+      });
+      // The refusal does not repeat the id asked about, so the answers compare as they are.
+      return { status: res.status, text: await res.text() };
+    };
+    for (const how of ['sse-header', 'sse-after', 'multipart-header', 'multipart-after'] as const) {
+      const foreign = await ask(ownedEventId, how);
+      expect(foreign.text).toContain('BAD_USER_INPUT');
+      expect(foreign).toEqual(await ask(missingEventId, how));
+    }
+  });
+
   test('nothing the intruder did changed the payment', async () => {
     const payment = (await owner.getPayment(owned.reference)).body;
     expect(payment.state).toBe('AUTHORIZED');
     expect(payment.aggregate.capturedAmount.value + payment.aggregate.refundedAmount.value + payment.aggregate.cancelledAmount.value).toBe(
       0,
     );
+  });
+
+  // issue 34: the refund triggers of the test environment answer only for the caller's own payments.
+  test("a refund trigger amount on A's payment is a missing payment to B, on REST and the graph", async () => {
+    const REFUND = `mutation($r: String!, $v: MinorUnits!) {
+      refundPayment(input: { idempotencyKey: "t-trigger", reference: $r, amount: { value: $v, currency: NOK } }) {
+        payment { reference } userErrors { code errorCode field }
+      }
+    }`;
+    for (const value of [123, 124]) {
+      const foreign = await intruder.modify(owned.reference, 'refund', value, `tenant-trigger-${value}`);
+      const absent = await intruder.modify(missing.reference, 'refund', value, `tenant-trigger-${value}-b`);
+      expect(observable(foreign, owned)).toEqual(observable(absent, missing));
+      expect(foreign.status).toBe(404);
+      const graphForeign = await intruder.graphql(REFUND, { r: owned.reference, v: value });
+      const graphAbsent = await intruder.graphql(REFUND, { r: missing.reference, v: value });
+      expect(graphForeign.body.data.refundPayment).toEqual(graphAbsent.body.data.refundPayment);
+      expect(graphForeign.body.data.refundPayment.userErrors).toEqual([
+        { code: 'PAYMENT_NOT_FOUND', errorCode: '5090', field: 'reference' },
+      ]);
+    }
   });
 
   // issue 11: checkout sessions
@@ -937,7 +1140,7 @@ describe('credentials before anything else, on every route', () => {
         ? await Promise.resolve()
             .then(() => authenticateBearer(t.app.services, none))
             .catch((e: unknown) => e)
-        : await authenticateCheckoutClient(forkEm(t.app.services.orm), none).catch((e: unknown) => e);
+        : await authenticateCheckoutClient(t.app.services, forkEm(t.app.services.orm), none, '127.0.0.1').catch((e: unknown) => e);
     if (!(refusal instanceof AppError)) throw new Error('expected the front to refuse');
     return refusal;
   }

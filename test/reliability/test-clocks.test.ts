@@ -108,6 +108,94 @@ describe('one unit advances', () => {
   });
 });
 
+/** Every row of the merchant's ledger, as the report lists them: type, amount and ledger date. */
+async function ledgerRows(client: MerchantClient): Promise<{ transactionType: string; ledgerAmount: number; ledgerDate: string }[]> {
+  const token = await client.accessToken();
+  const ledgers = await client.raw('GET', '/settlement/v1/ledgers', undefined, { Authorization: `Bearer ${token}` });
+  const rows = await client.raw('GET', `/report/v1/ledgertransactions?ledgerId=${ledgers.body.items[0].ledgerId}`, undefined, {
+    Authorization: `Bearer ${token}`,
+  });
+  expect(rows.status).toBe(200);
+  return (rows.body.items as { transactionType: string; ledgerAmount: number; ledgerDate: string }[]).map(
+    ({ transactionType, ledgerAmount, ledgerDate }) => ({ transactionType, ledgerAmount, ledgerDate }),
+  );
+}
+
+// issue 33 N6: a unit's advance stops only where a job has work for it, and one unit's advance holds back no other's.
+describe('a year at once', () => {
+  /** The same payments on a fresh app: two captures, one refunded whole (its deduction two business days on), one open. */
+  async function paymentsOf(t: TestApp): Promise<{ client: MerchantClient; open: string }> {
+    const client = new MerchantClient(t.baseUrl);
+    const kept = await client.authorizedPayment(10_000);
+    expect((await client.modify(kept, 'capture', 10_000)).status).toBe(200);
+    const refunded = await client.authorizedPayment(20_000);
+    expect((await client.modify(refunded, 'capture', 20_000)).status).toBe(200);
+    expect((await client.modify(refunded, 'refund', 20_000)).status).toBe(200);
+    const open = (await client.createPayment()).body.reference as string;
+    return { client, open };
+  }
+
+  test('366 days in one advance leave the ledger, its payouts and the expiries as 366 advances of a day would', async () => {
+    const atOnce = await startTestApp();
+    const dayByDay = await startTestApp();
+    try {
+      // One service time for both, so their ledger dates are the same dates.
+      atOnce.clock.advance(dayByDay.clock.now().getTime() - atOnce.clock.now().getTime());
+      const one = await paymentsOf(atOnce);
+      const other = await paymentsOf(dayByDay);
+
+      await advance(one.client, 366 * 86_400);
+      // A day at a time over the refund's deduction and the weekend, then the rest of the year in one advance.
+      for (let day = 0; day < 7; day++) await advance(other.client, 86_400);
+      await advance(other.client, 359 * 86_400);
+
+      const rows = await ledgerRows(new MerchantClient(atOnce.baseUrl));
+      expect(rows.filter((r) => r.transactionType === 'payout').length).toBeGreaterThan(0);
+      expect(rows).toEqual(await ledgerRows(new MerchantClient(dayByDay.baseUrl)));
+      expect((await new MerchantClient(atOnce.baseUrl).getPayment(one.open)).body.state).toBe('EXPIRED');
+      expect((await new MerchantClient(dayByDay.baseUrl).getPayment(other.open)).body.state).toBe('EXPIRED');
+      expect(await unitNow(new MerchantClient(atOnce.baseUrl))).toBe(atOnce.clock.now().getTime() + 366 * 86_400_000);
+    } finally {
+      await atOnce.close();
+      await dayByDay.close();
+    }
+  }, 240_000);
+
+  test("a unit's 60-second advance completes while another unit's 366 days are under way", async () => {
+    const t = await startTestApp();
+    const { services } = t.app;
+    const runJobs = services.runJobsNow!;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = false;
+    // B's advance is held in its first run of the jobs, as a long advance would be, until the test lets it go.
+    services.runJobsNow = async () => {
+      if (!held) {
+        held = true;
+        await released;
+      }
+      await runJobs();
+    };
+    try {
+      const completed: string[] = [];
+      const longAdvance = advance(new MerchantClient(t.baseUrl, MERCHANT_B), 366 * 86_400).then(() => completed.push('B'));
+      await eventually(() => held, "B's advance under way");
+      // Chained behind B's (one chain per instance, as before), A's would wait as long as B's is held.
+      void advance(new MerchantClient(t.baseUrl), 60).then(() => completed.push('A'));
+      await eventually(() => completed.includes('A'), "A's advance while B's is under way");
+      release();
+      await longAdvance;
+      expect(completed).toEqual(['A', 'B']);
+      expect((await unitNow(new MerchantClient(t.baseUrl, MERCHANT_B))) - t.clock.now().getTime()).toBe(366 * 86_400_000);
+      expect((await unitNow(new MerchantClient(t.baseUrl))) - t.clock.now().getTime()).toBe(60_000);
+    } finally {
+      release();
+      services.runJobsNow = runJobs;
+      await t.close();
+    }
+  }, 240_000);
+});
+
 /** Two apps on one database, one after the other: PostgreSQL (a fresh database), or PGlite on a directory. */
 async function sharedDatabase(): Promise<{ overrides: { databaseUrl?: string; dataDir?: string }; drop(): Promise<void> }> {
   if (onPostgres) {
@@ -154,10 +242,10 @@ test('a restart (a new app on the same database) keeps each unit its own time', 
         await advance(new MerchantClient(one.baseUrl), 86_400);
         const onTwo = new MerchantClient(two.baseUrl);
         // The other instance reads the units' clocks before each run of its jobs.
-        for (const deadline = Date.now() + 10_000; (await unitNow(onTwo)) - two.clock.now().getTime() !== 86_400_000;) {
-          if (Date.now() > deadline) throw new Error("the other instance did not see the unit's clock");
-          await new Promise((resolve) => setTimeout(resolve, 50));
-        }
+        await eventually(
+          async () => (await unitNow(onTwo)) - two.clock.now().getTime() === 86_400_000,
+          "the other instance seeing the unit's clock",
+        );
         const open = (await onTwo.createPayment()).body.reference as string;
         // Expiry on the second instance goes by the unit's time there too.
         await advance(onTwo, 11 * 60);

@@ -38,6 +38,10 @@ export const operatorMutations: Record<string, { query: string; variables: Recor
     query: 'mutation($i: CreateApiClientInput!) { createApiClient(input: $i) { apiClient { clientSecret } userErrors { code } } }',
     variables: { i: { ownerKind: 'MERCHANT', ownerId: '0b0e8a5c-1f4e-4c57-9d1a-000000654321' } },
   },
+  createWalletClient: {
+    query: 'mutation($i: CreateWalletClientInput!) { createWalletClient(input: $i) { walletClient { clientSecret } userErrors { code } } }',
+    variables: { i: {} },
+  },
   createPsp: {
     query: 'mutation($i: CreatePspInput!) { createPsp(input: $i) { psp { pspId } userErrors { code } } }',
     variables: { i: { name: 'Intruder PSP' } },
@@ -61,5 +65,13 @@ export const operatorMutations: Record<string, { query: string; variables: Recor
   retireClientSecret: {
     query: 'mutation($i: RetireClientSecretInput!) { retireClientSecret(input: $i) { clientId userErrors { code } } }',
     variables: { i: { clientId: 'test-client-654321' } },
+  },
+  registerTrustedDocuments: {
+    query: 'mutation($i: RegisterTrustedDocumentsInput!) { registerTrustedDocuments(input: $i) { registered userErrors { code } } }',
+    variables: { i: { manifest: '{"intruder":"{ __typename }"}' } },
+  },
+  pruneData: {
+    query: 'mutation($i: PruneDataInput!) { pruneData(input: $i) { results { kind rows } userErrors { code } } }',
+    variables: { i: { dryRun: true } },
   },
 };

@@ -1,4 +1,6 @@
-import { createApp, type App } from '../../src/app.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { seedMerchants } from '../../src/merchants/merchants.seed.js';
@@ -21,7 +23,13 @@ export interface TestApp {
  * `overrides.databaseUrl`, it joins that database instead (a second instance of another test app): it neither
  * creates nor drops one.
  */
-export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  env: NodeJS.ProcessEnv = {},
+  options: Pick<AppOptions, 'graphPlugins'> & {
+    /** A fixed port (a restarted instance where clients reconnect); default any free one. */ port?: number;
+  } = {},
+): Promise<TestApp> {
   const database = overrides.databaseUrl ? sharedDatabase(overrides.databaseUrl) : await createTestDatabase({ migrated: true });
   const clock = new ManualClock(new Date());
   const queries: string[] = [];
@@ -41,10 +49,15 @@ export async function startTestApp(overrides: Partial<Config> = {}, env: NodeJS.
     // that runs its tests (at 250 ms 15-17%), and ten busy test files took a quarter more CPU.
     ...overrides,
   };
-  // On the embedded database, a fresh in-memory one starts from the dump of a migrated one (seconds saved per app).
-  const pglite = !config.databaseUrl && config.dataDir === 'memory://' ? { loadDataDir: await migratedPgliteDump() } : undefined;
-  const app = await createApp({ ...config, publicUrl: 'http://127.0.0.1:0' }, { clock, pglite, onQuery: (sql) => queries.push(sql) });
-  const port = await app.listen(0);
+  // On the embedded database, a fresh one (in memory, or a data directory without a database yet: a restart test's
+  // first app) starts from the dump of a migrated one: no initdb, no migrations (seconds saved per app).
+  const fresh = config.dataDir === 'memory://' || !existsSync(join(config.dataDir, 'PG_VERSION'));
+  const pglite = !config.databaseUrl && fresh ? { loadDataDir: await migratedPgliteDump() } : undefined;
+  const app = await createApp(
+    { ...config, publicUrl: 'http://127.0.0.1:0' },
+    { graphPlugins: options.graphPlugins, clock, pglite, onQuery: (sql) => queries.push(sql) },
+  );
+  const port = await app.listen(options.port ?? 0);
   const baseUrl = `http://127.0.0.1:${port}`;
   // The public URL is known only once the port is: links the service hands out must point at it.
   app.services.config.publicUrl = overrides.publicUrl ?? baseUrl;

@@ -14,8 +14,11 @@ export interface ReceivedWebhook {
   at: number;
 }
 
-/** What the receiver answers: a status code, or `hang` to answer only after `ms` (past the sender's timeout). */
-export type Reply = number | { hang: number };
+/**
+ * What the receiver answers: a status code, `hang` to answer only after `ms` (past the sender's timeout), or `held` to
+ * answer with the status the promise gives, once the test settles it.
+ */
+export type Reply = number | { hang: number } | { held: Promise<number> };
 
 /**
  * A merchant's webhook endpoint on 127.0.0.1. Each registration gets its own path; the receiver checks every
@@ -49,6 +52,7 @@ export class WebhookReceiver {
           at: performance.now(),
         });
         if (typeof reply === 'number') res.writeHead(status).end();
+        else if ('held' in reply) void reply.held.then((held) => !res.destroyed && res.writeHead(held).end());
         else setTimeout(() => res.writeHead(200).end(), reply.hang).unref();
       });
     });

@@ -56,7 +56,18 @@ const KARI_CLAIMS = {
     region: 'Oslo',
     street_address: 'Storgata 1',
   },
-  other_addresses: [],
+  // Her second address (issue 34: the Express landing page offers it).
+  other_addresses: [
+    {
+      address_type: 'work',
+      country: 'NO',
+      default: false,
+      formatted: 'Dronning Eufemias gate 16\n0191 Oslo',
+      postal_code: '0191',
+      region: 'Oslo',
+      street_address: 'Dronning Eufemias gate 16',
+    },
+  ],
   accounts: [{ account_name: 'Brukskonto', account_number: '86011117947', bank_name: 'Testbanken ASA' }],
 };
 

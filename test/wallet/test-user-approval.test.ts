@@ -10,7 +10,7 @@ const t = useTestApp();
 
 async function approvalsOf(phoneNumber: string): Promise<number> {
   const [row] = await forkEm(t.app.app.services.orm).execute<{ approved_payments_count: number }[]>(
-    'select approved_payments_count from test_user where phone_number = ?',
+    'select approved_payments_count from wallet_user where phone_number = ?',
     [phoneNumber],
   );
   return Number(row!.approved_payments_count);
@@ -79,13 +79,13 @@ test('force approve needs one approval on a wallet page, whichever page: the che
     const orm = t.app.app.services.orm;
     return forkEm(orm)
       .transactional(async (holder) => {
-        await holder.execute('select 1 from test_user where phone_number = ? for update', [KARI]);
+        await holder.execute('select 1 from wallet_user where phone_number = ? for update', [KARI]);
         let status: number | undefined;
         const sent = request().then((s) => (status = s));
         let waited = false;
         while (status === undefined && !waited) {
           const waiters = await forkEm(orm).execute(
-            `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%test_user%'`,
+            `select 1 from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock' and query ilike '%wallet_user%'`,
           );
           waited = waiters.length > 0;
         }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../src/config.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { callbackKinds, type CallbackKind } from '../../src/platform/delivery/callback-kinds.js';
-import { MAX_IN_FLIGHT_PER_RECEIVER } from '../../src/platform/delivery/delivery-engine.js';
+import { RECEIVER_CONCURRENCY } from '../../src/platform/delivery/receiver-concurrency.js';
 import { recordCallback } from '../../src/platform/delivery/record-callback.js';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -162,7 +162,7 @@ test('one receiver gets many payments at once, each payment’s events one at a 
 
 test('a hung callback URL holds at most its cap; a webhook and another URL’s callbacks go out meanwhile', async () => {
   receiver.statusOf.set('/hung', 'hang');
-  const streams = Array.from({ length: MAX_IN_FLIGHT_PER_RECEIVER + 6 }, (_, i) => `hung-${i}`);
+  const streams = Array.from({ length: RECEIVER_CONCURRENCY.initial + 6 }, (_, i) => `hung-${i}`);
   await recordCallbacks(HUNG, '/hung', streams);
   await eventually(() => receiver.at('/hung').length > 0, 'the first POST to the hung URL');
 
@@ -181,7 +181,7 @@ test('a hung callback URL holds at most its cap; a webhook and another URL’s c
 
   // No POST to the hung URL has ended (its timeout is a minute), so no more than the cap were started.
   expect(receiver.at('/hung').length).toBeGreaterThan(0);
-  expect(receiver.at('/hung').length).toBeLessThanOrEqual(MAX_IN_FLIGHT_PER_RECEIVER);
+  expect(receiver.at('/hung').length).toBeLessThanOrEqual(RECEIVER_CONCURRENCY.initial);
 });
 
 test('each kind keeps its own policy in the one engine: given up after one attempt, retried, and a webhook kept for days', async () => {

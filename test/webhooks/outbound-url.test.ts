@@ -1,3 +1,4 @@
+/** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import { hostname } from 'node:os';
 import { postOutbound } from '../../src/platform/delivery/outbound-post.js';
 import { isPublicAddress, outboundUrlProblem, unicastOnlyLookup } from '../../src/platform/delivery/outbound-url.js';

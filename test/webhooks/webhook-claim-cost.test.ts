@@ -1,6 +1,7 @@
 import { loadConfig } from '../../src/config.js';
 import { forkEm, type Em } from '../../src/platform/db/orm.js';
-import { MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_RECEIVER } from '../../src/platform/delivery/delivery-engine.js';
+import { MAX_IN_FLIGHT } from '../../src/platform/delivery/delivery-engine.js';
+import { RECEIVER_CONCURRENCY } from '../../src/platform/delivery/receiver-concurrency.js';
 import { webhookDeliveryChannel } from '../../src/webhooks/webhook-delivery.channel.js';
 import { MerchantClient } from '../support/merchant-client.js';
 import { commitCreatedEvents } from '../support/outbox-events.js';
@@ -55,7 +56,7 @@ async function claimBuffers(): Promise<number> {
         return [];
       },
     } as unknown as Em;
-    await webhookDeliveryChannel(t.app.services).claim(explaining, MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_RECEIVER);
+    await webhookDeliveryChannel(t.app.services).claim(explaining, MAX_IN_FLIGHT, { initial: RECEIVER_CONCURRENCY.initial, of: {} });
     return buffers!;
   } finally {
     await em.rollback();
@@ -71,7 +72,7 @@ test('a claim reads no more with thousands of deliveries waiting for a receiver 
   receiver.route('/hang', registered.body.secret, () => ({ hang: 120_000 }));
 
   await commitCreatedEvents(db(), 'few-', 40);
-  await eventually(() => receiver.at('/hang').length === MAX_IN_FLIGHT_PER_RECEIVER, 'the receiver holding its cap');
+  await eventually(() => receiver.at('/hang').length === RECEIVER_CONCURRENCY.initial, 'the receiver holding its cap');
   await eventually(async () => (await pendingDeliveries()) === 40, 'the few fanned out');
   const few = await claimBuffers();
 
@@ -81,5 +82,5 @@ test('a claim reads no more with thousands of deliveries waiting for a receiver 
 
   // A hundred times the backlog: before, a claim read every pending row (about 50 more pages of them here).
   expect(many).toBeLessThanOrEqual(few + 8);
-  expect(receiver.at('/hang')).toHaveLength(MAX_IN_FLIGHT_PER_RECEIVER);
+  expect(receiver.at('/hang')).toHaveLength(RECEIVER_CONCURRENCY.initial);
 });

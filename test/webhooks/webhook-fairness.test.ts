@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/config.js';
-import { MAX_IN_FLIGHT_PER_RECEIVER } from '../../src/platform/delivery/delivery-engine.js';
+import { RECEIVER_CONCURRENCY } from '../../src/platform/delivery/receiver-concurrency.js';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -54,6 +54,6 @@ test('a hanging receiver with many due events does not hold back another registr
   // No POST to the hanging receiver has ended (none can before the timeout), so no more than the cap were started.
   const toHung = receiver.at('/hang');
   expect(toHung.length).toBeGreaterThan(0);
-  expect(toHung.length).toBeLessThanOrEqual(MAX_IN_FLIGHT_PER_RECEIVER);
+  expect(toHung.length).toBeLessThanOrEqual(RECEIVER_CONCURRENCY.initial);
   expect(toHung.every((r) => hung.includes(r.body.reference))).toBe(true);
 });

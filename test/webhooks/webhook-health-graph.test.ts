@@ -103,3 +103,30 @@ test('a failing receiver: failed attempts, its next attempt time, the events hel
     (list) => list.find((w) => w.id === failing.body.id)?.deliveries.edges.every((e: any) => e.node.status === 'DELIVERED'),
   );
 });
+
+test("issue 35: after unit 123456's test clock moves 3 days, a receiver answering 500 shows its failed attempts", async () => {
+  const advanced = await merchant.graphql(
+    `mutation($input: AdvanceTestClockInput!) { advanceTestClock(input: $input) { testClock { now } userErrors { code } } }`,
+    { input: { seconds: 3 * 24 * 60 * 60 } },
+  );
+  expect(advanced.body.data.advanceTestClock.userErrors).toEqual([]);
+  const registered = await merchant.request('POST', '/webhooks/v1/webhooks', {
+    url: receiver.url('/error'),
+    events: ['epayments.payment.created.v1'],
+  });
+  receiver.route('/error', registered.body.secret, () => 500);
+  const references = [newReference('clock'), newReference('clock'), newReference('clock')];
+  for (const reference of references) expect((await merchant.createPayment({ reference })).status).toBe(201);
+
+  const hook = await until(
+    async () => (await health()).find((w) => w.id === registered.body.id),
+    (w) => w?.failureRate.attempts >= references.length,
+  );
+  expect(hook.failureRate).toEqual({ attempts: hook.failureRate.attempts, failed: hook.failureRate.attempts, failing: true });
+  // The payments' own figures stay on the unit's clock, which stamped them: today's totals and the last hour hold them.
+  const figures = await merchant.graphql(`{ paymentTotals { byOutcome { outcome count } } paymentEventsPerMinute { count } }`);
+  const created = figures.body.data.paymentTotals.byOutcome.reduce((sum: number, row: { count: number }) => sum + row.count, 0);
+  expect(created).toBeGreaterThanOrEqual(references.length);
+  const lastHour = figures.body.data.paymentEventsPerMinute.reduce((sum: number, row: { count: number }) => sum + row.count, 0);
+  expect(lastHour).toBeGreaterThanOrEqual(references.length);
+});

@@ -1,3 +1,4 @@
+/** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import { loadConfig } from '../../src/config.js';
 import { afterFailedAttempt } from '../../src/platform/delivery/webhook-retry.js';
 

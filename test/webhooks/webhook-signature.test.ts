@@ -1,3 +1,4 @@
+/** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import { createHash } from 'node:crypto';
 import { signWebhookRequest } from '../../src/platform/delivery/webhook-signature.js';
 

@@ -31,6 +31,7 @@ export function accessTokenRoutes(services: Services): RestInterface {
             clientSecret: ctx.lookupHeader('client_secret'),
             subscriptionKey: ctx.lookupHeader('Ocp-Apim-Subscription-Key'),
             msn: headers.msn,
+            callerAddress: ctx.callerAddress,
           });
           return { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' }, body };
         },

@@ -12,6 +12,8 @@ export interface AccessTokenRequest {
   clientSecret: string | undefined;
   subscriptionKey: string | undefined;
   msn: string | undefined;
+  /** Where the request came from: the lockout of a client's secret counts per client id and address. */
+  callerAddress: string;
 }
 
 /** The documented response: every field a string (FACTS §3). */
@@ -26,7 +28,7 @@ export interface AccessTokenResponse {
 }
 
 export async function issueAccessToken(services: Services, em: Em, request: AccessTokenRequest): Promise<AccessTokenResponse> {
-  const client = await findApiClient(em, request.clientId, request.clientSecret, request.subscriptionKey, new Date());
+  const client = await findApiClient(services, em, request, request.callerAddress, new Date());
   if (!client) {
     throw new AppError('INVALID_CLIENT_CREDENTIALS', 'The client_id, client_secret or Ocp-Apim-Subscription-Key is missing or wrong');
   }
@@ -63,6 +65,7 @@ export async function issueAccessToken(services: Services, em: Em, request: Acce
 /** The principal a client's tokens act as; the database guarantees the owner its kind names is set. */
 export function principalOfClient(client: ApiClient): TokenPrincipal {
   if (client.kind === 'operator') return { kind: 'operator', clientId: client.clientId };
+  if (client.kind === 'wallet') return { kind: 'wallet', clientId: client.clientId };
   const owner = client.kind === 'merchant' ? client.merchantId : client.kind === 'partner' ? client.partnerId : client.pspId;
   if (!owner) throw new Error(`api_client ${client.clientId} of kind ${client.kind} has no owner`);
   if (client.kind === 'merchant') return { kind: 'merchant', clientId: client.clientId, merchantId: owner };
@@ -79,6 +82,7 @@ function principalId(principal: TokenPrincipal): string {
     case 'psp':
       return principal.pspId;
     case 'operator':
+    case 'wallet':
       return principal.clientId;
   }
 }

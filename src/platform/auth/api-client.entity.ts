@@ -1,11 +1,11 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /** Who an API client belongs to; the access tokens it gets act as that kind of principal. */
-export type ApiClientKind = 'merchant' | 'partner' | 'psp' | 'operator';
+export type ApiClientKind = 'merchant' | 'partner' | 'psp' | 'operator' | 'wallet';
 
 /**
  * Credentials a merchant, partner or PSP uses to get access tokens. Secrets and keys are stored as SHA-256 digests
- * only. Exactly the owner column its kind names is set (a database check says so); an operator's client has none.
+ * only. Exactly the owner column its kind names is set (a database check says so); an operator's or a wallet app's client has none.
  */
 export const ApiClient = defineEntity({
   name: 'ApiClient',

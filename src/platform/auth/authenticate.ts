@@ -3,12 +3,20 @@ import type { Em } from '../db/orm.js';
 import { AppError } from '../errors/app-error.js';
 import { ApiClient } from './api-client.entity.js';
 import { digest, digestsEqual } from './digest.js';
+import { checkSecret } from './secret-attempts.js';
 import type { HeaderLookup } from './header-lookup.js';
 import type { AccessTokenClaims } from './jwt.js';
 import { verifyJwt } from './jwt.js';
-import type { CheckoutClientPrincipal, MerchantPrincipal, OperatorPrincipal, PartnerPrincipal, PspPrincipal } from './principal.js';
+import type {
+  CheckoutClientPrincipal,
+  MerchantPrincipal,
+  OperatorPrincipal,
+  PartnerPrincipal,
+  PspPrincipal,
+  WalletClientPrincipal,
+} from './principal.js';
 
-export type TokenPrincipal = MerchantPrincipal | PartnerPrincipal | PspPrincipal | OperatorPrincipal;
+export type TokenPrincipal = MerchantPrincipal | PartnerPrincipal | PspPrincipal | OperatorPrincipal | WalletClientPrincipal;
 
 /**
  * Verifies the bearer token and the subscription key it was issued with (an interface whose definition asks for the
@@ -53,6 +61,8 @@ function principalOf(claims: AccessTokenClaims): TokenPrincipal {
       return { kind: 'psp', pspId: claims.pid, ...holder };
     case 'operator':
       return { kind: 'operator', ...holder };
+    case 'wallet':
+      return { kind: 'wallet', ...holder };
     default:
       // Signed by us, so only a token of an older format gets here; it names no principal we can trust.
       throw new AppError('UNAUTHORIZED', 'The access token names no principal', [
@@ -61,34 +71,53 @@ function principalOf(claims: AccessTokenClaims): TokenPrincipal {
   }
 }
 
+export interface ClientCredentials {
+  clientId: string | undefined;
+  clientSecret: string | undefined;
+  subscriptionKey: string | undefined;
+}
+
 /**
- * The API client behind a `client_id`, `client_secret` and subscription key, or undefined when any is wrong. `now`
- * is the wall clock: a secret's overlap is operations time, which no test clock moves.
+ * The API client behind a `client_id`, `client_secret` and subscription key, or undefined when any is wrong; the one
+ * check of a client's secret, held to its lockout (`checkSecret`). `now` is the wall clock: a secret's overlap is
+ * operations time, which no test clock moves.
  */
 export async function findApiClient(
+  services: Services,
   em: Em,
-  clientId: string | undefined,
-  clientSecret: string | undefined,
-  subscriptionKey: string | undefined,
+  { clientId, clientSecret, subscriptionKey }: ClientCredentials,
+  callerAddress: string,
   now: Date,
 ): Promise<ApiClient | undefined> {
   if (!clientId || !clientSecret || !subscriptionKey) return undefined;
-  const client = await em.findOne(ApiClient, { clientId });
-  if (!client || !digestsEqual(digest(subscriptionKey), client.subscriptionKeyDigest)) return undefined;
-  const secret = digest(clientSecret);
-  if (digestsEqual(secret, client.clientSecretDigest)) return client;
-  // A rotated secret works beside the new one until its overlap ends.
-  const previous = client.previousClientSecretDigest;
-  const retiresAt = client.previousSecretRetiresAt;
-  return previous && retiresAt && now < retiresAt && digestsEqual(secret, previous) ? client : undefined;
+  return checkSecret(services, clientId, callerAddress, async () => {
+    const client = await em.findOne(ApiClient, { clientId });
+    if (!client || !digestsEqual(digest(subscriptionKey), client.subscriptionKeyDigest)) return undefined;
+    const secret = digest(clientSecret);
+    if (digestsEqual(secret, client.clientSecretDigest)) return client;
+    // A rotated secret works beside the new one until its overlap ends.
+    const previous = client.previousClientSecretDigest;
+    const retiresAt = client.previousSecretRetiresAt;
+    return previous && retiresAt && now < retiresAt && digestsEqual(secret, previous) ? client : undefined;
+  });
 }
 
 /**
  * The checkout interface's credentials: `client_id`, `client_secret` and the subscription key on every request,
  * no token (FACTS §8). Only a merchant's client may use them; the MSN is then checked like any other.
  */
-export async function authenticateCheckoutClient(em: Em, lookup: HeaderLookup): Promise<CheckoutClientPrincipal> {
-  const client = await findApiClient(em, lookup('client_id'), lookup('client_secret'), lookup('Ocp-Apim-Subscription-Key'), new Date());
+export async function authenticateCheckoutClient(
+  services: Services,
+  em: Em,
+  lookup: HeaderLookup,
+  callerAddress: string,
+): Promise<CheckoutClientPrincipal> {
+  const credentials = {
+    clientId: lookup('client_id'),
+    clientSecret: lookup('client_secret'),
+    subscriptionKey: lookup('Ocp-Apim-Subscription-Key'),
+  };
+  const client = await findApiClient(services, em, credentials, callerAddress, new Date());
   if (!client || client.kind !== 'merchant' || !client.merchantId) {
     throw new AppError('INVALID_CLIENT_CREDENTIALS', 'The client_id, client_secret or Ocp-Apim-Subscription-Key is missing or wrong', [
       { name: 'client_id', reason: 'Unknown, or the client_secret or subscription key does not match' },

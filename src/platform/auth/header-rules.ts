@@ -1,7 +1,13 @@
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import type { HeaderLookup } from './header-lookup.js';
 
+/**
+ * A merchant serial number: 4 to 6 digits. The one definition every face reads (headers, path parameters, cursors,
+ * the OpenAPI documents, onboarding); PSP signup's 5 or 6 digits is that interface's own rule.
+ */
 export const MSN_PATTERN = /^[0-9]{4,6}$/;
+/** Why a value is not an MSN, in the words every face answers with. */
+export const MSN_FORMAT = `Must be 4 to 6 digits (${MSN_PATTERN.source})`;
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const SYSTEM_HEADERS = ['System-Name', 'System-Version', 'System-Plugin-Name', 'System-Plugin-Version'] as const;
 
@@ -39,7 +45,7 @@ export function readHeaders(lookup: HeaderLookup, rules: HeaderRules, idempotent
   if (msn === undefined) {
     if (rules.msn === 'required') details.push({ name: 'Merchant-Serial-Number', reason: 'The header is required' });
   } else if (!MSN_PATTERN.test(msn)) {
-    details.push({ name: 'Merchant-Serial-Number', reason: 'Must be 4 to 6 digits (^[0-9]{4,6}$)' });
+    details.push({ name: 'Merchant-Serial-Number', reason: MSN_FORMAT });
   }
   const idempotencyKey = lookup('Idempotency-Key');
   if (idempotent) {

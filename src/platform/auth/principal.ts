@@ -1,5 +1,6 @@
 /** Who can call the service (DESIGN "Tenancy and auth"); each kind acts for a different set of sales units. */
-export type Principal = MerchantPrincipal | PartnerPrincipal | PspPrincipal | CheckoutClientPrincipal | OperatorPrincipal;
+export type Principal =
+  MerchantPrincipal | PartnerPrincipal | PspPrincipal | CheckoutClientPrincipal | OperatorPrincipal | WalletClientPrincipal;
 export type PrincipalKind = Principal['kind'];
 
 interface TokenHolder {
@@ -44,4 +45,13 @@ export interface CheckoutClientPrincipal {
  */
 export interface OperatorPrincipal extends TokenHolder {
   kind: 'operator';
+}
+
+/**
+ * A wallet app's API client, onboarded by the operator: it authenticates its own users and acts for them, naming
+ * the user by phone number (their pending payments, an approval with consent, a rejection). It covers no sales unit,
+ * so it is refused on every merchant, partner and PSP interface and may use only the wallet's graph fields.
+ */
+export interface WalletClientPrincipal extends TokenHolder {
+  kind: 'wallet';
 }

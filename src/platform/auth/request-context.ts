@@ -4,10 +4,10 @@ import { AppError } from '../errors/app-error.js';
 import { LoaderRegistry } from '../graph/loader-registry.js';
 import { authenticateBearer, authenticateCheckoutClient } from './authenticate.js';
 import type { HeaderLookup } from './header-lookup.js';
-import { MSN_PATTERN, readHeaders, UUID_PATTERN, type HeaderRules, type RequestHeaders } from './header-rules.js';
+import { MSN_FORMAT, MSN_PATTERN, readHeaders, UUID_PATTERN, type HeaderRules, type RequestHeaders } from './header-rules.js';
 import type { Principal, PrincipalKind } from './principal.js';
 import { scopeFor } from './tenancy.js';
-import { principalScope, type TenancyScope } from './tenancy-scope.js';
+import { actingFor, principalScope, salesUnitRequired, type TenancyScope } from './tenancy-scope.js';
 
 /**
  * What a request acts for. `salesUnit`: one sales unit, named by `Merchant-Serial-Number` (required). `merchant`:
@@ -37,6 +37,8 @@ export interface InterfaceRules {
   idempotent?: boolean;
   /** The route's own scope, where it differs from the interface's. */
   scope?: ScopeRule;
+  /** Where the request came from (`callerAddress`): client credentials are checked against their lockout by it. */
+  callerAddress?: string;
 }
 
 /**
@@ -54,7 +56,7 @@ export async function createRequestContext(
   const principal =
     rules.auth.method === 'bearer'
       ? authenticateBearer(services, lookupHeader, { subscriptionKey: rules.auth.subscriptionKey ?? 'required' })
-      : await authenticateCheckoutClient(em, lookupHeader);
+      : await authenticateCheckoutClient(services, em, lookupHeader, callerOfCredentials(rules));
   assertServed(principal, rules.auth, lookupHeader);
   const scope = await scopeOf(services, em, principal, rules.scope ?? rules.auth.scope ?? 'salesUnit', lookupHeader);
   const headers = readHeaders(lookupHeader, rules.headers, rules.idempotent ?? false);
@@ -62,28 +64,35 @@ export async function createRequestContext(
 }
 
 /** A fresh context for a principal whose scope was settled before (a subscription's events, one context each). */
-export function contextFor(
+export function contextFor<S extends TenancyScope>(
   services: Services,
   em: Em,
   principal: Principal,
-  scope: RequestContext['scope'],
+  scope: S,
   traceId: string,
-): RequestContext {
+): RequestContext<S> {
+  const unit = actingFor(scope);
   const covered = (msnColumn: string, options: { readsMerchantData?: boolean; wholePrincipal?: boolean } = {}) =>
     services.salesUnits.condition(principal, msnColumn, {
       readsMerchantData: options.readsMerchantData,
-      actingFor: options.wholePrincipal ? undefined : scope.actingFor,
+      actingFor: options.wholePrincipal ? undefined : unit,
     });
   return {
     principal,
     scope,
     em,
-    clock: scope.actingFor === undefined ? services.clock : services.testClocks.of(scope.actingFor),
+    clock: unit === undefined ? services.clock : services.testClocks.of(unit),
     config: services.config,
     traceId,
     loaders: new LoaderRegistry(em),
     covered,
   };
+}
+
+function callerOfCredentials(rules: InterfaceRules): string {
+  // Client credentials are only taken over REST, whose front always says where the request came from.
+  if (rules.callerAddress === undefined) throw new Error('client credentials checked without the caller’s address');
+  return rules.callerAddress;
 }
 
 function assertServed(principal: Principal, auth: AuthRule, lookup: HeaderLookup): void {
@@ -109,7 +118,8 @@ function assertServed(principal: Principal, auth: AuthRule, lookup: HeaderLookup
 async function scopeOf(services: Services, em: Em, principal: Principal, rule: ScopeRule, lookup: HeaderLookup): Promise<TenancyScope> {
   const msn = lookup('Merchant-Serial-Number');
   if (msn === undefined) {
-    if (rule === 'salesUnit') throw AppError.validation([{ name: 'Merchant-Serial-Number', reason: 'The header is required' }]);
+    // The route acts for one sales unit: refused here, before its handler runs, which so gets a narrowed scope.
+    if (rule === 'salesUnit') throw salesUnitRequired();
     if (rule === 'merchant' && principal.kind === 'partner') {
       throw AppError.validation([
         { name: 'Merchant-Serial-Number', reason: 'Required when a partner acts for a merchant (the merchant’s MSN)' },
@@ -117,7 +127,6 @@ async function scopeOf(services: Services, em: Em, principal: Principal, rule: S
     }
     return principalScope();
   }
-  if (!MSN_PATTERN.test(msn))
-    throw AppError.validation([{ name: 'Merchant-Serial-Number', reason: 'Must be 4 to 6 digits (^[0-9]{4,6}$)' }]);
+  if (!MSN_PATTERN.test(msn)) throw AppError.validation([{ name: 'Merchant-Serial-Number', reason: MSN_FORMAT }]);
   return scopeFor(services, em, principal, msn);
 }

@@ -1,18 +1,19 @@
 import { AppError } from '../errors/app-error.js';
 
 /**
- * What a request may see and touch, settled once by the request front. Every tenant-owned read and write goes
- * through `scoped(ctx)` (tenancy.ts), so a new domain gets the filter from the context instead of writing its own.
+ * What a request may see and touch, settled once by the request front: one sales unit the principal covers, or the
+ * principal as a whole (a partner's or PSP's own operations, the graph without an MSN). Every tenant-owned read and
+ * write goes through `scoped(ctx)` (tenancy.ts), which takes only a request acting for one sales unit, so reading a
+ * sales unit where the request names none does not compile. Each face narrows once, before its handler or resolver
+ * runs: REST by the route's declared scope (request-context.ts), the graph by `@salesUnit` in its admission
+ * (graph/sales-unit-fields.ts), `node(id:)` by the finder its type registered (graph/node-registry.ts).
  */
-export interface TenancyScope {
-  /**
-   * The sales unit the request acts for, checked to be one the principal covers. A request acting as the principal
-   * as a whole names none: reading this then is a 400 naming `Merchant-Serial-Number`, so the header is asked for
-   * exactly where an operation (or a graph field) needs one sales unit.
-   */
+export type TenancyScope = SalesUnitScope | PrincipalScope;
+
+/** A request acting for one sales unit, checked to be one the principal covers. */
+export interface SalesUnitScope {
+  readonly kind: 'salesUnit';
   readonly msn: string;
-  /** The sales unit the request names, or undefined when it acts as the principal as a whole. */
-  readonly actingFor: string | undefined;
   /**
    * Whether the caller may read the merchant's own data (merchant details, contracts): the merchant itself, or
    * a partner the merchant consented to share it with. Acting for the sales unit does not need it.
@@ -20,20 +21,30 @@ export interface TenancyScope {
   readonly readsMerchantData: boolean;
 }
 
-/** The scope of a request acting for one sales unit the principal covers. */
-export function salesUnitScope(msn: string, readsMerchantData: boolean): TenancyScope {
-  return { msn, actingFor: msn, readsMerchantData };
+/** A request acting as the principal as a whole: it names no sales unit. */
+export interface PrincipalScope {
+  readonly kind: 'principal';
 }
 
-/** The scope of a request acting as the principal as a whole (a partner's or PSP's own operations, the graph without an MSN). */
-export function principalScope(): TenancyScope {
-  return {
-    get msn(): string {
-      throw AppError.validation([
-        { name: 'Merchant-Serial-Number', reason: 'The header is required: this operation acts for one sales unit' },
-      ]);
-    },
-    actingFor: undefined,
-    readsMerchantData: false,
-  };
+export function salesUnitScope(msn: string, readsMerchantData: boolean): SalesUnitScope {
+  return { kind: 'salesUnit', msn, readsMerchantData };
+}
+
+const PRINCIPAL_SCOPE: PrincipalScope = Object.freeze({ kind: 'principal' });
+
+export function principalScope(): PrincipalScope {
+  return PRINCIPAL_SCOPE;
+}
+
+/** The sales unit the request names, or undefined when it acts as the principal as a whole. */
+export function actingFor(scope: TenancyScope): string | undefined {
+  return scope.kind === 'salesUnit' ? scope.msn : undefined;
+}
+
+/**
+ * The one refusal of a request that names no sales unit where its operation (a route, a graph field) needs one: 400
+ * naming `Merchant-Serial-Number`, so the header is asked for exactly where it is needed.
+ */
+export function salesUnitRequired(): AppError {
+  return AppError.validation([{ name: 'Merchant-Serial-Number', reason: 'The header is required' }]);
 }

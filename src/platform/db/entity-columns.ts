@@ -1,6 +1,6 @@
 import { JsonType, ReferenceKind, type EntityData, type EntityMetadata } from '@mikro-orm/core';
 import type { Em } from './orm.js';
-import type { SqlWrite } from './sql-write.js';
+import type { SqlWrite } from './statement-transaction.js';
 
 /** One stored column of an entity: its name, its property, and whether it is json (bound as text and cast). */
 export interface EntityColumn<T> {
@@ -65,4 +65,30 @@ export function entityInsertSql<T>(meta: EntityMetadata<T>, row: Partial<T>): Sq
 export function untrackedEntity<T extends object>(em: Em, meta: EntityMetadata<T>, row: Record<string, unknown>): T {
   const data = em.getDriver().mapResult(row as EntityData<T>, meta) as EntityData<T>;
   return em.getEntityFactory().create(meta.class, data, { merge: false, convertCustomTypes: true, refresh: true }) as T;
+}
+
+/**
+ * The columns of an entity that differ from its values as read, as an update of its row by its key; undefined when
+ * nothing changed. The database's constraints still guard the values (a payment's amounts).
+ */
+export function entityUpdateSql<T extends object>(
+  meta: EntityMetadata<T>,
+  before: Record<string, unknown>,
+  after: T,
+): SqlWrite | undefined {
+  const columns = entityColumns(meta);
+  const key = columns.find((c) => (meta.primaryKeys as string[]).includes(c.field));
+  if (!key) throw new Error(`${meta.className} has no single-column key`);
+  const changed = columns.filter(({ field }) => !sameValue(before[field], after[field]));
+  if (changed.length === 0) return undefined;
+  return {
+    sql: `update ${meta.tableName} set ${changed.map(({ column, json }) => `${column} = ${placeholder(json)}`).join(', ')} where ${key.column} = ?`,
+    params: [...changed.map(({ field, json }) => boundValue(after[field], json)), after[key.field]],
+  };
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  if (a !== null && b !== null && typeof a === 'object' && typeof b === 'object') return JSON.stringify(a) === JSON.stringify(b);
+  return a === b;
 }

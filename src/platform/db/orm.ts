@@ -1,7 +1,9 @@
+import { logError } from '../../log.js';
 import type { EntityManager as CoreEntityManager, Logger, LoggerNamespace } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
 import { MikroORM as PostgresMikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import type { EntityManager } from '@mikro-orm/sql';
 import type { EntityDefinition, MigrationEntry } from './schema-parts.js';
 
@@ -22,9 +24,9 @@ export interface DatabaseOptions {
   /** Stops migrating after this migration (tests that migrate existing data); absent means every migration. */
   migrateTo?: string;
   /**
-   * The embedded in-memory PGlite only: start from a dump of a database (`loadDataDir`) or use a given instance
-   * (`pglite`). Tests start from a dump of a migrated database: a new cluster plus every migration costs seconds
-   * per app, loading the dump about one.
+   * The embedded PGlite only: start from a dump of a database (`loadDataDir`; in memory, or in a data directory that
+   * holds no database yet) or use a given instance (`pglite`, in memory). Tests start from a dump of a migrated
+   * database: a new cluster plus every migration costs seconds per app, loading the dump about one.
    */
   pglite?: { loadDataDir: Blob } | { pglite: object };
 }
@@ -33,15 +35,42 @@ export interface DatabaseOptions {
 export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
   const common = commonOptions(options);
   const orm = options.databaseUrl
-    ? await PostgresMikroORM.init({ ...common, clientUrl: options.databaseUrl, pool: { min: 0, max: 20 } })
+    ? await PostgresMikroORM.init({
+        ...common,
+        clientUrl: options.databaseUrl,
+        pool: { min: 0, max: 20 },
+        driverOptions: { onPoolCreated },
+      })
     : await PgliteMikroORM.init({
         ...common,
-        ...(options.dataDir === 'memory://'
-          ? { ...(options.pglite ? { driverOptions: options.pglite } : {}) }
-          : { dbName: options.dataDir }),
+        ...(options.dataDir === 'memory://' ? {} : { dbName: options.dataDir }),
+        ...(options.pglite ? { driverOptions: options.pglite } : {}),
       });
-  await orm.migrator.up(options.migrateTo ? { to: options.migrateTo } : undefined);
+  const migrate = () => orm.migrator.up(options.migrateTo ? { to: options.migrateTo } : undefined);
+  await (options.databaseUrl ? underMigrationLock(options.databaseUrl, migrate) : migrate());
   return orm;
+}
+
+/** A key no other advisory lock of this database uses: the bytes of "paygraph" read as one 64-bit number. */
+export const MIGRATION_LOCK = '8097887090196443240';
+
+/**
+ * Instances that start at once (a rolling upgrade, a scale-out) migrate one after the other: each waits for the
+ * database's migration lock, and the first to take it applies what is pending while the others then find nothing to
+ * do. Without it two instances apply the same migration in two transactions and one fails on the other's table. The
+ * lock is a session advisory lock on a connection of its own, held for the whole run of the migrator (which works on
+ * the pool's connections) and given back when that connection ends, even if this process dies. PGlite is one process
+ * with one connection: nothing else can migrate it at the same time.
+ */
+async function underMigrationLock(databaseUrl: string, migrate: () => Promise<unknown>): Promise<void> {
+  const lock = new pg.Client({ connectionString: databaseUrl, application_name: 'paygraph migration lock' });
+  await lock.connect();
+  try {
+    await lock.query(`select pg_advisory_lock(${MIGRATION_LOCK}::bigint)`);
+    await migrate();
+  } finally {
+    await lock.end();
+  }
 }
 
 /**
@@ -52,7 +81,38 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
  */
 export async function openBackgroundLane(orm: Orm, options: DatabaseOptions, size: number): Promise<Orm> {
   if (!options.databaseUrl) return orm;
-  return PostgresMikroORM.init({ ...commonOptions(options), clientUrl: options.databaseUrl, pool: { min: 0, max: size } });
+  return PostgresMikroORM.init({
+    ...commonOptions(options),
+    clientUrl: options.databaseUrl,
+    pool: { min: 0, max: size },
+    driverOptions: { onPoolCreated },
+  });
+}
+
+/**
+ * A connection the server ends (`pg_terminate_backend`, a restart, a failover) reports it as an `error` event on its
+ * client after the query in flight has failed (that failure answers the request: 503). Without a listener of ours
+ * that event reached no listener and was an uncaught exception, which ends the process.
+ *
+ * An idle client the pool discards itself. A checked-out one goes back to the pool here, as broken (so the pool ends
+ * and drops it), and its holder's later release does nothing: the holder may never give it back. The ORM's query
+ * builder (Kysely 0.29, kysely-org/kysely#1990) does not release a connection whose BEGIN, COMMIT or ROLLBACK failed,
+ * and each such connection held one of the pool's places for good: the pool shrank with every connection the server
+ * ended inside a transaction, and closing it waited forever for the lost ones.
+ */
+function onPoolCreated(pool: pg.Pool): void {
+  const checkedOut = new WeakSet<pg.PoolClient>();
+  pool.on('acquire', (client) => checkedOut.add(client));
+  pool.on('release', (_error, client) => checkedOut.delete(client));
+  pool.on('connect', (client) =>
+    client.on('error', (error) => {
+      logError('database connection lost', error);
+      if (!checkedOut.has(client)) return;
+      const release = client.release;
+      client.release = () => undefined;
+      release.call(client, error);
+    }),
+  );
 }
 
 function commonOptions(options: DatabaseOptions) {

@@ -4,7 +4,7 @@ import type { Em } from '../db/orm.js';
 import { afterFailedCallbackAttempt, callbackKinds, type CallbackKind } from './callback-kinds.js';
 import type { ClaimedDelivery, DeliveryChannel, DeliveryPolicy, RecordedAttempt, RecordedOutcome } from './delivery-channel.js';
 import { EARLIER_CALLBACK_PENDING } from './delivery-order.js';
-import { claimDeliveries, claimedRow, leaseEnd, recordAttempts, type DeliveryFamily } from './delivery-table.js';
+import { claimDeliveries, claimedRow, leaseLength, recordAttempts, type DeliveryFamily, type ReceiverLimits } from './delivery-table.js';
 
 /** Callbacks: the URL (chosen by the recipient per callback) is the receiver. */
 const CALLBACKS: DeliveryFamily = {
@@ -37,24 +37,26 @@ export function callbackChannel(services: Services): DeliveryChannel {
   const policy = (kind: CallbackKind) => policies.get(kind) ?? policies.set(kind, policyOf(kind, services.config)).get(kind)!;
   return {
     name: 'callbacks',
-    async claim(em: Em, limit: number, perReceiver: number): Promise<ClaimedDelivery[]> {
+    async claim(em: Em, limit: number, perReceiver: ReceiverLimits, held?: readonly number[]): Promise<ClaimedDelivery[]> {
       const kinds = callbackKinds.names();
       if (kinds.length === 0) return [];
       const now = services.clock.now();
-      // One lease length for every kind: the longest timeout. A lease only matters when its holder dies.
-      const leaseUntil = leaseEnd(now, callbackKinds.longestTimeoutMs(services.config));
+      // One lease length for every kind: the longest timeout's. A lease only matters when its holder dies.
+      const leaseMs = leaseLength(services.config, callbackKinds.longestTimeoutMs(services.config));
+      const leaseUntil = new Date(now.getTime() + leaseMs);
       const rows = await claimDeliveries(em, CALLBACKS, {
         now,
         dueParams: [JSON.stringify(kinds), now],
         leaseUntil,
         limit,
         perReceiver,
+        held,
       });
       return rows.map((row) => {
         // Claimed only when registered here (the kind filter of `due`).
         const kind = callbackKinds.get(row.kind as string)!;
         const msn = (row.msn as string | null) ?? null;
-        const claimed = claimedRow(row, leaseUntil);
+        const claimed = claimedRow(row, leaseUntil, leaseMs);
         const authorization = (row.authorization_value as string | null) ?? null;
         const url = row.url as string;
         const body = row.body as string;

@@ -40,8 +40,18 @@ export interface DeliveryPolicy {
 /** A delivery claimed by this instance: leased until `leaseUntil`, its attempt row already written. */
 export interface ClaimedDelivery {
   id: number;
+  /** Its receiver (the `receiver` column): whose concurrency its POST counts against. */
+  receiver: string;
   attemptId: number;
+  /**
+   * The attempt row's time, which with its id keys the attempt log partitioned by day: the outcome's update names it,
+   * so it reads one day's partition instead of probing every day kept.
+   */
+  attemptedAt: Date;
+  /** The lease this instance holds on the row; moved on when the engine renews it. */
   leaseUntil: Date;
+  /** How far each renewal extends it. */
+  leaseMs: number;
   attemptCount: number;
   createdAt: Date;
   streamType: string;
@@ -70,8 +80,11 @@ export interface RecordedAttempt {
  */
 export interface DeliveryChannel {
   name: string;
-  /** Claims up to `limit` due deliveries, at most `perReceiver` in flight to one receiver across instances. */
-  claim(em: Em, limit: number, perReceiver: number): Promise<ClaimedDelivery[]>;
+  /**
+   * Claims up to `limit` due deliveries, at most a receiver's cap (`perReceiver`) in flight to it across instances,
+   * none of those this instance still `held`.
+   */
+  claim(em: Em, limit: number, perReceiver: ReceiverLimits, held?: readonly number[]): Promise<ClaimedDelivery[]>;
   /** Records attempts and moves their deliveries on; returns the ids this instance still held the lease of. */
   record(em: Em, attempts: readonly RecordedAttempt[], outcomes: readonly RecordedOutcome[]): Promise<Set<number>>;
 }
@@ -83,4 +96,10 @@ export interface RecordedOutcome {
   status: DeliveryStatus;
   nextAttemptAt: Date;
   deliveredAt: Date | null;
+}
+
+/** Each receiver's cap of POSTs in flight: `of` for those with a limit of their own, `initial` for the rest. */
+export interface ReceiverLimits {
+  initial: number;
+  of: Record<string, number>;
 }

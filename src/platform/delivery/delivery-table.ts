@@ -1,5 +1,9 @@
+import { idArrayParam } from '../db/id-array.js';
+import type { Config } from '../../config.js';
 import type { Em } from '../db/orm.js';
-import type { ClaimedDelivery, RecordedAttempt, RecordedOutcome } from './delivery-channel.js';
+import type { ClaimedDelivery, ReceiverLimits, RecordedAttempt, RecordedOutcome } from './delivery-channel.js';
+
+export type { ReceiverLimits };
 
 /** What a claim writes over an attempt still without outcome: the instance that made it stopped mid-POST. */
 export const INTERRUPTED_ATTEMPT_ERROR = 'interrupted: the sending instance stopped before recording an outcome';
@@ -32,7 +36,7 @@ export interface DeliveryFamily {
 export async function claimDeliveries(
   em: Em,
   t: DeliveryFamily,
-  o: { now: Date; dueParams: unknown[]; leaseUntil: Date; limit: number; perReceiver: number },
+  o: { now: Date; dueParams: unknown[]; leaseUntil: Date; limit: number; perReceiver: ReceiverLimits; held?: readonly number[] },
 ): Promise<Row[]> {
   return em.execute<Row[]>(
     // Receivers first, then a bounded index walk per receiver (its index on receiver and due time): the work of a
@@ -49,12 +53,12 @@ export async function claimDeliveries(
                order by d.receiver limit 1)
        from pending_receivers p where p.receiver is not null
      ), receivers as materialized (
-       select r.receiver, l.leased
+       select r.receiver, l.leased, c.cap
        from pending_receivers r cross join lateral (
          select count(*) as leased from delivery d
          where d.receiver = r.receiver and d.status = 'pending' and d.lease_until is not null and d.lease_until > ?
-       ) l
-       where r.receiver is not null and l.leased < ?
+       ) l cross join lateral (select coalesce((?::jsonb ->> r.receiver::text)::int, ?) as cap) c
+       where r.receiver is not null and l.leased < c.cap
      ), candidate as materialized (
        select c.id, c.next_attempt_at from receivers r cross join lateral (
          select d.id, d.next_attempt_at from delivery d
@@ -62,14 +66,15 @@ export async function claimDeliveries(
          where d.receiver = r.receiver and d.status = 'pending' and d.attempt_count >= 0 and ${t.due}
            and (d.lease_until is null or d.lease_until <= ?) and not ${t.heldBack}
          order by d.next_attempt_at, d.id
-         limit greatest(? - r.leased, 0)
+         limit greatest(r.cap - r.leased, 0)
        ) c
      ), due as (
        -- Row locks cannot be taken beside a lateral join: the chosen rows are locked here, one level up. The lease
        -- is tested again on the locked row: PostgreSQL re-checks only this level's conditions against a row another
        -- instance leased and committed after this statement's snapshot, and without them both would send it.
+       -- Never one this instance still holds, whatever its lease says (a stall between renewal and claim).
        select d.id from delivery d join candidate k on k.id = d.id
-       where d.status = 'pending' and (d.lease_until is null or d.lease_until <= ?)
+       where d.status = 'pending' and (d.lease_until is null or d.lease_until <= ?) and d.id <> all(?::bigint[])
        order by k.next_attempt_at, k.id
        limit ?
        for update of d skip locked
@@ -77,17 +82,29 @@ export async function claimDeliveries(
        update delivery d set lease_until = ?
        from due${t.returning.from}
        where d.id = due.id${t.returning.where}
-       returning d.id, d.attempt_count, d.created_at, d.stream_type, d.stream_id, d.trace_parent, ${t.returning.columns}
+       returning d.id, d.receiver, d.attempt_count, d.created_at, d.stream_type, d.stream_id, d.trace_parent, ${t.returning.columns}
      ), interrupted as (
        -- An earlier claim's attempt still without outcome: its lease ran out, so its instance stopped mid-POST.
        update delivery_attempt a set error = ?
        from claimed c where a.delivery_id = c.id and a.duration_ms is null and a.error is null
      ), started as (
        insert into delivery_attempt (delivery_id, attempted_at) select c.id, ? from claimed c
-       returning id, delivery_id
+       returning id, delivery_id, attempted_at
      )
-     select c.*, s.id as attempt_id from claimed c join started s on s.delivery_id = c.id`,
-    [o.now, o.perReceiver, ...o.dueParams, o.now, o.perReceiver, o.now, o.limit, o.leaseUntil, INTERRUPTED_ATTEMPT_ERROR, o.now],
+     select c.*, s.id as attempt_id, s.attempted_at as attempt_at from claimed c join started s on s.delivery_id = c.id`,
+    [
+      o.now,
+      JSON.stringify(o.perReceiver.of),
+      o.perReceiver.initial,
+      ...o.dueParams,
+      o.now,
+      o.now,
+      idArrayParam(o.held ?? []),
+      o.limit,
+      o.leaseUntil,
+      INTERRUPTED_ATTEMPT_ERROR,
+      o.now,
+    ],
   );
 }
 
@@ -104,6 +121,7 @@ export async function recordAttempts(
   const rows = attempts.map((a, i) => ({
     id: a.delivery.id,
     attempt_id: a.delivery.attemptId,
+    attempted_at: a.delivery.attemptedAt.toISOString(),
     lease_until: a.delivery.leaseUntil.toISOString(),
     status: outcomes[i]!.status,
     next_attempt_at: outcomes[i]!.nextAttemptAt.toISOString(),
@@ -121,25 +139,51 @@ export async function recordAttempts(
      ), completed as (
        -- The attempt the claim wrote (attempted_at stays the claim's time, just before the POST).
        update delivery_attempt a set status_code = o.status_code, duration_ms = o.duration_ms, error = o.error
-       from o where a.id = any(?::bigint[]) and a.id = o.attempt_id
+       from o where a.id = any(?::bigint[]) and a.attempted_at = any(?::timestamptz[]) and a.id = o.attempt_id
      )
      update delivery d set status = o.status, attempt_count = d.attempt_count + 1, next_attempt_at = o.next_attempt_at,
        lease_until = null, delivered_at = o.delivered_at, last_status_code = o.status_code
      from o where d.id = any(?::bigint[]) and d.id = o.id and d.lease_until = o.lease_until
      returning d.id`,
-    [JSON.stringify(rows), toArray(rows.map((r) => r.attempt_id)), toArray(rows.map((r) => r.id))],
+    [
+      JSON.stringify(rows),
+      idArrayParam(rows.map((r) => r.attempt_id)),
+      `{${[...new Set(rows.map((r) => r.attempted_at))].join(',')}}`,
+      idArrayParam(rows.map((r) => r.id)),
+    ],
   );
   return new Set(moved.map((row) => Number(row.id)));
 }
 
-/** A PostgreSQL array literal of ids, one bound value whatever their number. */
-const toArray = (ids: readonly number[]): string => `{${ids.join(',')}}`;
+/**
+ * Extends the leases of deliveries this instance still holds (POST in flight, or its outcome not yet recorded) to
+ * `until`, each only where the row still carries the lease this instance was given; returns the ids extended. A lease
+ * ran out and was claimed by another instance: that one holds it now, and this one's record will not match.
+ */
+export async function renewLeases(em: Em, held: readonly ClaimedDelivery[], until: Date): Promise<Set<number>> {
+  if (held.length === 0) return new Set();
+  const rows = held.map((d) => ({ id: d.id, lease_until: d.leaseUntil.toISOString() }));
+  const renewed = await em.execute<Row[]>(
+    `update delivery d set lease_until = ?
+     from jsonb_to_recordset(?::jsonb) as o(id bigint, lease_until timestamptz)
+     where d.id = any(?::bigint[]) and d.id = o.id and d.status = 'pending' and d.lease_until = o.lease_until
+     returning d.id`,
+    [until, JSON.stringify(rows), idArrayParam(rows.map((r) => r.id))],
+  );
+  return new Set(renewed.map((row) => Number(row.id)));
+}
 
 /** A lease outlives the POST's timeout by this much, for recording the outcome; after that the row is anyone's again. */
 const LEASE_MARGIN_MS = 5_000;
 
-/** Until when a claim holds its deliveries, whose POSTs may take up to `timeoutMs`. */
-export const leaseEnd = (now: Date, timeoutMs: number): Date => new Date(now.getTime() + timeoutMs + LEASE_MARGIN_MS);
+/**
+ * How long a claim leases its deliveries, whose POSTs may take up to `timeoutMs`: `PAYGRAPH_DELIVERY_LEASE_MS` when
+ * set, else the timeout and a margin. The holder renews it while the POST is in flight and its outcome unrecorded
+ * (DeliveryEngine), so load can delay a record past it without another claim sending the delivery again; the length
+ * only decides how soon the deliveries of an instance that stopped are taken over.
+ */
+export const leaseLength = (config: Pick<Config, 'deliveryLeaseMs'>, timeoutMs: number): number =>
+  config.deliveryLeaseMs ?? timeoutMs + LEASE_MARGIN_MS;
 
 export const timestamp = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)));
 
@@ -147,10 +191,27 @@ export const timestamp = (value: unknown): Date => (value instanceof Date ? valu
 export function claimedRow(
   row: Row,
   leaseUntil: Date,
-): Pick<ClaimedDelivery, 'id' | 'attemptId' | 'leaseUntil' | 'attemptCount' | 'createdAt' | 'streamType' | 'streamId' | 'traceParent'> {
+  leaseMs: number,
+): Pick<
+  ClaimedDelivery,
+  | 'id'
+  | 'receiver'
+  | 'attemptId'
+  | 'attemptedAt'
+  | 'leaseUntil'
+  | 'leaseMs'
+  | 'attemptCount'
+  | 'createdAt'
+  | 'streamType'
+  | 'streamId'
+  | 'traceParent'
+> {
   return {
     id: Number(row.id),
+    receiver: String(row.receiver),
+    leaseMs,
     attemptId: Number(row.attempt_id),
+    attemptedAt: timestamp(row.attempt_at),
     leaseUntil,
     attemptCount: Number(row.attempt_count),
     createdAt: timestamp(row.created_at),

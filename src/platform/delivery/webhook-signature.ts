@@ -25,3 +25,20 @@ export function signWebhookRequest(url: URL, body: string | Buffer, secret: stri
     authorization: `HMAC-SHA256 SignedHeaders=x-ms-date;host;x-ms-content-sha256&Signature=${signature}`,
   };
 }
+
+/** The header a receiver de-duplicates on: the outbox id of the event, the same on every retry. */
+export const EVENT_ID_HEADER = 'x-paygraph-event-id';
+
+/**
+ * Every header of a webhook delivery of event `eventId` with `body` to `url`, signed with `secret` at `date`: what the
+ * webhook dispatcher sends, and what `paygraph listen` forwards, so a receiver cannot tell the two apart.
+ */
+export function webhookRequestHeaders(
+  url: URL,
+  eventId: number | string,
+  body: string,
+  secret: string,
+  date: Date,
+): Record<string, string> {
+  return { 'content-type': 'application/json', [EVENT_ID_HEADER]: String(eventId), ...signWebhookRequest(url, body, secret, date) };
+}

@@ -24,6 +24,10 @@ export class AppError extends Error {
   get title(): string {
     return errorEntry(this.code).title;
   }
+  /** Response headers the refusal carries on REST, whatever the interface's body (`Retry-After`, RateLimit fields). */
+  get headers(): Record<string, string> {
+    return {};
+  }
   /** The first field named, for the graph's `userErrors.field`. */
   get field(): string | undefined {
     return this.details[0]?.name;

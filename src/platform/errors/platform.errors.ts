@@ -19,6 +19,8 @@ export const platformErrors = defineErrors('platform', {
   /** A rate limit of the one limiter (src/platform/rate-limit/): the answer carries `Retry-After` and the RateLimit fields. */
   RATE_LIMITED: { status: 429, title: 'Too Many Requests' },
   INTERNAL: { status: 500, title: 'Internal Server Error' },
+  /** The database could not be reached or dropped the connection mid-request: nothing of the request was committed. */
+  SERVICE_UNAVAILABLE: { status: 503, title: 'Service Unavailable' },
 });
 
 declare module './catalogue.js' {

@@ -1,7 +1,7 @@
 import { ChangeSetType, type EventSubscriber, type FlushEventArgs, type TransactionEventArgs } from '@mikro-orm/core';
 import type { Em } from '../db/orm.js';
 
-/** The commit-wake hook, which a statement that wrote outbox rows without a flush calls itself (`outboxWrittenBySql`). */
+/** The commit-wake hook, which the write runner calls itself for the outbox rows it wrote by SQL (`wakeAtCommit`). */
 interface CommitWake extends EventSubscriber {
   wroteEvents(em: Em): void;
 }
@@ -37,10 +37,10 @@ export function commitWakeSubscriber(onCommitted: () => void): EventSubscriber {
 }
 
 /**
- * Called after a plain statement that wrote outbox rows has run (no flush saw them): wakes this instance's bus as a
- * flush would, at once when the statement committed by itself, or at its transaction's commit.
+ * Called by the write runner (run-operation.ts) once its statements wrote outbox rows (no flush saw them): wakes
+ * this instance's bus as a flush would, at once when they committed, or at the commit of the transaction they are in.
  */
-export function outboxWrittenBySql(em: Em): void {
+export function wakeAtCommit(em: Em): void {
   for (const subscriber of em.getEventManager().getSubscribers())
     if ('wroteEvents' in subscriber) (subscriber as CommitWake).wroteEvents(em);
 }

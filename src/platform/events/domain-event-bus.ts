@@ -1,46 +1,31 @@
 import { randomUUID } from 'node:crypto';
-import { forkEm, type Orm } from '../db/orm.js';
+import { forkEm, type Em, type Orm } from '../db/orm.js';
 import { logError } from '../../log.js';
+import { commitWakeSubscriber } from './commit-wake.js';
+import { streamSql } from './stream-order.js';
+import { SEQUENCING_BATCH, sequenceEvents } from './event-sequencer.js';
+import { EventSubscribers, type EventFilter, type EventListener } from './event-subscribers.js';
 import type { NotificationListener } from './notification-listener.js';
-import { OUTBOX_EVENT_COLUMNS, toOutboxEvent, type OutboxEvent } from './outbox-event.js';
+import { toPositionedEvent } from './outbox-event.js';
+
+export type { EventFilter, EventListener } from './event-subscribers.js';
 
 /** The channel each instance announces its commits of events on, right after them (never inside a writing transaction). */
 export const DOMAIN_EVENT_CHANNEL = 'domain_event';
 
 /**
  * How often the outbox is read when nothing woke the bus: the safety net for a lost announcement (a listening
- * connection being re-established) and for events written by SQL outside any instance. Cheap: one index lookup that
- * usually finds nothing.
+ * connection being re-established) and for events written by SQL outside any instance. Cheap: two index lookups that
+ * usually find nothing.
  */
 export const DEFAULT_POLL_MS = 100;
-/** The largest xid8: an upper bound of every transaction id. */
-const MAX_XID8 = '18446744073709551615';
 /** Events one read brings to subscribers at most: a quarter of what a subscriber may hold (event-stream.ts). */
 export const READ_PAGE = 250;
 /** The bus's reads are the instance's background work, not a request's: kept out of the per-request query log. */
 const BACKGROUND = { enabled: false };
-/** OUTBOX_EVENT_COLUMNS' shape with no event: the row that carries the horizon. */
-const NO_EVENT_COLUMNS =
-  'null::bigint as event_id, null::text as stream_type, null::text as stream_id, null::text as msn, null::text as name, null::jsonb as payload, null::timestamptz as occurred_at';
 /** A failed read is retried after this long, doubling up to the cap, until it succeeds: no event is dropped. */
 const RETRY_FIRST_DELAY_MS = 100;
 const RETRY_MAX_DELAY_MS = 5_000;
-
-export type EventListener = (event: OutboxEvent) => void;
-
-/** Which events a subscriber gets: always one sales unit's, of one stream type, optionally only some names. */
-export interface EventFilter {
-  msn: string;
-  /** Absent means every stream of the sales unit (the events feed). */
-  streamType?: string;
-  /** Public event names; absent means every event of the stream type. */
-  names?: ReadonlySet<string>;
-}
-
-interface Subscriber {
-  filter: EventFilter;
-  listener: EventListener;
-}
 
 export interface DomainEventBusOptions {
   pollMs?: number;
@@ -51,27 +36,20 @@ export interface DomainEventBusOptions {
  * itself: nothing is added to the writing transaction. Reads are woken at once by a commit on this instance
  * (`committedHere`), by another instance announcing its commits, and otherwise every `pollMs`.
  *
- * The rule that keeps a late commit from being skipped (sequence ids are drawn in insert order, not commit order):
- * each event carries the id of the transaction that wrote it (`xid`), and a read takes, in the same snapshot, the
- * oldest transaction still running (`pg_snapshot_xmin(pg_current_snapshot())`, the horizon). Every transaction below
- * the horizon has ended, so all its events were visible to that read; only events of transactions at or above it may
- * still appear. The next read therefore looks at events with `xid >= horizon` of the previous read, and skips those
- * it already published. No event id serves as a cursor, so a lower id committing after a higher one was read is
- * found by the first read whose snapshot sees it. Each read publishes what it found in id order, which is commit
- * order within a stream (a stream's writers serialize on its row lock and draw their ids while holding it).
+ * Each read first gives the events committed since the last one their positions (event-sequencer.ts), then reads the
+ * stream after the position it reached (streamSql, the rule every reader of the stream follows). Positions become
+ * visible in order, so that position is the whole state: a lower id committing after a higher one was read gets a
+ * higher position and is found by the next read, and nothing is read twice. Each read publishes in position order,
+ * which is commit order, and so a stream's order.
  */
 export class DomainEventBus {
-  /** By sales unit: an event is offered only to its own unit's subscribers, however many others listen. */
-  private readonly subscribers = new Map<string, Set<Subscriber>>();
-  private subscribed = 0;
+  private readonly subscribers = new EventSubscribers();
   private readonly commitListeners: (() => void)[] = [];
   private readonly pollMs: number;
   /** Tells this instance's own announcements apart from other instances'. */
   private readonly instanceTag = randomUUID();
-  /** The last read's horizon: every transaction below it had ended, and its events were read. */
-  private horizon = '0';
-  /** Events read whose transaction is at or above the horizon (id to xid): they come back in the next read. */
-  private readonly unsettled = new Map<number, bigint>();
+  /** The position the last read reached: every event up to it was read. */
+  private position = 0;
   private reading: Promise<void> | undefined;
   private readAgain = false;
   /** The read about to run may find events committed elsewhere: tell the commit listeners if it does. */
@@ -94,16 +72,9 @@ export class DomainEventBus {
     const wake = () => this.wake(true);
     await this.notifications.start((payload) => payload !== this.instanceTag && wake(), wake);
     // Everything committed by now is history, not news: read once, published to nobody.
-    const [first] = await forkEm(this.orm).execute<{ horizon: string }[]>(
-      'select pg_snapshot_xmin(pg_current_snapshot())::text as horizon',
-      [],
-      'all',
-      BACKGROUND,
-    );
-    this.horizon = first!.horizon;
     await this.read({ publish: false, tellListeners: false });
-    // Always, subscribers or not: a read keeps the horizon current, so a first subscriber is not handed what committed
-    // while nobody listened.
+    // Always, subscribers or not: events get their positions, and a read keeps the position current, so a first
+    // subscriber is not handed what committed while nobody listened.
     this.pollTimer = setInterval(wake, this.pollMs);
     this.pollTimer.unref();
   }
@@ -114,22 +85,12 @@ export class DomainEventBus {
     this.wakeFromRetryWait?.();
     await this.notifications.stop();
     this.subscribers.clear();
-    this.subscribed = 0;
     await this.reading;
   }
 
   /** Calls `listener` with each committed event `filter` admits, from now on; returns the unsubscribe function. */
   subscribe(filter: EventFilter, listener: EventListener): () => void {
-    const subscriber = { filter, listener };
-    let unit = this.subscribers.get(filter.msn);
-    if (!unit) this.subscribers.set(filter.msn, (unit = new Set()));
-    unit.add(subscriber);
-    this.subscribed++;
-    return () => {
-      if (!unit.delete(subscriber)) return;
-      this.subscribed = Math.max(0, this.subscribed - 1);
-      if (unit.size === 0 && this.subscribers.get(filter.msn) === unit) this.subscribers.delete(filter.msn);
-    };
+    return this.subscribers.add(filter, listener);
   }
 
   /**
@@ -141,10 +102,17 @@ export class DomainEventBus {
   }
 
   /**
+   * Every commit through these ORMs that carries events wakes this bus at once (commit-wake.ts), with no work inside
+   * the transaction: the request pool's, and the background lane's, which records a callback's outcome with its event.
+   */
+  hearCommitsOf(...orms: readonly Orm[]): void {
+    for (const each of new Set(orms)) each.em.getEventManager().registerSubscriber(commitWakeSubscriber(() => this.committedHere()));
+  }
+
+  /**
    * A transaction of this instance committed events (commit-wake.ts): the other instances are told, then the commit
    * listeners, then a read, with or without subscribers: read at once, the events become history before anyone
    * subscribes after them (a subscriber gets what commits after it subscribed, not what committed just before).
-   * Without subscribers the read fetches ids only.
    */
   committedHere(): void {
     if (this.stopped) return;
@@ -154,7 +122,7 @@ export class DomainEventBus {
   }
 
   get subscriberCount(): number {
-    return this.subscribed;
+    return this.subscribers.count;
   }
 
   /**
@@ -210,37 +178,30 @@ export class DomainEventBus {
   }
 
   /**
-   * One read (the rule is in the class comment): the horizon and the events at or above the last one, minus those
-   * already read, in one statement and so one snapshot. With subscribers it brings the events' columns too; without,
-   * only what the rule needs. State changes once the statement succeeded, so a failed read is simply repeated.
-   *
-   * With subscribers a read brings at most `READ_PAGE` events, and says whether more may follow: a transaction with
-   * more events of one unit than a subscriber may hold (`DEFAULT_MAX_BUFFERED`, event-stream.ts), or a bus catching
-   * up, reached every subscriber in one read and failed them all as too slow before they could take one. Until a read
-   * comes back short the horizon stays where it was and the events read stay known, so the next page is the events
-   * after them and nothing is skipped or read twice.
+   * One read (the rule is in the class comment): sequence, then the stream after the position reached. With
+   * subscribers it brings at most `READ_PAGE` events: a transaction with more events of one unit than a subscriber
+   * may hold (`DEFAULT_MAX_BUFFERED`, event-stream.ts), or a bus catching up, reached every subscriber in one read and
+   * failed them all as too slow before they could take one. Without subscribers it reads only the highest position.
+   * Returns whether more may follow at once. State changes once the statements succeeded, so a failed read is simply
+   * repeated.
    */
   private async read({ publish, tellListeners }: { publish: boolean; tellListeners: boolean }): Promise<boolean> {
-    const withRows = publish && this.subscribed > 0;
-    const rows = await forkEm(this.orm).execute<Record<string, unknown>[]>(
-      outboxReadSql(withRows, [...this.unsettled.keys()]),
-      [this.horizon],
-      'all',
-      BACKGROUND,
-    );
-    const horizon = String(rows[0]!.horizon);
-    const found = rows.slice(1);
-    const more = withRows && found.length === READ_PAGE;
-    for (const row of found) this.unsettled.set(Number(row.event_id), BigInt(row.xid as string));
-    if (!more) {
-      const settledBelow = BigInt(horizon);
-      for (const [id, xid] of this.unsettled) if (xid < settledBelow) this.unsettled.delete(id);
-      this.horizon = horizon;
-    }
+    const em = forkEm(this.orm);
+    const sequenced = await sequenceEvents(em);
+    const withRows = publish && this.subscribers.count > 0;
+    const events = withRows ? await this.eventsAfter(em, this.position) : [];
+    const reached = withRows ? (events[events.length - 1]?.position ?? this.position) : await highestPosition(em);
+    const found = reached > this.position;
+    this.position = Math.max(this.position, reached);
     if (this.stopped) return false;
-    if (withRows) this.publish(found.map(toOutboxEvent));
-    if (found.length > 0 && tellListeners) this.callCommitListeners();
-    return more;
+    if (withRows) this.subscribers.publish(events);
+    if (found && tellListeners) this.callCommitListeners();
+    return events.length === READ_PAGE || sequenced === SEQUENCING_BATCH;
+  }
+
+  private async eventsAfter(em: Em, position: number) {
+    const { sql, params } = streamSql({}, { afterPosition: position, limit: READ_PAGE });
+    return (await em.execute<Record<string, unknown>[]>(sql, params, 'all', BACKGROUND)).map(toPositionedEvent);
   }
 
   private callCommitListeners(): void {
@@ -274,38 +235,10 @@ export class DomainEventBus {
       }
     }
   }
-
-  private publish(events: OutboxEvent[]): void {
-    for (const event of events) {
-      for (const { filter, listener } of this.subscribers.get(event.msn) ?? []) {
-        if ((filter.streamType !== undefined && filter.streamType !== event.streamType) || (filter.names && !filter.names.has(event.name)))
-          continue;
-        try {
-          listener(event);
-        } catch (error) {
-          logError('event subscriber failed', error, { eventId: event.id });
-        }
-      }
-    }
-  }
 }
 
-/**
- * The bus's read (its rule is in DomainEventBus's comment), one parameter: the last horizon. With rows, a page of at
- * most READ_PAGE events in id order; without, every fresh event's id. Its cost must follow the fresh events, not the
- * outbox, whatever the table's statistics (a new database has none): the xid's upper bound, always true, makes the
- * condition a range, which PostgreSQL takes for a narrow one and so reads through the xid index (with the lower
- * bound alone it took a third of the table and scanned all of it), and `offset 0` keeps that scan under the page's
- * `order by id limit` (else it walked the primary key through the whole outbox).
- */
-export function outboxReadSql(withRows: boolean, knownIds: readonly number[]): string {
-  const known = knownIds.length > 0 ? `and e.id <> all('{${knownIds.join(',')}}'::bigint[])` : '';
-  const fresh = `select * from domain_event e where e.xid >= ?::xid8 and e.xid <= '${MAX_XID8}'::xid8 ${known}`;
-  const events = withRows
-    ? `select null, e.xid::text, ${OUTBOX_EVENT_COLUMNS} from (${fresh} offset 0) e order by e.id limit ${READ_PAGE}`
-    : `select null, e.xid::text, e.id from (${fresh}) e`;
-  return `select pg_snapshot_xmin(pg_current_snapshot())::text as horizon, null::text as xid, ${withRows ? NO_EVENT_COLUMNS : 'null::bigint as event_id'}
-     union all
-     (${events})
-     order by event_id nulls first`;
+/** The highest position given: where a read without subscribers leaves the bus. */
+async function highestPosition(em: Em): Promise<number> {
+  const [row] = await em.execute<{ position: unknown }[]>('select max(position) as position from event_position', [], 'all', BACKGROUND);
+  return Number(row?.position ?? 0);
 }

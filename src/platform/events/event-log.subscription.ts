@@ -1,10 +1,8 @@
-import { GraphQLError } from 'graphql';
 import { scoped } from '../auth/tenancy.js';
-import type { GraphQLContext } from '../graph/graphql-context.js';
-import { eventStream } from './event-stream.js';
-import { readEventLogAfter } from './event-log.queries.js';
+import type { SalesUnitGraphQLContext } from '../graph/graphql-context.js';
+import { eventStream, keyedByEvent, type EventStreamOptions } from './event-stream.js';
 import type { OutboxEvent } from './outbox-event.js';
-import { MAX_REPLAYED, resumedStream } from './resumed-stream.js';
+import { resumedStream, resumePosition } from './resumed-stream.js';
 
 export interface StreamEventSubscriptionArgs {
   names?: readonly string[] | null;
@@ -16,25 +14,22 @@ export interface StreamEventSubscriptionArgs {
 /**
  * The caller's committed events of every stream from now on, or from after an event id: the live events feed.
  * Bound to the sales unit the connection authenticated for; the arguments only narrow it. Resumes exactly as
- * `paymentEvents(after:)` does (resumed-stream.ts): live first subscribed, then the replay read, no gap, none twice.
+ * `paymentEvents(after:)` does (resumed-stream.ts): by position, paged, no gap, none twice.
  */
-export function subscribeToStreamEvents(context: GraphQLContext, args: StreamEventSubscriptionArgs): AsyncIterableIterator<OutboxEvent> {
+export async function subscribeToStreamEvents(
+  context: SalesUnitGraphQLContext,
+  args: StreamEventSubscriptionArgs,
+): Promise<AsyncIterableIterator<OutboxEvent>> {
   const msn = scoped(context.request).msn;
-  const streamType = args.streamType ?? undefined;
-  const names = args.names?.length ? args.names : undefined;
-  const after = args.after == null ? undefined : eventIdOf(args.after);
-  const live = eventStream(context.services.events, {
-    filter: { msn, streamType, names: names && new Set(names) },
+  const names = args.names?.length ? new Set(args.names) : undefined;
+  const options: EventStreamOptions<OutboxEvent> = {
+    filter: { msn, streamType: args.streamType ?? undefined, names },
     map: (event) => event,
-  });
-  if (after === undefined) return live;
-  const past = () => readEventLogAfter(context.request, { names, streamType }, { afterId: after, limit: MAX_REPLAYED + 1 });
-  return resumedStream(live, past, (event) => event.id, after);
+  };
+  // Subscribers holding the same operation share each event's execution, by the event's id (subscription-sharing.ts).
+  if (args.after == null) return keyedByEvent(eventStream(context.services.events, options), idOf);
+  const position = await resumePosition(context.request.em, msn, args.after);
+  return keyedByEvent(resumedStream(context.services.events, context.request.em, options, position), idOf);
 }
 
-/** An event id as the webhook header and StreamEvent.eventId give it: a decimal integer. */
-function eventIdOf(id: string): number {
-  if (!/^\d{1,15}$/.test(id))
-    throw new GraphQLError('after is not an event id', { extensions: { code: 'BAD_USER_INPUT', field: 'after' } });
-  return Number(id);
-}
+const idOf = (event: OutboxEvent): number => event.id;

@@ -1,7 +1,8 @@
 import type { Em } from '../db/orm.js';
-import type { SqlWrite } from '../db/sql-write.js';
-import { eventProjectors, type EventProjector, type StatementProjection } from './event-projectors.js';
-import { outboxRowsSql, type NewEvent } from './record-event.js';
+import type { SqlSession, SqlWrite } from '../db/statement-transaction.js';
+import { eventProjectors } from './event-projectors.js';
+import { currentTraceParent } from '../observability/trace-context.js';
+import type { NewEvent } from './new-event.js';
 
 type Read = Record<string, unknown> | undefined;
 
@@ -16,16 +17,15 @@ export interface ProjectionReads {
 
 /**
  * The reads of every projector that takes one of `names` (the events a writer may record on a stream of one sales
- * unit), for a writer whose events go out by SQL (`eventWrites`): read once, in the statement that reads before the
- * writer decides, so a projection costs no statement of its own. Each read comes back as one jsonb column.
+ * unit): read once, in the statement that reads before the writer decides, so a projection costs no statement of its
+ * own. Each read comes back as one jsonb column.
  */
 export function projectionReads(streamType: string, names: readonly string[], msn: string): ProjectionReads {
-  const projectors = eventProjectors.forStream(streamType).filter((projector) => takesAny(projector, names));
-  const statements = projectors.map(statementOf);
+  const projectors = eventProjectors.taking(streamType, names);
   return {
-    ctes: statements.map((statement, i) => `projection_${i} as materialized (${statement.readSql})`),
-    params: statements.map(() => msn),
-    columns: statements.map((_, i) => `(select to_jsonb(r) from projection_${i} r) as projection_${i}`),
+    ctes: projectors.map((projector, i) => `projection_${i} as materialized (${projector.readSql})`),
+    params: projectors.map(() => msn),
+    columns: projectors.map((_, i) => `(select to_jsonb(r) from projection_${i} r) as projection_${i}`),
     of(row) {
       // PGlite and pg parse jsonb; some drivers hand it over as text.
       return new Map(
@@ -39,28 +39,42 @@ export function projectionReads(streamType: string, names: readonly string[], ms
 }
 
 /**
- * `events`' outbox rows and their projectors' rows, as writes of one statement, in the caller's transaction: what a
- * flush would have written for `recordEvent`, without the unit of work. `reads` are `projectionReads`' of the same
- * statement's row; a projector of these events that was not read is a writer's mistake, refused.
+ * `events`' outbox rows and their projectors' rows, as writes of one statement. `reads` are `projectionReads`' of
+ * the statement that read; a projector of these events that was not read is a writer's mistake, refused.
  */
-export async function eventWrites(em: Em, events: readonly NewEvent[], reads: ReadonlyMap<string, Read>): Promise<SqlWrite[]> {
+export async function eventWrites(
+  em: Em,
+  session: SqlSession,
+  events: readonly NewEvent[],
+  reads: ReadonlyMap<string, Read>,
+): Promise<SqlWrite[]> {
   if (events.length === 0) return [];
   const writes = [outboxRowsSql(events)];
   for (const event of events) {
-    for (const projector of eventProjectors.forStream(event.streamType)) {
-      if (!takesAny(projector, [event.name])) continue;
+    for (const projector of eventProjectors.taking(event.streamType, [event.name])) {
       if (!reads.has(projector.name)) throw new Error(`${event.name} is projected by ${projector.name}, whose read was not made`);
-      writes.push(...(await statementOf(projector).writes(em, event, reads.get(projector.name))));
+      writes.push(...(await projector.writes({ session, metadata: em.getMetadata() }, event, reads.get(projector.name))));
     }
   }
   return writes;
 }
 
-function takesAny(projector: EventProjector, names: readonly string[]): boolean {
-  return !projector.names || names.some((name) => projector.names!.includes(name));
-}
-
-function statementOf(projector: EventProjector): StatementProjection {
-  if (!projector.statement) throw new Error(`${projector.name} projects at a flush only, so its events cannot be written by a statement`);
-  return projector.statement;
+/** The outbox rows of `events`, in their order, as one insert of the write runner (`eventWrites` adds their projectors' rows). */
+export function outboxRowsSql(events: readonly NewEvent[]): SqlWrite {
+  const traceParent = currentTraceParent();
+  // As `recordEvent`: the trace column only when there is a trace.
+  const values = `(?, ?, ?, ?, ?::jsonb, ?${traceParent ? ', ?' : ''})`;
+  return {
+    sql: `insert into domain_event (stream_type, stream_id, msn, name, payload, occurred_at${traceParent ? ', trace_parent' : ''})
+  values ${events.map(() => values).join(', ')}`,
+    params: events.flatMap((event) => [
+      event.streamType,
+      event.streamId,
+      event.msn,
+      event.name,
+      JSON.stringify(event.payload),
+      event.occurredAt,
+      ...(traceParent ? [traceParent] : []),
+    ]),
+  };
 }

@@ -1,12 +1,12 @@
 import { closingIterator } from './closing-iterator.js';
 import type { DomainEventBus, EventFilter } from './domain-event-bus.js';
-import type { OutboxEvent } from './outbox-event.js';
+import type { PositionedEvent } from './outbox-event.js';
 
 export interface EventStreamOptions<T> {
   /** The sales unit, stream type and names the subscriber may and wants to see. */
   filter: EventFilter;
   /** The event as the subscriber's domain shows it (a payment event, a QR scan, ...). */
-  map: (event: OutboxEvent) => T;
+  map: (event: PositionedEvent) => T;
   /** Narrows the admitted events further (by reference, say). */
   accept?: (event: T) => boolean;
   /** Events held for a consumer that does not keep up; past this the stream fails instead of growing. */
@@ -43,6 +43,29 @@ export interface TappableEventStream<T> extends AsyncIterableIterator<T> {
 
 export function isTappable<T>(stream: AsyncIterator<T>): stream is TappableEventStream<T> {
   return typeof (stream as Partial<TappableEventStream<T>>).tap === 'function';
+}
+
+/**
+ * A stream whose values each name the outbox event they came from. Subscribers of one event that hold the same
+ * operation share one execution of it (subscription-sharing.ts) by that id, whatever object each one's stream made
+ * of the event: a stream that maps each event to a fresh object per subscriber still shares.
+ */
+export interface EventKeyedStream<T> {
+  eventIdOf(value: T): number;
+}
+
+/** Declares how the stream's values name their event (onto the iterator itself, as `tap`). */
+export function keyedByEvent<S extends AsyncIterableIterator<unknown>>(
+  stream: S,
+  eventIdOf: (value: ValueOf<S>) => number,
+): S & EventKeyedStream<ValueOf<S>> {
+  return Object.assign(stream, { eventIdOf });
+}
+
+type ValueOf<S> = S extends AsyncIterator<infer T> ? T : never;
+
+export function isEventKeyed<T>(stream: AsyncIterator<T>): stream is AsyncIterator<T> & EventKeyedStream<T> {
+  return typeof (stream as Partial<EventKeyedStream<T>>).eventIdOf === 'function';
 }
 
 /**

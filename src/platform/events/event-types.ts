@@ -6,8 +6,17 @@ export interface EventTypeDefinition {
   streamType: string;
   /** The public names a webhook registration may subscribe to (the outbox `name` of the matching events). */
   webhookEventNames: readonly string[];
-  /** The exact body a webhook delivery of one of its events POSTs (the public definition's shape). */
-  webhookBody(event: OutboxEvent): string;
+  /**
+   * The exact body a webhook delivery of one of its events POSTs (the public definition's shape). `read`: what
+   * `deliveryRead` gave for the event when the delivery was claimed.
+   */
+  webhookBody(event: OutboxEvent, read?: unknown): string;
+  /**
+   * What a body adds at delivery time rather than keeping in the outbox (personal data, which the outbox must not
+   * hold for ever): a SQL expression over the event's row `e` giving one jsonb value (or null), read in the claim's
+   * statement. Absent: nothing.
+   */
+  deliveryReadSql?: string;
   /**
    * Older public names of its events (alias -> outbox name, e.g. `QrScannedEvent` -> `user.checked-in.v1`): a webhook
    * may subscribe by either name and gets the same events.
@@ -56,10 +65,37 @@ export class EventTypeRegistry {
     return this.names.has(name);
   }
 
-  webhookBody(event: OutboxEvent): string {
+  /**
+   * The body a webhook delivery of `event` carries, or null when no webhook can subscribe to the event's name (a PSP
+   * payment's, an operator action's): what the dispatcher would send, shown to the graph (StreamEvent.webhookBody).
+   * `read`: the event's delivery read (`deliveryReadSql`), as the claim reads it; see `needsDeliveryRead`.
+   */
+  webhookBodyOf(event: OutboxEvent, read?: unknown): string | null {
+    return this.webhookCarries(event) ? this.webhookBody(event, read) : null;
+  }
+
+  /** Whether a body of the event's stream adds something read at delivery time (deliveryReadSql). */
+  needsDeliveryRead(event: OutboxEvent): boolean {
+    return this.webhookCarries(event) && Boolean(this.byStreamType.get(event.streamType)?.deliveryReadSql);
+  }
+
+  /** A webhook can subscribe to the event's name, for the stream the event belongs to. */
+  private webhookCarries(event: OutboxEvent): boolean {
+    return this.names.get(event.name) === event.streamType;
+  }
+
+  webhookBody(event: OutboxEvent, read?: unknown): string {
     const definition = this.byStreamType.get(event.streamType);
     if (!definition) throw new Error(`No event types registered for stream ${event.streamType}`);
-    return definition.webhookBody(event);
+    return definition.webhookBody(event, read);
+  }
+
+  /** The column `delivery_read` of a claim over events `e`: each stream's `deliveryReadSql`, null for the others. */
+  deliveryReadColumn(): string {
+    const reads = [...this.byStreamType.values()].filter((d) => d.deliveryReadSql);
+    if (reads.length === 0) return 'null::jsonb as delivery_read';
+    const cases = reads.map((d) => `when '${d.streamType.replace(/'/g, "''")}' then (${d.deliveryReadSql})`).join(' ');
+    return `case e.stream_type ${cases} end as delivery_read`;
   }
 }
 

@@ -5,6 +5,14 @@ export interface OutboxEvent extends NewEvent {
   id: number;
 }
 
+/**
+ * A committed event with its place in the stream: the position sequencing gave it after its commit (event-sequencer.ts).
+ * Positions follow commit order, where ids follow insert order; every reader of the stream orders and resumes by them.
+ */
+export interface PositionedEvent extends OutboxEvent {
+  position: number;
+}
+
 type Row = Record<string, unknown>;
 
 /** The outbox columns, for statements that read events alongside other tables (aliased `e`). */
@@ -24,4 +32,12 @@ export function toOutboxEvent(row: Row): OutboxEvent {
     payload: (typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload) as Record<string, unknown>,
     occurredAt: row.occurred_at instanceof Date ? row.occurred_at : new Date(String(row.occurred_at)),
   };
+}
+
+/** OUTBOX_EVENT_COLUMNS and the event's position (`event_position`, aliased `p`). */
+export const POSITIONED_EVENT_COLUMNS = `${OUTBOX_EVENT_COLUMNS}, p.position`;
+
+/** Maps a row selected with POSITIONED_EVENT_COLUMNS. */
+export function toPositionedEvent(row: Row): PositionedEvent {
+  return Object.assign(toOutboxEvent(row), { position: Number(row.position) });
 }

@@ -1,28 +1,20 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import {
-  GraphQLError,
-  getOperationAST,
-  specifiedRules,
-  type ExecutionResult,
-  type GraphQLFormattedError,
-  type GraphQLSchema,
-} from 'graphql';
+import { GraphQLError, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Services } from '../context.js';
-import { AppError } from '../errors/app-error.js';
-import { SubscriberTooSlowError } from '../events/event-stream.js';
-import { logError } from '../../log.js';
-import { forbiddenFieldsError, refusedRootFields } from './principal-fields.js';
-import { queryLimitRules } from './query-limits.js';
-import { chargeOperation, rateLimitedError } from './rate-limited.js';
-import { schemaDisclosure } from './schema.js';
-import { GRAPHQL_WS_PATH, prepareOperation } from './socket-operation.js';
+import { logInfo } from '../../log.js';
+import { clientAddress } from '../rate-limit/client-address.js';
+import { GRAPHQL_PATH, graphAdmission } from './admission.js';
 import { authenticateSocket, sessionOf, type SocketExtra } from './socket-session.js';
-import { operationContext, subscribeWithFreshContextPerEvent, type SubscriptionOutlet } from './subscription-execution.js';
+import { operationContext } from './subscription-context.js';
+import { subscribeWithFreshContextPerEvent } from './subscription-execution.js';
+import { SharedExecutions } from './subscription-sharing.js';
+import { SocketWriter, socketOutlet, type SubscriptionOutlet } from './subscription-writer.js';
+import { documentIdOf } from './trusted-documents.js';
 
-export { GRAPHQL_WS_PATH } from './socket-operation.js';
+export const GRAPHQL_WS_PATH = GRAPHQL_PATH;
 
 export interface SubscriptionServer {
   /**
@@ -34,14 +26,21 @@ export interface SubscriptionServer {
   close(closing?: { code: number; reason: string }, deadlineMs?: number): Promise<void>;
   /** Sockets open now (the open-subscriptions metric). */
   openSockets(): number;
+  /** Since start: executions of an event for an operation (shared by its subscribers), and `next` messages sent. */
+  fanOut(): { executions: number; notifications: number };
 }
 
 /**
  * graphql-ws on the HTTP server's `/graphql`, over the same schema as POST /graphql. This file wires the socket;
- * authentication (socket-session), operation checks (socket-operation) and execution (subscription-execution)
- * each live in their own.
+ * authentication (socket-session), the admission of each operation (admission.ts, as for POST /graphql) and
+ * execution (subscription-execution) each live in their own.
  */
-export function attachSubscriptionServer(server: Server, services: Services, schema: GraphQLSchema): SubscriptionServer {
+export function attachSubscriptionServer(
+  server: Server,
+  services: Services,
+  schema: GraphQLSchema,
+  sharing: SharedExecutions = new SharedExecutions(services),
+): SubscriptionServer {
   const limits = services.config.socketLimits;
   // A frame past the cap is refused as its header arrives, before it is buffered, authenticated or not.
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes });
@@ -52,17 +51,22 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
       wss.emit('connection', ws, req);
-      quietAboutOversizedFrames(ws);
+      protocolErrorsAsInformation(ws);
     });
   };
   server.on('upgrade', onUpgrade);
-  const disclosure = schemaDisclosure(services.config.env === 'production');
-  const queryLimits = queryLimitRules(services.config.graphqlLimits, { introspectionAllowed: !disclosure.refusesIntrospection });
-  const rules = [...specifiedRules, ...queryLimits, ...disclosure.rules];
-  const clientError = (error: GraphQLError) => disclosure.formatError(scrub(error));
+  const admission = graphAdmission(services, schema);
+  const clientError = (error: GraphQLError) => admission.clientError(error);
   const clientResult = (result: ExecutionResult) => (result.errors ? { ...result, errors: result.errors.map(clientError) } : result);
   /** Each operation's socket and subscription id, by its context: where its results are written. */
   const outlets = new WeakMap<object, SubscriptionOutlet>();
+  const sent = { notifications: 0 };
+  const writers = new WeakMap<WebSocket, SocketWriter>();
+  const writerOf = ({ socket, request }: { socket: WebSocket; request: IncomingMessage }): SocketWriter => {
+    let writer = writers.get(socket);
+    if (!writer) writers.set(socket, (writer = new SocketWriter(socket, request.socket, limits.maxUnsentBytes, sent)));
+    return writer;
+  };
 
   const disposable = useServer<Record<string, unknown>, SocketExtra>(
     {
@@ -73,33 +77,35 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
       onSubscribe: async (ctx, _id, payload) => {
         // graphql-ws has registered this id already: it counts among the socket's subscriptions.
         if (Object.keys(ctx.subscriptions).length > limits.maxSubscriptions) return [tooManySubscriptions(limits.maxSubscriptions)];
-        const prepared = prepareOperation(
-          schema,
-          rules,
-          services.config.graphqlLimits,
-          payload.query,
-          payload.operationName ?? undefined,
-          payload.variables ?? undefined,
-        );
-        if (!('document' in prepared)) return prepared;
-        const operation = getOperationAST(prepared.document, prepared.operationName ?? undefined);
-        const refused = operation ? refusedRootFields(schema, sessionOf(ctx).principal, operation) : [];
-        if (refused.length > 0) return [forbiddenFieldsError(refused)];
-        const charged = await chargeOperation(
-          services,
-          sessionOf(ctx).principal.clientId,
-          prepared.document,
-          prepared.operationName ?? undefined,
-        );
-        return charged.allowed ? prepared : [rateLimitedError(charged.state, false)];
+        const { request } = ctx.extra;
+        const verdict = await admission.admit({
+          transport: 'socket',
+          caller: {
+            principal: sessionOf(ctx).principal,
+            scope: sessionOf(ctx).scope,
+            address: clientAddress(
+              request.socket.remoteAddress,
+              request.headers['x-forwarded-for'],
+              services.config.rateLimits.trustedProxies,
+            ),
+          },
+          // A registered document is named beside an empty query (graphql-ws requires the field): trusted-documents.ts.
+          source: payload.query,
+          operationName: payload.operationName,
+          variables: payload.variables,
+          documentId: documentIdOf(payload as Parameters<typeof documentIdOf>[0]),
+        });
+        if (!verdict.admitted) return verdict.errors;
+        const operationName = payload.operationName ?? undefined;
+        return { schema, document: verdict.document, operationName, variableValues: payload.variables ?? undefined };
       },
       context: (ctx, id) => {
         const context = operationContext(services, sessionOf(ctx));
-        outlets.set(context, { socket: ctx.extra.socket, id });
+        outlets.set(context, socketOutlet(writerOf(ctx.extra), id, clientResult));
         return context;
       },
       // Results are written to the socket by the subscription itself, serialized once per operation and event.
-      subscribe: (args) => subscribeWithFreshContextPerEvent(services, args, outlets.get(args.contextValue as object), clientResult),
+      subscribe: (args) => subscribeWithFreshContextPerEvent(sharing, args, outlets.get(args.contextValue as object)),
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? clientResult(result) : undefined),
       onError: (_ctx, _id, _payload, errors) => errors.map(clientError),
     },
@@ -109,6 +115,7 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
 
   return {
     openSockets: () => wss.clients.size,
+    fanOut: () => ({ executions: sharing.executions, notifications: sent.notifications }),
     close: async (closing, deadlineMs = CLOSE_DEADLINE_MS) => {
       server.off('upgrade', onUpgrade);
       if (closing) for (const socket of wss.clients) socket.close(closing.code, closing.reason);
@@ -129,34 +136,35 @@ export function attachSubscriptionServer(server: Server, services: Services, sch
 const CLOSE_DEADLINE_MS = 5_000;
 
 /**
- * ws closes a socket that sends a frame past `maxPayload` itself (1009) and then emits the error, which graphql-ws
- * logs as an internal failure. A client sending too much is not one: that error is dropped, any other still
- * reaches graphql-ws's handler.
+ * A client that breaks the WebSocket protocol (a frame past `maxPayload`, RSV1 without compression, invalid UTF-8, a
+ * bad opcode or close code: ws's `WS_ERR_*` codes) is closed by ws itself with the code the protocol gives (1002,
+ * 1007, 1009), which then emits the error; graphql-ws would print it as an internal failure of ours, with a stack,
+ * outside the log. It is the client's mistake: one line of information in the log. Any other error still reaches
+ * graphql-ws's handler. A client that goes away without a close frame (1006) is information too.
  */
-function quietAboutOversizedFrames(ws: WebSocket): void {
+function protocolErrorsAsInformation(ws: WebSocket): void {
   const handlers = ws.listeners('error') as ((error: Error) => void)[];
   ws.removeAllListeners('error');
+  let brokeProtocol = false;
   ws.on('error', (error: Error & { code?: string }) => {
-    if (error.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') return;
-    for (const handler of handlers) handler.call(ws, error);
+    if (!error.code?.startsWith('WS_ERR_')) {
+      for (const handler of handlers) handler.call(ws, error);
+      return;
+    }
+    brokeProtocol = true;
+    logInfo('graphql-ws client broke the WebSocket protocol', { code: error.code, error: error.message });
+  });
+  // ws stops reading a client that broke the protocol, so its close is abnormal too: said once, above.
+  ws.once('close', (code: number) => {
+    if (code === ABNORMAL_CLOSURE && !brokeProtocol) logInfo('graphql-ws client went away without closing', { code });
   });
 }
+
+/** The close code ws reports when the connection ended without a close frame. */
+const ABNORMAL_CLOSURE = 1006;
 
 function tooManySubscriptions(max: number): GraphQLError {
   return new GraphQLError(`A socket holds at most ${max} subscriptions at once; complete one, or open another socket`, {
     extensions: { code: 'TOO_MANY_SUBSCRIPTIONS' },
   });
-}
-
-/** As on HTTP: expected failures keep their code, anything else reaches the log and the client sees no detail. */
-function scrub(error: GraphQLError): GraphQLFormattedError {
-  const cause = error.originalError;
-  if (!cause || cause instanceof GraphQLError) return error.toJSON();
-  if (cause instanceof SubscriberTooSlowError)
-    return { message: cause.message, path: error.path, extensions: { code: 'SUBSCRIBER_TOO_SLOW' } };
-  if (cause instanceof AppError && cause.status < 500) {
-    return { message: cause.message, path: error.path, extensions: { code: cause.code, details: cause.details } };
-  }
-  logError('graphql subscription failed', cause);
-  return { message: 'Internal server error', path: error.path, extensions: { code: 'INTERNAL_SERVER_ERROR' } };
 }

@@ -4,7 +4,7 @@ import { CONTROL_CHARACTER_REASON, controlCharacterDetails, hasControlCharacter 
 
 /**
  * The strings written in a document are the document's own: their verdict is kept with the parsed document, which
- * Apollo and the direct path (direct-execution.ts) both cache per query text, so a repeated query is not walked again.
+ * the transports keep per query text (Apollo Server's document cache), so a repeated query is not walked again.
  */
 const literalVerdicts = new WeakMap<DocumentNode, readonly ErrorDetail[]>();
 

@@ -1,41 +1,92 @@
-import { GraphQLError, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import type { Principal } from '../auth/principal.js';
+import {
+  GraphQLError,
+  Kind,
+  type DocumentNode,
+  type GraphQLField,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import type { Principal, PrincipalKind } from '../auth/principal.js';
+
+/** Root fields without `@principals` serve the merchant-facing principals (schema/platform-common.graphql). */
+const DEFAULT_KINDS: readonly PrincipalKind[] = ['merchant', 'partner'];
+
+const KIND_OF_ENUM: Record<string, PrincipalKind> = {
+  MERCHANT: 'merchant',
+  PARTNER: 'partner',
+  PSP: 'psp',
+  OPERATOR: 'operator',
+  WALLET: 'wallet',
+};
+
+/** The kinds of principal each root field serves, read once from the SDL's `@principals(kinds: [...])`. */
+const servedKinds = new WeakMap<GraphQLSchema, Map<string, readonly PrincipalKind[]>>();
 
 /**
- * The graph serves merchants and partners everywhere, and a PSP only on its own root fields: those whose name says
- * PSP (`pspPayments`, `initiatePspPayment`, ...), `viewer`, which shows every caller what it acts for (a PSP:
- * the merchants it signed up), and the test clock of the sales unit it acts for (its nightly batch goes by it). A PSP selecting any other root field (the merchant's payments, webhooks, `node`,
- * even `__typename`) is refused with 403 before any resolver runs, on both faces.
+ * The root fields (fragments at the root followed) that the operation selects and the principal may not: a PSP's
+ * token reaches only the fields declared for PSPs, the operator's only the operator's, and no one else reaches
+ * those. `__typename` at the root has no declaration and serves the default kinds, as does a fragment spread when
+ * the document it names is not given.
  */
-const PSP_SHARED_ROOT_FIELDS = new Set(['viewer', 'testClock', 'advanceTestClock']);
-
-/**
- * The operator's root fields are the ones the schema marks `@operatorOnly` (schema/operator.graphql): the operator's
- * client may use those and nothing else (it covers no sales unit), and no other principal may use them. A root
- * fragment is refused to an operator like to a PSP; one that hides an operator field from a merchant meets the
- * resolver's own check (`operatorCall`).
- */
-export function refusedRootFields(schema: GraphQLSchema, principal: Principal, operation: OperationDefinitionNode): string[] {
-  const root = schema.getRootType(operation.operation);
-  const operatorOnly = (name: string): boolean =>
-    root?.getFields()[name]?.astNode?.directives?.some((d) => d.name.value === 'operatorOnly') ?? false;
-  const refused: string[] = [];
-  for (const selection of operation.selectionSet.selections) {
-    if (selection.kind !== 'Field') {
-      if (principal.kind === 'psp' || principal.kind === 'operator') refused.push('(fragment)');
-      continue;
-    }
-    const name = selection.name.value;
-    if (principal.kind === 'operator') {
-      if (!operatorOnly(name)) refused.push(name);
-    } else if (operatorOnly(name)) refused.push(name);
-    else if (principal.kind === 'psp' && !/psp/i.test(name) && !PSP_SHARED_ROOT_FIELDS.has(name)) refused.push(name);
+export function refusedRootFields(
+  schema: GraphQLSchema,
+  principal: Pick<Principal, 'kind'>,
+  operation: OperationDefinitionNode,
+  document?: DocumentNode,
+): string[] {
+  const { kind } = principal;
+  const served = kindsByField(schema);
+  const root = schema.getRootType(operation.operation)?.name ?? '';
+  const refused = new Set<string>();
+  for (const name of rootFieldNames(document, operation.selectionSet)) {
+    if (!(served.get(`${root}.${name}`) ?? DEFAULT_KINDS).includes(kind)) refused.add(name);
   }
-  return refused;
+  return [...refused];
 }
 
 export function forbiddenFieldsError(fields: readonly string[]): GraphQLError {
   return new GraphQLError(`These credentials may not use ${fields.join(', ')}`, {
     extensions: { code: 'FORBIDDEN', http: { status: 403 } },
   });
+}
+
+/** By `Root.field`. */
+function kindsByField(schema: GraphQLSchema): Map<string, readonly PrincipalKind[]> {
+  let byRoot = servedKinds.get(schema);
+  if (!byRoot) {
+    byRoot = new Map();
+    for (const root of [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]) {
+      for (const field of Object.values(root?.getFields() ?? {})) {
+        const kinds = declaredKinds(field);
+        if (kinds) byRoot.set(`${root!.name}.${field.name}`, kinds);
+      }
+    }
+    servedKinds.set(schema, byRoot);
+  }
+  return byRoot;
+}
+
+function declaredKinds(field: GraphQLField<unknown, unknown>): readonly PrincipalKind[] | undefined {
+  const directive = field.astNode?.directives?.find((d) => d.name.value === 'principals');
+  const kinds = directive?.arguments?.find((a) => a.name.value === 'kinds')?.value;
+  if (!kinds) return undefined;
+  const values = kinds.kind === Kind.LIST ? kinds.values : [kinds];
+  return values.flatMap((v) => (v.kind === Kind.ENUM && KIND_OF_ENUM[v.value] ? [KIND_OF_ENUM[v.value]!] : []));
+}
+
+/** The names of the root fields a selection set selects, through inline fragments and fragment spreads. */
+function rootFieldNames(document: DocumentNode | undefined, set: SelectionSetNode, seen = new Set<string>()): string[] {
+  const names: string[] = [];
+  for (const selection of set.selections) {
+    if (selection.kind === Kind.FIELD) names.push(selection.name.value);
+    else if (selection.kind === Kind.INLINE_FRAGMENT) names.push(...rootFieldNames(document, selection.selectionSet, seen));
+    else if (!document) names.push('(fragment)');
+    else if (!seen.has(selection.name.value)) {
+      seen.add(selection.name.value);
+      const fragment = document.definitions.find((d) => d.kind === Kind.FRAGMENT_DEFINITION && d.name.value === selection.name.value);
+      if (fragment?.kind === Kind.FRAGMENT_DEFINITION) names.push(...rootFieldNames(document, fragment.selectionSet, seen));
+    }
+  }
+  return names;
 }

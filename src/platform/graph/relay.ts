@@ -2,7 +2,7 @@ import { GraphQLError } from 'graphql';
 import { boundTo, canonicalFilter, decodeCursor, encodeCursor, type CursorScope } from '../paging/cursor.js';
 import type { Keyset } from '../paging/keyset.js';
 
-export { idKeyset, newestFirst, type Keyset } from '../paging/keyset.js';
+export { idKeyset, newestFirst, oldestFirst, type Keyset } from '../paging/keyset.js';
 
 /** Opaque global ids: `Type:key`, base64url-encoded. */
 export function toGlobalId(type: string, key: string | number): string {

@@ -20,8 +20,8 @@ export type SocketContext = WsContext<Record<string, unknown>, Extra & Partial<S
 /**
  * The `connection_init` payload carries the same credentials as an HTTP request, under the HTTP header names in
  * any case, and is checked by the same request-context rules. Anything wrong with them closes the socket with
- * 4403 before the ack; failures of our own (the database is down) close it with 4500 instead, so a client can
- * tell the two apart.
+ * 4403 before the ack, its reason saying what; failures of our own (the database is down) close it with 4500
+ * instead, so a client can tell the two apart.
  */
 export async function authenticateSocket(services: Services, ctx: SocketContext): Promise<boolean> {
   try {
@@ -34,9 +34,19 @@ export async function authenticateSocket(services: Services, ctx: SocketContext)
     closeWhenTokenExpires(services, ctx, request.principal);
     return true;
   } catch (error) {
-    if (error instanceof AppError && error.status < 500) return false;
-    throw error;
+    if (!(error instanceof AppError) || error.status >= 500) throw error;
+    // graphql-ws would close with a bare "Forbidden": the client is told what the request front refused, as an HTTP
+    // request is in its 401 or 403 body. The close graphql-ws sends after this one is ignored by ws.
+    ctx.extra.socket.close(4403, closeReason(`Forbidden: ${error.message}`));
+    return false;
   }
+}
+
+/** A close frame's reason is at most 123 bytes of UTF-8 (RFC 6455, section 5.5). */
+export function closeReason(text: string): string {
+  let reason = text;
+  while (Buffer.byteLength(reason) > 123) reason = `${reason.slice(0, -2)}…`;
+  return reason;
 }
 
 /**

@@ -15,6 +15,8 @@ const EXCEPTIONAL: Partial<Record<ErrorCode, string>> = {
  */
 export interface UserError<C extends string> {
   code: C;
+  /** The interface's public code of the refusal (ePayment's four digits), null where it has none; a domain's user error type may publish it. */
+  errorCode: string | null;
   field: string | null;
   message: string;
 }
@@ -41,6 +43,7 @@ export async function withUserErrors<T extends object, C extends string>(
       return <Partial<T> & { userErrors: UserError<C>[] }>{
         userErrors: errors.map((d) => ({
           code: code as C,
+          errorCode: errorEntry(error.code).vippsCode ?? null,
           field: d.name,
           message: d.reason === error.message || !d.name ? error.message : `${error.title}: ${d.reason}`,
         })),

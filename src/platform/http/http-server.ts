@@ -7,18 +7,19 @@ import { AppError } from '../errors/app-error.js';
 import type { GraphQLContext } from '../graph/graphql-context.js';
 import { handleGraphQLRequest } from '../graph/graphql-http.js';
 import { ClientClosedRequest, MAX_BODY_BYTES, readBody } from '../rest/body.js';
-import { admitGraphRequest, admitRestRequest, afterRestRequest, withRateLimitFields } from '../rate-limit/admission.js';
-import { refusalFields, type RateLimitState } from '../rate-limit/rate-limit-fields.js';
+import { admitRestRequest, chargeAuthenticated, withRateLimitFields } from '../rate-limit/admission.js';
 import type { RateLimitedRoute } from '../rate-limit/rate-limited-route.js';
+import { RateLimitRefusal } from '../rate-limit/rate-limit-refusal.js';
 import { refuseControlCharacters } from '../rest/request-text.js';
-import type { HttpRequest, HttpResponse } from '../rest/http-types.js';
+import { STREAM_DRAINING, STREAM_GONE, type HttpRequest, type HttpResponse, type StreamOut } from '../rest/http-types.js';
 import type { RequestObserver } from '../rest/request-observer.js';
 import { epaymentProblem } from '../rest/error-formats/epayment-problem.js';
-import { asAppError } from '../rest/error-formats/error-format.js';
+import { asAppError, type ErrorFormat } from '../rest/error-formats/error-format.js';
 import { Router, type RouteMatch } from '../rest/router.js';
 import { logError, logRequest } from '../../log.js';
 import { wantsGraphQLIde } from '../graph/graphql-ide-request.js';
 import { operationNameOf } from '../graph/operation-name.js';
+import { GRAPHQL_STREAM_PATH, streamProtocolOf, type HttpSubscriptions } from '../graph/http-subscriptions.js';
 import { Readiness } from './readiness.js';
 
 /**
@@ -41,20 +42,35 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
+/** The graph's HTTP faces: Apollo Server for queries and mutations, the HTTP subscription transports for streams. */
+export interface GraphFaces {
+  apollo: ApolloServer<GraphQLContext>;
+  streams: HttpSubscriptions;
+}
+
 export function createHttpServer(
   services: Services,
   router: Router,
-  apollo: ApolloServer<GraphQLContext>,
+  graph: GraphFaces,
   observers: readonly RequestObserver[],
   limitedRoutes: ReadonlyMap<string, RateLimitedRoute> = new Map(),
 ): HttpServer {
   const readiness = new Readiness(services);
+  const streams = new OpenStreams(services.config.subscriptionKeepAliveMs);
   // An idle keep-alive connection stays open longer than clients keep theirs (undici: the server's hint less a
   // second; load balancers: 60 s), so the client always closes first. With Node's 5 s default, a client reusing a
   // connection that the server was closing at that moment got ECONNRESET for a request the service never saw.
+  // Answers not yet complete. Node answers a request that was in flight at server.close() with keep-alive and leaves
+  // the connection idle until the client closes it, so a drain waited for the balancer's idle connection up to its
+  // deadline (the three-instance test saw 20-25 s). The drain tells each of these to close its connection instead.
+  const inFlight = new Set<ServerResponse>();
   const server = createServer({ keepAliveTimeout: 65_000 }, (req, res) => {
     if (readiness.draining) res.shouldKeepAlive = false;
-    void handle(services, router, apollo, readiness, req, res, observers, limitedRoutes);
+    else {
+      inFlight.add(res);
+      res.once('close', () => inFlight.delete(res));
+    }
+    void handle(services, router, graph, readiness, streams, req, res, observers, limitedRoutes);
   });
   let closed: Promise<void> | undefined;
   const stopListening = () =>
@@ -75,7 +91,14 @@ export function createHttpServer(
       }),
     drain: async (deadlineMs) => {
       readiness.draining = true;
+      for (const res of inFlight) {
+        if (!res.headersSent) res.shouldKeepAlive = false;
+        // Its headers already promised keep-alive: the connection closes once it is idle after this answer.
+        else res.once('finish', () => setImmediate(() => server.closeIdleConnections()));
+      }
       const done = stopListening();
+      // Streams never finish by themselves: they end now, and their clients resume elsewhere.
+      streams.endAll();
       server.closeIdleConnections();
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)));
@@ -96,8 +119,9 @@ export function createHttpServer(
 async function handle(
   services: Services,
   router: Router,
-  apollo: ApolloServer<GraphQLContext>,
+  graph: GraphFaces,
   readiness: Readiness,
+  streams: OpenStreams,
   req: IncomingMessage,
   res: ServerResponse,
   observers: readonly RequestObserver[],
@@ -129,7 +153,7 @@ async function handle(
     // The route is matched once, here: its body limit, then its run. The graph has no route to look for.
     const match = isGraphRequest(request) ? undefined : router.match(request);
     request.rawBody = await readBody(req, Router.bodyLimitOf(match, MAX_BODY_BYTES));
-    response = await route(services, router, apollo, readiness, request, match, limitedRoutes);
+    response = await route(services, router, graph, readiness, request, match, limitedRoutes);
   } catch (error) {
     if (error instanceof ClientClosedRequest) {
       // Nobody is left to answer; logged as nginx does (499, client closed request), observed by nobody.
@@ -138,10 +162,11 @@ async function handle(
     }
     failure = error;
     // A body too large is refused before routing: it still answers in the format of the path's interface.
-    response = router.errorFormatFor(request.path, epaymentProblem).render(asAppError(error), request);
+    response = rendered(router.errorFormatFor(request.path, epaymentProblem), error, request);
   }
   if (failure && !(failure instanceof AppError)) logError('request failed', failure, { traceId: request.traceId, path: request.path });
-  send(res, response, request.traceId);
+  if (response.stream) streams.send(res, response, request.traceId);
+  else send(res, response, request.traceId);
   countRequest(services, router, request, response.status, started);
   if (observers.length > 0) observe(observers, request, response.status, services.clock.now());
   if (services.config.logRequests) logRequest({ ...requestLine(request, req, started), status: response.status });
@@ -163,7 +188,7 @@ function requestLine(request: HttpRequest, req: IncomingMessage, started: number
 async function route(
   services: Services,
   router: Router,
-  apollo: ApolloServer<GraphQLContext>,
+  graph: GraphFaces,
   readiness: Readiness,
   request: HttpRequest,
   match: RouteMatch | undefined,
@@ -172,11 +197,16 @@ async function route(
   // Alive: the process answers. Ready: it should be sent traffic (database reachable, migrations done, not draining).
   if (request.path === '/healthz') return { status: 200, body: { status: 'ok' } };
   if (request.path === '/readyz') return readiness.probe();
+  // Subscriptions over HTTP: graphql-sse on /graphql/stream, Apollo's multipart protocol on POST /graphql.
+  const streamed = streamProtocolOf(request);
+  if (streamed) {
+    request.routePattern = streamed === 'sse' ? GRAPHQL_STREAM_PATH : '/graphql';
+    return graph.streams.serve(streamed, request);
+  }
   if (isGraphRequest(request)) {
     request.routePattern = '/graphql';
-    const refused = await admitGraphRequest(services, request);
-    if (refused) return graphRateLimited(request, refused.state);
-    return handleGraphQLRequest(services, apollo, request);
+    // The graph's admission charges its callers, by address too (graph/admission.ts).
+    return handleGraphQLRequest(services, graph.apollo, request);
   }
   // Every answer under an interface's prefix, errors included, is in that interface's format; outside every
   // prefix, the ePayment problem.
@@ -195,20 +225,18 @@ async function route(
     request.routePattern = match.route.pattern;
     refuseControlCharacters(request);
     // The one place REST requests and pages meet the rate limiter (the graph: by cost, in its own face).
-    const admission = await admitRestRequest(services, request, limitedRoutes.get(`${request.method} ${match.route.pattern}`));
-    if (!admission.allowed) {
-      const refusal = errorFormat.render(new AppError('RATE_LIMITED', rateLimitMessage(admission.state)), request);
-      return { ...refusal, headers: { ...refusal.headers, ...refusalFields(admission.state) } };
-    }
-    const response = await match.route.run(request).catch((error: unknown) => {
+    const admission = await admitRestRequest(services, request);
+    if (!admission.allowed) return rendered(errorFormat, new RateLimitRefusal(admission.state), request);
+    const limitedRoute = limitedRoutes.get(`${request.method} ${match.route.pattern}`);
+    const admitAuthenticated = limitedRoute && (() => chargeAuthenticated(services, request, limitedRoute));
+    const response = await match.route.run(request, admitAuthenticated).catch((error: unknown) => {
       if (!(error instanceof AppError)) logError('request failed', error, { traceId: request.traceId, path: request.path });
-      return errorFormat.render(asAppError(error), request);
+      return rendered(errorFormat, error, request);
     });
-    await afterRestRequest(services, request, response);
     return withRateLimitFields(response, admission.state);
   } catch (error) {
     if (!(error instanceof AppError)) logError('request failed', error, { traceId: request.traceId, path: request.path });
-    return errorFormat.render(asAppError(error), request);
+    return rendered(errorFormat, error, request);
   }
 }
 
@@ -217,17 +245,11 @@ function isGraphRequest(request: HttpRequest): boolean {
   return request.path === '/graphql' && !wantsGraphQLIde(request);
 }
 
-function rateLimitMessage(state: RateLimitState): string {
-  return `Rate limit exceeded (${state.policy}: ${state.quota} per ${state.windowSeconds} s); retry after the Retry-After seconds`;
-}
-
-/** The graph's refusal of a request without a valid token that is over its address's quota: its error shape, 429. */
-function graphRateLimited(request: HttpRequest, state: RateLimitState): HttpResponse {
-  return {
-    status: 429,
-    headers: { 'content-type': 'application/json', ...refusalFields(state) },
-    body: { errors: [{ message: rateLimitMessage(state), extensions: { code: 'RATE_LIMITED', traceId: request.traceId } }] },
-  };
+/** An error in the interface's format, with the headers it carries (a quota's `Retry-After` and RateLimit fields). */
+function rendered(errorFormat: ErrorFormat, error: unknown, request: HttpRequest): HttpResponse {
+  const appError = asAppError(error);
+  const response = errorFormat.render(appError, request);
+  return { ...response, headers: { ...response.headers, ...appError.headers } };
 }
 
 /** Tells each observer of the answered request; an observer's failure never reaches the client. */
@@ -268,11 +290,69 @@ function send(res: ServerResponse, response: HttpResponse, traceId: string): voi
   res.end(body);
 }
 
+/**
+ * The streamed answers open now. Each has its headers sent at once and its body written as it comes, a heartbeat
+ * whenever it was quiet for a keep-alive interval (15 s by default, under HAProxy's 70 s idle timeout), and ends when
+ * its writer is done: the client went away, or the server drains (`endAll`), when a keep-alive connection is closed
+ * after it so the drain need not wait for the client.
+ */
+class OpenStreams {
+  private readonly open = new Set<AbortController>();
+
+  constructor(private readonly keepAliveMs: number) {}
+
+  send(res: ServerResponse, response: HttpResponse, traceId: string): void {
+    const stream = response.stream!;
+    res.writeHead(response.status, { 'x-trace-id': traceId, 'cache-control': 'no-cache', ...response.headers });
+    res.flushHeaders();
+    const ending = new AbortController();
+    this.open.add(ending);
+    res.once('close', () => {
+      if (!ending.signal.aborted) ending.abort(STREAM_GONE);
+    });
+    // A client that left while the stream was being set up (the subscription admitted, its replay read) is gone
+    // already: its close came before anyone listened.
+    if (!res.socket || res.socket.destroyed) ending.abort(STREAM_GONE);
+    const writable = () => !res.destroyed && !res.writableEnded;
+    let quiet = true;
+    const heartbeat = setInterval(() => {
+      if (quiet && writable()) res.write(stream.heartbeat);
+      quiet = true;
+    }, this.keepAliveMs);
+    const out: StreamOut = {
+      write: (chunk) => {
+        quiet = false;
+        if (writable()) res.write(chunk);
+      },
+      get unsentBytes() {
+        return res.writableLength;
+      },
+      ending: ending.signal,
+    };
+    void stream
+      .run(out)
+      .catch((error: unknown) => logError('response stream failed', error, { traceId }))
+      .finally(() => {
+        clearInterval(heartbeat);
+        this.open.delete(ending);
+        // The connection closes after the last byte, not idle until the client's keep-alive ends (the response has
+        // let go of its socket by the time it says it finished).
+        const socket = res.socket;
+        if (ending.signal.reason === STREAM_DRAINING) res.once('finish', () => socket?.end());
+        if (writable()) res.end();
+      });
+  }
+
+  endAll(): void {
+    for (const ending of this.open) ending.abort(STREAM_DRAINING);
+  }
+}
+
 /** The request in the metrics: by its interface and route pattern, and a graph operation by its name. */
 function countRequest(services: Services, router: Router, request: HttpRequest, status: number, started: number): void {
   const metrics = services.metrics;
   if (!metrics) return;
-  const graph = request.routePattern === '/graphql';
+  const graph = request.routePattern === '/graphql' || request.routePattern === GRAPHQL_STREAM_PATH;
   const restInterface = graph ? 'graphql' : (router.interfaceFor(request.path)?.name ?? (request.routePattern ? 'pages' : 'none'));
   // Unrouted paths share one series: a scanner's random paths must not each become one.
   const route = request.routePattern ?? (request.path === '/healthz' || request.path === '/readyz' ? request.path : 'unmatched');

@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { RequestContext } from '../context.js';
 import type { Em } from '../db/orm.js';
-import type { SqlWrite } from '../db/sql-write.js';
+import type { SqlWrite } from '../db/statement-transaction.js';
 import { AppError, type ErrorDetail } from '../errors/app-error.js';
 import type { ErrorCode } from '../errors/catalogue.js';
+import { actingFor } from '../auth/tenancy-scope.js';
 
 /*
- * The idempotency key's gate and record, shared by the ways an action runs under a key (idempotency.service.ts: an
- * action in a transaction or in one statement; idempotent-read-write.ts: an action read with the gate and written
- * with the record).
+ * The idempotency key's gate and record, for the one runner of writes (platform/db/run-operation.ts).
  */
 
 export interface IdempotentRequest {
@@ -34,7 +33,7 @@ export function answerOf<T>(outcome: Outcome<T>): T {
   throw new AppError(outcome.code, outcome.detail, outcome.details);
 }
 
-export const RECORD_OF_SCOPE = 'client_id = ? and msn = ? and operation = ? and target = ? and idempotency_key = ?';
+const RECORD_OF_SCOPE = 'client_id = ? and msn = ? and operation = ? and target = ? and idempotency_key = ?';
 
 /**
  * The key's gate, one statement: the advisory lock on the key's scope, tried (a second request with the key is told
@@ -44,24 +43,49 @@ export const RECORD_OF_SCOPE = 'client_id = ? and msn = ? and operation = ? and 
  * record fails on the record's unique constraint, which rolls its work back; the record is then read again and
  * replayed (`replayRecorded`), the answer a lookup after the lock would have given.
  */
-export const GATE = `with lock as materialized (select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked),
+const GATE = `with lock as materialized (select pg_try_advisory_xact_lock(hashtextextended(?, 0)) as locked),
 existing as materialized (select request_digest, outcome from idempotency_record where ${RECORD_OF_SCOPE} limit 1),
 go as materialized (select 1 from lock where locked and not exists (select 1 from existing))`;
-export const GATE_COLUMNS =
+const GATE_COLUMNS =
   '(select locked from lock) as locked, (select request_digest from existing) as request_digest, (select outcome from existing) as outcome';
 
-export interface GateRow {
-  locked: boolean;
-  request_digest: string | null;
-  outcome: unknown;
+/** A key's gate as the runner sends it: CTEs defining `go`, its columns, and what it answers with. */
+export interface KeyGate {
+  ctes: string;
+  columns: string;
+  params: readonly unknown[];
+  scope: Scope;
+  digest: string;
+  conflict: ErrorCode;
+  inFlight(): AppError;
 }
 
-export function gateParams(scope: Scope): string[] {
+export function keyGate(ctx: RequestContext, request: IdempotentRequest): KeyGate {
+  const scope = scopeOf(ctx, request);
+  return {
+    ctes: GATE,
+    columns: GATE_COLUMNS,
+    params: gateParams(scope),
+    scope,
+    digest: digestRequest(request.operation, request.request),
+    conflict: request.conflict ?? 'IDEMPOTENCY_CONFLICT',
+    inFlight,
+  };
+}
+
+/** No key: the operation always runs (`go` has its row), and nothing is recorded. */
+export const NO_GATE: KeyGate = {
+  ctes: 'with go as (select 1)',
+  columns: 'true as locked, null as request_digest, null as outcome',
+  params: [],
+  scope: { clientId: '', msn: '', operation: '', target: '', idempotencyKey: '' },
+  digest: '',
+  conflict: 'IDEMPOTENCY_CONFLICT',
+  inFlight,
+};
+
+function gateParams(scope: Scope): string[] {
   return [lockText(scope), ...scopeParams(scope)];
-}
-
-export function recordOf(row: GateRow): StoredRecord {
-  return { request_digest: row.request_digest!, outcome: row.outcome };
 }
 
 /** After the record's unique constraint refused this request's record: the answer recorded by the request that won. */
@@ -80,22 +104,22 @@ function lockText(scope: Scope): string {
   return `${scope.clientId}|${scope.msn}|${scope.operation}|${scope.target}|${scope.idempotencyKey}`;
 }
 
-export function scopeParams(scope: Scope): string[] {
+function scopeParams(scope: Scope): string[] {
   return [scope.clientId, scope.msn, scope.operation, scope.target, scope.idempotencyKey];
 }
 
-export function scopeOf(ctx: RequestContext, request: IdempotentRequest): Scope {
+function scopeOf(ctx: RequestContext, request: IdempotentRequest): Scope {
   // An operation of the principal as a whole (a partner's product order) names no sales unit: its keys are the client's.
   return {
     clientId: ctx.principal.clientId,
-    msn: ctx.scope.actingFor ?? '',
+    msn: actingFor(ctx.scope) ?? '',
     operation: request.operation,
     target: request.target ?? '',
     idempotencyKey: request.key,
   };
 }
 
-export function inFlight(): AppError {
+function inFlight(): AppError {
   return new AppError('IDEMPOTENCY_IN_FLIGHT', 'A request with this Idempotency-Key is still being processed', [
     { name: 'Idempotency-Key', reason: 'In use by a request in flight' },
   ]);
@@ -115,11 +139,11 @@ export interface StoredRecord {
 }
 
 /*
- * The record table is this module's own, read and written with plain SQL in the caller's transaction: it is
+ * The record table is this module's own, read and written with plain SQL in the operation's transaction: it is
  * never modified after insert, so the unit of work has nothing to track, and the benchmark profile showed the
  * ORM's query building and change-set pass for it costing more CPU than the statements themselves.
  */
-export async function findRecord(em: Em, scope: Scope): Promise<StoredRecord | undefined> {
+async function findRecord(em: Em, scope: Scope): Promise<StoredRecord | undefined> {
   const [row] = await em.execute<StoredRecord[]>(
     `select request_digest, outcome from idempotency_record where ${RECORD_OF_SCOPE} limit 1`,
     scopeParams(scope),
@@ -127,28 +151,30 @@ export async function findRecord(em: Em, scope: Scope): Promise<StoredRecord | u
   return row;
 }
 
-export async function insertRecord(em: Em, scope: Scope, requestDigest: string, outcome: Outcome<unknown>, now: Date): Promise<void> {
-  const { sql, params } = recordInsert(scope, requestDigest, outcome, now);
-  await em.execute(sql, params);
-}
-
-/** The key's record as a write, alone or the last part of a statement of other writes. */
-export function recordInsert(scope: Scope, requestDigest: string, outcome: Outcome<unknown>, now: Date): SqlWrite {
+/**
+ * The key's record as a write, the last part of the operation's write: its outcome given, or the one row of a query
+ * (`select`) of the statement's CTEs, when the database decided it (a guarded write); no row, no record.
+ */
+export function recordInsert(scope: Scope, requestDigest: string, outcome: Outcome<unknown> | { select: string }, now: Date): SqlWrite {
+  const selected = 'select' in outcome;
   return {
     sql: `insert into idempotency_record (client_id, msn, operation, target, idempotency_key, request_digest, outcome, created_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?)`,
-    params: [...scopeParams(scope), requestDigest, JSON.stringify(outcome), now],
+     select ?, ?, ?, ?, ?, ?, ${selected ? 'recorded.outcome' : '?::jsonb'}, ?${selected ? ` from (${outcome.select}) recorded` : ''}`,
+    params: [...scopeParams(scope), requestDigest, ...(selected ? [] : [JSON.stringify(outcome)]), now],
   };
 }
 
 export function replay<T>(record: StoredRecord, requestDigest: string, conflict: ErrorCode): Outcome<T> {
-  if (record.request_digest !== requestDigest) {
-    throw new AppError(conflict, 'This Idempotency-Key was used before with a different request; a retry must repeat the request exactly', [
-      { name: 'Idempotency-Key', reason: 'Already used for a different request' },
-    ]);
-  }
+  if (record.request_digest !== requestDigest) throw keyConflict(conflict);
   // PGlite parses jsonb; some drivers hand it over as text.
   return (typeof record.outcome === 'string' ? JSON.parse(record.outcome) : record.outcome) as Outcome<T>;
+}
+
+/** The refusal of a key used before for a different request (409): by its record, or by its payment's event log. */
+export function keyConflict(conflict: ErrorCode): AppError {
+  return new AppError(conflict, 'This Idempotency-Key was used before with a different request; a retry must repeat the request exactly', [
+    { name: 'Idempotency-Key', reason: 'Already used for a different request' },
+  ]);
 }
 
 export function failureOutcome(error: AppError): Outcome<never> {
@@ -170,4 +196,14 @@ export function canonicalJson(value: unknown): string {
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
+}
+
+/** A success as the key records it, for a guarded write's `recorded` (bound as text, cast to jsonb). */
+export function outcomeJson(value: unknown): string {
+  return JSON.stringify({ ok: true, value });
+}
+
+/** A refusal as the key records it; only `replayable` ones may be recorded (catalogue). */
+export function refusalJson(error: AppError): string {
+  return JSON.stringify(failureOutcome(error));
 }

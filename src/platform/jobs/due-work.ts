@@ -26,3 +26,12 @@ export async function drainDueWork(
   }
   return total;
 }
+
+/**
+ * The earliest time a query finds for a unit's due work (a `min(...)` in the column `due`), for a job's `nextDueFor`;
+ * null when it finds none.
+ */
+export async function earliestDue(services: Services, sql: string, params: unknown[]): Promise<Date | null> {
+  const [row] = await forkEm(services.orm).execute<{ due: string | Date | null }[]>(sql, params);
+  return row?.due == null ? null : new Date(row.due);
+}

@@ -3,6 +3,13 @@ import { logError } from '../../log.js';
 export interface Job {
   name: string;
   run(): Promise<unknown>;
+  /**
+   * The earliest time from which this job has work among the sales unit's objects (an expiry, a ledger date to pay
+   * out, a batch period), by the unit's time; null when it has none. A test clock's advance runs the jobs only where
+   * one of them has work, not at every midnight on its way. A job that cannot tell leaves it out, and the advance
+   * stops at every midnight for it.
+   */
+  nextDueFor?(msn: string): Promise<Date | null>;
 }
 
 /**
@@ -47,6 +54,17 @@ export class Scheduler {
    */
   async runOnce(): Promise<void> {
     await this.exclusively();
+  }
+
+  /** The earliest `nextDueFor` of the jobs for the unit; null when none has work; undefined when a job cannot tell. */
+  async nextDueFor(msn: string): Promise<Date | null | undefined> {
+    let earliest: Date | null = null;
+    for (const job of this.jobs) {
+      if (!job.nextDueFor) return undefined;
+      const due = await job.nextDueFor(msn);
+      if (due && (!earliest || due.getTime() < earliest.getTime())) earliest = due;
+    }
+    return earliest;
   }
 
   async stop(): Promise<void> {

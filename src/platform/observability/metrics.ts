@@ -1,9 +1,8 @@
-import { createServer, type Server } from 'node:http';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Clock } from '../clock.js';
 import { forkEm, type Orm } from '../db/orm.js';
-import { logError } from '../../log.js';
 import { WEBHOOK_KIND } from '../delivery/delivery.entity.js';
+import { listenForMetrics, type MetricsEndpoint } from './metrics-endpoint.js';
 
 /**
  * The service's Prometheus metrics, one registry per app (tests run several apps in one process), served on their
@@ -22,6 +21,8 @@ export class Metrics {
   private readonly jobSeconds: Histogram<'job'>;
   /** Open graphql-ws sockets; set by the subscription server once it exists. */
   openSubscriptions: () => number = () => 0;
+  /** The subscription server's counts since start; set by it once it exists. */
+  subscriptionFanOut: () => { executions: number; notifications: number } = () => ({ executions: 0, notifications: 0 });
 
   constructor(orm: Orm, clock: Clock) {
     collectDefaultMetrics({ register: this.registry, prefix: 'paygraph_process_' });
@@ -78,6 +79,25 @@ export class Metrics {
       registers,
       collect() {
         this.set(openSubscriptions());
+      },
+    });
+    const fanOut = () => this.subscriptionFanOut();
+    new Counter({
+      name: 'paygraph_subscription_executions_total',
+      help: 'Executions of an event for a subscribed operation; every subscriber holding the same operation shares one',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(fanOut().executions);
+      },
+    });
+    new Counter({
+      name: 'paygraph_subscription_notifications_total',
+      help: 'Notifications (graphql-ws next messages) sent to subscribers',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(fanOut().notifications);
       },
     });
     new Gauge({
@@ -145,34 +165,40 @@ export class Metrics {
     this.jobSeconds.observe({ job }, seconds);
   }
 
+  /**
+   * A gauge a domain reads from the database at scrape time (one cheap statement), so every instance reports the
+   * same value: dashboards aggregate it with max, not sum.
+   */
+  addDatabaseGauge(gauge: DatabaseGauge): void {
+    new Gauge({
+      name: gauge.name,
+      help: gauge.help,
+      labelNames: [...gauge.labelNames],
+      registers: [this.registry],
+      async collect() {
+        for (const { labels, value } of await gauge.read()) this.set(labels, value);
+      },
+    });
+  }
+
   /** Serves `/metrics` on its own port (0: any free port). */
-  async serve(port: number): Promise<{ port: number; close(): Promise<void> }> {
-    const server: Server = createServer((req, res) => {
-      if (req.url !== '/metrics') {
-        res.writeHead(404).end();
-        return;
-      }
-      this.registry.metrics().then(
-        (text) => res.writeHead(200, { 'content-type': this.registry.contentType }).end(text),
-        (error: unknown) => {
-          logError('metrics scrape failed', error);
-          res.writeHead(500).end();
-        },
-      );
-    });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, () => resolve());
-    });
-    const address = server.address();
-    return {
-      port: typeof address === 'object' && address ? address.port : port,
-      close: () => new Promise((resolve) => server.close(() => resolve())),
-    };
+  async serve(port: number): Promise<MetricsEndpoint> {
+    const endpoint = await listenForMetrics(port);
+    endpoint.serve(this);
+    return endpoint;
   }
 }
 
 const MAX_OPERATION_NAMES = 200;
+
+/** A gauge of values that live in the database, declared by the domain that owns them (`gauges` of its module). */
+export interface DatabaseGauge {
+  name: string;
+  help: string;
+  labelNames: readonly string[];
+  /** Every series' labels and value, read now. */
+  read(): Promise<{ labels: Record<string, string>; value: number }[]>;
+}
 
 async function oldestAgeSeconds(orm: Orm, clock: Clock, sql: string, withNow = false): Promise<number> {
   const now = clock.now();

@@ -28,6 +28,14 @@ export function newestFirst<T extends { createdAt: Date | string; id: string }>(
   };
 }
 
+/** Rows oldest first by (createdAt, id): a wallet user's pending payments. The key is newestFirst's, read forward. */
+export const oldestFirst = newestFirst;
+
+/** The rows after a (createdAt, id) position in oldest-first order, as an entity filter (nothing without a position). */
+export function newerThan(key: CreatedKey | undefined) {
+  return key ? { $or: [{ createdAt: { $gt: key.createdAt } }, { createdAt: key.createdAt, id: { $gt: key.id } }] } : {};
+}
+
 /** The newest-first order of a (createdAt, id) list, as an entity query's `orderBy`. */
 export function newestFirstOrder() {
   return [{ createdAt: 'desc' as const }, { id: 'desc' as const }];

@@ -5,9 +5,7 @@ import type { HttpRequest, HttpResponse } from '../rest/http-types.js';
 import { clientAddress } from './client-address.js';
 import { rateLimitFields, type RateLimitState } from './rate-limit-fields.js';
 import type { RateLimitedRoute } from './rate-limited-route.js';
-
-/** The token endpoint, where refused client secrets are counted per client id. */
-export const TOKEN_ENDPOINT = '/accesstoken/get';
+import { RateLimitRefusal } from './rate-limit-refusal.js';
 
 export type Admission = { allowed: true; state: RateLimitState } | { allowed: false; state: RateLimitState };
 
@@ -24,55 +22,40 @@ export function callerOf(services: Services, request: HttpRequest): { policy: 'c
       return { policy: 'client', key: verdict.claims.sub };
     }
   }
-  const address = clientAddress(request.remoteAddress, request.headers['x-forwarded-for'], services.config.rateLimits.trustedProxies);
-  return { policy: 'address', key: address };
+  return { policy: 'address', key: callerAddress(services, request) };
+}
+
+/** The address a request came from, behind the trusted proxies only (`clientAddress`). */
+export function callerAddress(services: Services, request: HttpRequest): string {
+  return clientAddress(request.remoteAddress, request.headers['x-forwarded-for'], services.config.rateLimits.trustedProxies);
 }
 
 /**
- * The limits a routed REST request (or page) is held to before it runs: its caller's quota (one point), the
- * published per-reference limit of its route if a domain declared one, and at the token endpoint the refused
- * secrets of the client id it names. The first exhausted one refuses it.
+ * The caller's quota (one point) of a routed REST request (or page), before it runs. The quotas that name another
+ * principal's resources are charged later, once the request's credentials and scope were accepted
+ * (`chargeAuthenticated`).
  */
-export async function admitRestRequest(
-  services: Services,
-  request: HttpRequest,
-  limitedRoute: RateLimitedRoute | undefined,
-): Promise<Admission> {
-  const limiter = services.rateLimiter;
+export async function admitRestRequest(services: Services, request: HttpRequest): Promise<Admission> {
   const caller = callerOf(services, request);
   if (caller.policy === 'client') request.authenticated = true;
-  const charged = await limiter.charge(caller.policy, caller.key);
-  if (!charged.allowed) return { allowed: false, state: charged.state };
-  const reference = limitedRoute?.reference(request);
-  if (limitedRoute && reference !== undefined) {
-    const key =
-      limitedRoute.policy === 'modification'
-        ? `${reference}\n${headerOf(request, 'merchant-serial-number') ?? ''}`
-        : `${reference}\n${digest(headerOf(request, 'ocp-apim-subscription-key') ?? '')}`;
-    const perReference = await limiter.charge(limitedRoute.policy === 'modification' ? 'modifications' : 'reads', key);
-    if (!perReference.allowed) return { allowed: false, state: perReference.state };
-  }
-  const clientId = request.routePattern === TOKEN_ENDPOINT ? headerOf(request, 'client_id') : undefined;
-  if (clientId !== undefined) {
-    const blocked = await limiter.exhausted('secretFailures', clientId);
-    if (blocked) return { allowed: false, state: blocked.state };
-  }
-  return { allowed: true, state: charged.state };
-}
-
-/** An answer of a request that ran: a refused secret at the token endpoint counts against its client id. */
-export async function afterRestRequest(services: Services, request: HttpRequest, response: HttpResponse): Promise<void> {
-  if (request.routePattern !== TOKEN_ENDPOINT || response.status !== 401) return;
-  const clientId = headerOf(request, 'client_id');
-  if (clientId !== undefined) await services.rateLimiter.penalise('secretFailures', clientId);
-}
-
-/** A graph request without a valid token is charged to its address; one with a token is charged its cost later. */
-export async function admitGraphRequest(services: Services, request: HttpRequest): Promise<Admission | undefined> {
-  const caller = callerOf(services, request);
-  if (caller.policy === 'client') return undefined;
   const charged = await services.rateLimiter.charge(caller.policy, caller.key);
-  return charged.allowed ? undefined : { allowed: false, state: charged.state };
+  return { allowed: charged.allowed, state: charged.state };
+}
+
+/**
+ * The published per-reference limit of a route, charged only for a request whose credentials were accepted for the
+ * sales unit it names: the reference and MSN are the caller's to choose, so charged any earlier, anyone could spend
+ * (and keep spent) a merchant's quota for its own payment without credentials (issue 33, N2).
+ */
+export async function chargeAuthenticated(services: Services, request: HttpRequest, limitedRoute: RateLimitedRoute): Promise<void> {
+  const reference = limitedRoute.reference(request);
+  if (reference === undefined) return;
+  const key =
+    limitedRoute.policy === 'modification'
+      ? `${reference}\n${headerOf(request, 'merchant-serial-number') ?? ''}`
+      : `${reference}\n${digest(headerOf(request, 'ocp-apim-subscription-key') ?? '')}`;
+  const charged = await services.rateLimiter.charge(limitedRoute.policy === 'modification' ? 'modifications' : 'reads', key);
+  if (!charged.allowed) throw new RateLimitRefusal(charged.state);
 }
 
 /** The response with the RateLimit fields of the quota it was charged to. */

@@ -70,15 +70,9 @@ export class RequestLimiter {
     }
   }
 
-  /** Whether the key's quota is used up, without spending any (failed secrets are charged after they fail). */
-  async exhausted(policy: PolicyName, key: string): Promise<Verdict | undefined> {
-    const res = await this.buckets[policy].get(key).catch(() => null);
-    if (!res || res.consumedPoints < this.settings[policy].points) return undefined;
-    return { allowed: false, state: this.stateOf(policy, res) };
-  }
-
-  async penalise(policy: PolicyName, key: string): Promise<void> {
-    await this.buckets[policy].penalty(key, 1).catch((error: unknown) => logError('rate limiter failed', error, { policy }));
+  /** Gives back a point `charge` took: a reservation whose outcome turned out not to count (a secret accepted). */
+  async refund(policy: PolicyName, key: string): Promise<void> {
+    await this.buckets[policy].reward(key, 1).catch((error: unknown) => logError('rate limiter failed', error, { policy }));
   }
 
   /** The points a graph operation of this cost spends: one per `graphCostPerPoint`, at least one. */

@@ -1,4 +1,4 @@
-import { SYSTEM_HEADERS, type HeaderRules } from '../auth/header-rules.js';
+import { MSN_PATTERN, SYSTEM_HEADERS, type HeaderRules } from '../auth/header-rules.js';
 import type { DeclaredRoute, RestInterface } from './rest-interface.js';
 
 type Json = Record<string, unknown>;
@@ -58,7 +58,7 @@ function headerParameters(route: DeclaredRoute): Json[] {
   const parameters: Json[] = [];
   if (route.idempotent) parameters.push(header('Idempotency-Key', true, { type: 'string', maxLength: 50 }));
   if (!rules) return parameters;
-  parameters.push(header('Merchant-Serial-Number', rules.msn === 'required', { type: 'string', pattern: '^[0-9]{4,6}$' }));
+  parameters.push(header('Merchant-Serial-Number', rules.msn === 'required', { type: 'string', pattern: MSN_PATTERN.source }));
   for (const suffix of SYSTEM_HEADERS) {
     parameters.push(
       header(`Svc-${suffix}`, rules.systemHeaders.presence === 'required', { type: 'string', maxLength: rules.systemHeaders.maxLength }),

@@ -1,8 +1,9 @@
 import type { HeaderLookup } from '../auth/header-lookup.js';
 import { readHeaders, type HeaderRules, type RequestHeaders } from '../auth/header-rules.js';
 import { createRequestContext, type AuthRule, type ScopeRule } from '../auth/request-context.js';
-import type { RequestContext, Services } from '../context.js';
+import type { RequestContext, SalesUnitContext, Services } from '../context.js';
 import { AppError } from '../errors/app-error.js';
+import { callerAddress } from '../rate-limit/admission.js';
 import { jsonBody } from './body.js';
 import type { BodyShape } from './body-shape.js';
 import type { ErrorFormat } from './error-formats/error-format.js';
@@ -32,9 +33,29 @@ export interface RestInterfaceDeclaration<A extends InterfaceAuth> {
 export interface PublicContext {
   traceId: string;
   lookupHeader: HeaderLookup;
+  /** Where the request came from, behind the trusted proxies (the token endpoint's lockout counts by it). */
+  callerAddress: string;
 }
 
-export type HandlerContext<A extends InterfaceAuth> = A extends AuthRule ? RequestContext : PublicContext;
+/**
+ * What an interface's auth declares its routes act for: its `scope`, else one sales unit. An auth typed only as
+ * `AuthRule` (its scope not known to the compiler) may act for anything, so its handlers get the wide context.
+ */
+type ScopeOfAuth<A> = A extends { readonly scope: infer R extends ScopeRule } ? R : 'scope' extends keyof A ? ScopeRule : 'salesUnit';
+
+/** What a route acts for: its own `scope`, else its interface's. */
+export type RouteScope<A extends InterfaceAuth, S extends ScopeRule | undefined> = S extends ScopeRule ? S : ScopeOfAuth<A>;
+
+/**
+ * The context a handler gets, narrowed by the route's declared scope: a route that acts for one sales unit gets a
+ * `SalesUnitContext` (the front answered the 400 naming `Merchant-Serial-Number` before the handler runs), any other
+ * the context of the principal, which names a sales unit or not.
+ */
+export type HandlerContext<A extends InterfaceAuth, S extends ScopeRule = 'salesUnit'> = A extends AuthRule
+  ? S extends 'salesUnit'
+    ? SalesUnitContext
+    : RequestContext
+  : PublicContext;
 
 /** A handler's checked inputs. */
 export interface RouteValues<P extends string, B, I extends boolean> {
@@ -50,7 +71,13 @@ export interface RouteValues<P extends string, B, I extends boolean> {
   lookupHeader: HeaderLookup;
 }
 
-export interface RouteDeclaration<A extends InterfaceAuth, P extends string, B, I extends boolean> {
+export interface RouteDeclaration<
+  A extends InterfaceAuth,
+  P extends string,
+  B,
+  I extends boolean,
+  S extends ScopeRule | undefined = undefined,
+> {
   method: HttpMethod;
   /** Relative to the interface's prefix, with `{name}` parameters. */
   path: P;
@@ -67,12 +94,12 @@ export interface RouteDeclaration<A extends InterfaceAuth, P extends string, B, 
    */
   documentedAuth?: 'bearer';
   /** What the route acts for, where it differs from the interface's rule (one sales unit, a merchant, the principal). */
-  scope?: ScopeRule;
+  scope?: S;
   /** The route's header rules, where they differ from the interface's (an operation that also takes `User-Token`). */
   headers?: HeaderRules;
   /** A larger request body than the default 1 MiB (an image upload); every other route keeps the default. */
   maxBodyBytes?: number;
-  handler(ctx: HandlerContext<A>, values: RouteValues<P, B, I>): Promise<HttpResponse>;
+  handler(ctx: HandlerContext<A, RouteScope<A, S>>, values: RouteValues<P, B, I>): Promise<HttpResponse>;
 }
 
 /** A declared route with its types settled: what the router and the OpenAPI document need. */
@@ -91,7 +118,11 @@ export interface DeclaredRoute {
   headers: HeaderRules | undefined;
   documentedAuth?: 'bearer';
   maxBodyBytes?: number;
-  run(request: HttpRequest): Promise<HttpResponse>;
+  /**
+   * `admitAuthenticated` runs once the front accepted the caller's credentials and scope, before the path and body
+   * are read: the quotas keyed by what the request names (a reference and MSN) are charged there.
+   */
+  run(request: HttpRequest, admitAuthenticated?: () => Promise<void>): Promise<HttpResponse>;
 }
 
 export interface RestInterface {
@@ -112,8 +143,9 @@ export type RouteBuilder<A extends InterfaceAuth> = <
   B = undefined,
   I extends boolean = false,
   R extends InterfaceAuth = A,
+  S extends ScopeRule | undefined = undefined,
 >(
-  route: RouteDeclaration<R, P, B, I> & { auth?: R },
+  route: RouteDeclaration<R, P, B, I, S> & { auth?: R },
 ) => DeclaredRoute;
 
 /**
@@ -139,17 +171,25 @@ export function defineRestInterface<A extends InterfaceAuth>(
     headers: declared.headers ?? declaration.headers,
     ...(declared.documentedAuth ? { documentedAuth: declared.documentedAuth } : {}),
     ...(declared.maxBodyBytes ? { maxBodyBytes: declared.maxBodyBytes } : {}),
-    run: (request) => runRoute(services, declaration, declared, request),
+    run: (request, admitAuthenticated) => runRoute(services, declaration, declared, request, admitAuthenticated),
   });
   const { name, prefix, errorFormat, auth, headers } = declaration;
   return { name, prefix, errorFormat, auth, headers, routes: declareRoutes(route) };
 }
 
-async function runRoute<A extends InterfaceAuth, P extends string, B, I extends boolean, R extends InterfaceAuth>(
+async function runRoute<
+  A extends InterfaceAuth,
+  P extends string,
+  B,
+  I extends boolean,
+  R extends InterfaceAuth,
+  S extends ScopeRule | undefined,
+>(
   services: Services,
   declaration: RestInterfaceDeclaration<A>,
-  route: RouteDeclaration<R, P, B, I> & { auth?: R },
+  route: RouteDeclaration<R, P, B, I, S> & { auth?: R },
   request: HttpRequest,
+  admitAuthenticated: (() => Promise<void>) | undefined,
 ): Promise<HttpResponse> {
   const lookupHeader = requestHeaders(request);
   const auth: InterfaceAuth = route.auth ?? declaration.auth;
@@ -161,6 +201,7 @@ async function runRoute<A extends InterfaceAuth, P extends string, B, I extends 
     request,
     lookupHeader,
   );
+  if (auth !== 'public') await admitAuthenticated?.();
   const params = checkedParams(route, request.params);
   const body = (route.body ? route.body.parse(jsonBody(request)) : undefined) as B;
   const values: RouteValues<P, B, I> = {
@@ -172,7 +213,9 @@ async function runRoute<A extends InterfaceAuth, P extends string, B, I extends 
     rawBody: request.rawBody,
     lookupHeader,
   };
-  return route.handler(front.ctx as HandlerContext<R>, values);
+  // The front settled the scope by the same rule the type reads (the route's, else its auth's, else one sales unit),
+  // and refused a request naming no sales unit where the route acts for one.
+  return route.handler(front.ctx as HandlerContext<R, RouteScope<R, S>>, values);
 }
 
 async function frontOf(
@@ -190,6 +233,7 @@ async function frontOf(
       headers: rules,
       idempotent,
       scope: route.scope,
+      callerAddress: callerAddress(services, request),
     });
     request.authenticated = true;
     return front;
@@ -198,7 +242,7 @@ async function frontOf(
   const headers = rules
     ? readHeaders(lookupHeader, rules, idempotent)
     : { msn: undefined, idempotencyKey: undefined, pspId: undefined, userToken: undefined };
-  return { ctx: { traceId: request.traceId, lookupHeader }, headers };
+  return { ctx: { traceId: request.traceId, lookupHeader, callerAddress: callerAddress(services, request) }, headers };
 }
 
 function checkedParams<P extends string>(

@@ -3,7 +3,7 @@ import { Compile } from 'typebox/compile';
 import type { ErrorDetail } from '../errors/app-error.js';
 import { controlCharacterDetails } from './control-characters.js';
 import { errorDetails, sortByDeclaration } from './error-details.js';
-import { numberTextOf } from './json-text.js';
+import { duplicateKeysOf, numberTextOf, withDuplicateKeys } from './json-text.js';
 
 /** A schema compiled once, checking a value and naming every failing field as a dotted path (`amount.value`). */
 export interface CompiledSchema<S extends TSchema> {
@@ -83,7 +83,8 @@ function asDeclared(schema: TSchema, value: unknown, holder?: object, key?: stri
     const declared = property ?? element;
     kept[name] = declared ? asDeclared(declared as TSchema, item, value, name) : item;
   }
-  return kept;
+  // The keys written twice stay known to the rules that refuse them.
+  return withDuplicateKeys(kept, duplicateKeysOf(value));
 }
 
 function declares(node: SchemaNode, type: string): boolean {

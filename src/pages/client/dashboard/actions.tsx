@@ -13,7 +13,7 @@ interface Pending {
 const VERB: Record<Operation, [string, string]> = {
   capture: ['Capture', 'Captured'],
   refund: ['Refund', 'Refunded'],
-  cancel: ['Cancel the rest', 'Cancelled'],
+  cancel: ['Cancel', 'Cancelled'],
 };
 
 const parseMinor = (major: string) => {
@@ -23,16 +23,19 @@ const parseMinor = (major: string) => {
 const major = (minor: number) => (minor / 100).toFixed(2).replace('.', ',');
 
 /**
- * Capture (full or part), refund and cancel from the payment's page. Each asks for confirmation first, sends the
- * graph's mutation with a new idempotency key per confirmed click, and says what the service answered; the page
- * reads the payment again when its event arrives. The service decides what is allowed: nothing is refused here
- * that the API would take.
+ * Capture (full or part), refund and cancel from the payment's page, each offered only while the payment can take it,
+ * with its amounts and limits in kroner. Each asks for confirmation first, sends the graph's mutation with a new
+ * idempotency key per confirmed click, and says what the service answered; the page reads the payment again when its
+ * event arrives.
  */
 export function Actions({ graph, payment, onDone }: { graph: Graph; payment: PaymentData; onDone: () => void }) {
-  const a = payment.aggregate;
   const currency = payment.amount.currency;
-  const capturable = a.authorizedAmount.value - a.capturedAmount.value - a.cancelledAmount.value;
-  const refundable = a.capturedAmount.value - a.refundedAmount.value;
+  // The page offers only what the service allows now (Payment.allowedActions); the service still decides on a click.
+  const allowed = payment.allowedActions;
+  const capturable = allowed.capture.value;
+  const refundable = allowed.refund.value;
+  const cancel = allowed.cancel === 'TERMINATE' ? 'terminate' : allowed.cancel === 'RELEASE' ? 'release' : undefined;
+  const limit: Record<'capture' | 'refund', number> = { capture: capturable, refund: refundable };
   const [pending, setPending] = useState<Pending | undefined>();
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>();
@@ -41,7 +44,14 @@ export function Actions({ graph, payment, onDone }: { graph: Graph; payment: Pay
     setOutcome(undefined);
     if (operation === 'cancel') return setPending({ operation });
     const value = parseMinor(typed ?? '');
-    if (value === undefined) return setOutcome({ ok: false, text: 'Type an amount above zero, such as 12,50.' });
+    if (value === undefined) return setOutcome({ ok: false, text: 'Type an amount above zero in kroner, such as 12,50.' });
+    const most = limit[operation];
+    if (value > most) {
+      return setOutcome({
+        ok: false,
+        text: `At most ${formatMoney({ value: most, currency })} can be ${VERB[operation][1].toLowerCase()}.`,
+      });
+    }
     setPending({ operation, amount: { value, currency } });
   };
 
@@ -77,9 +87,11 @@ export function Actions({ graph, payment, onDone }: { graph: Graph; payment: Pay
       {pending ? (
         <div role="alertdialog" aria-labelledby="confirm-text" class="confirm" data-testid="confirm">
           <p id="confirm-text">
-            {pending.operation === 'cancel'
-              ? `Cancel what is left of the reservation of ${payment.reference}? The user's money is released.`
-              : `${VERB[pending.operation][0]} ${formatMoney(pending.amount!)} of ${payment.reference}?`}
+            {pending.operation !== 'cancel'
+              ? `${VERB[pending.operation][0]} ${formatMoney(pending.amount!)} of ${payment.reference}?`
+              : cancel === 'terminate'
+                ? `Cancel ${payment.reference} before the user approves it? The payment ends.`
+                : `Release the ${formatMoney({ value: capturable, currency })} not captured of ${payment.reference}? It can then no longer be captured.`}
           </p>
           <button type="button" onClick={() => void confirm()} disabled={busy} data-testid="confirm-yes">
             {busy ? 'Sending…' : `Yes, ${VERB[pending.operation][0].toLowerCase()}`}
@@ -90,13 +102,24 @@ export function Actions({ graph, payment, onDone }: { graph: Graph; payment: Pay
         </div>
       ) : (
         <div class="action-rows">
-          <AmountAction operation="capture" left={{ value: capturable, currency }} leftText="reserved and not captured" onAsk={ask} />
-          <AmountAction operation="refund" left={{ value: refundable, currency }} leftText="captured and not refunded" onAsk={ask} />
-          <p>
-            <button type="button" onClick={() => ask('cancel')}>
-              Cancel…
-            </button>
-          </p>
+          {capturable > 0 && (
+            <AmountAction operation="capture" left={{ value: capturable, currency }} leftText="reserved and not captured" onAsk={ask} />
+          )}
+          {refundable > 0 && (
+            <AmountAction operation="refund" left={{ value: refundable, currency }} leftText="captured and not refunded" onAsk={ask} />
+          )}
+          {cancel && (
+            <p>
+              <button type="button" onClick={() => ask('cancel')} data-testid="cancel">
+                {cancel === 'terminate' ? 'Cancel the payment…' : `Release ${formatMoney({ value: capturable, currency })}…`}
+              </button>
+            </p>
+          )}
+          {capturable === 0 && refundable === 0 && !cancel && (
+            <p class="muted" data-testid="no-actions">
+              Nothing is left to capture, refund or cancel.
+            </p>
+          )}
         </div>
       )}
       {outcome && (

@@ -11,6 +11,7 @@ import { useHashRoute } from './use-hash-route.js';
 import { EventLog } from './event-log.js';
 import { Search } from './search.js';
 import { Webhooks } from './webhooks.js';
+import { Attention } from './attention.js';
 
 export interface DashboardData {
   env: string;
@@ -28,11 +29,13 @@ export function App({ data }: { data: DashboardData }) {
   const signIn = async (values: SignInValues) => {
     const tokens = new TokenSource(values);
     await tokens.token();
-    // The graph needs a sales unit to answer at all: the one typed in, which lists the others of its merchant.
+    // `salesUnits` lists every unit the credentials may act for, named or not: a partner need type none.
     const probe = new Graph(tokens, values.msn);
     try {
       const { salesUnits } = await probe.query<{ salesUnits: { msn: string; name: string }[] }>(SALES_UNITS);
-      setSession({ tokens, units: salesUnits, msn: values.msn });
+      const msn = values.msn || salesUnits[0]?.msn;
+      if (!msn) throw new Error('These credentials act for no sales unit.');
+      setSession({ tokens, units: salesUnits, msn });
     } finally {
       probe.dispose();
     }
@@ -72,6 +75,9 @@ function Dashboard({ session, onPickUnit, onSignOut }: { session: Session; onPic
           <a href="#/webhooks" aria-current={route.page === 'webhooks' ? 'page' : undefined}>
             Webhooks
           </a>
+          <a href="#/attention" aria-current={route.page === 'attention' ? 'page' : undefined}>
+            Needs attention
+          </a>
         </nav>
         <label class="unit">
           Sales unit{' '}
@@ -99,6 +105,8 @@ function Dashboard({ session, onPickUnit, onSignOut }: { session: Session; onPic
           <EventLog graph={graph} />
         ) : route.page === 'webhooks' ? (
           <Webhooks graph={graph} />
+        ) : route.page === 'attention' ? (
+          <Attention graph={graph} />
         ) : (
           <Overview graph={graph} feed={feed} />
         )}

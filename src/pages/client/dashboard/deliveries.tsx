@@ -94,19 +94,19 @@ export function Deliveries({
               ) : null)}
             {d.deliveredAt && <> · delivered {formatDateTime(d.deliveredAt)}</>}
           </p>
-          <table>
+          <table class="stacked">
             <caption class="visually-hidden">Attempts of the {d.eventName ?? d.eventType} delivery</caption>
             <ColumnHeads columns={['At', 'Outcome', 'Status', 'Duration', 'Error']} />
             <tbody>
               {d.attempts.edges.map(({ node: a }, i) => (
                 <tr key={i} data-testid="attempt" data-outcome={a.outcome}>
-                  <td>{formatDateTime(a.attemptedAt)}</td>
-                  <td>
+                  <td data-label="At">{formatDateTime(a.attemptedAt)}</td>
+                  <td data-label="Outcome">
                     <span class={`tag ${a.outcome === 'SUCCEEDED' ? '' : 'failed'}`}>{OUTCOME[a.outcome]}</span>
                   </td>
-                  <td>{a.statusCode ?? '—'}</td>
-                  <td>{a.durationMs === null ? '—' : `${a.durationMs} ms`}</td>
-                  <td>{a.error ?? ''}</td>
+                  <td data-label="Status">{a.statusCode ?? '—'}</td>
+                  <td data-label="Duration">{a.durationMs === null ? '—' : `${a.durationMs} ms`}</td>
+                  <td data-label="Error">{a.error ?? ''}</td>
                 </tr>
               ))}
             </tbody>

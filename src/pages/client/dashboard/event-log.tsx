@@ -77,24 +77,28 @@ export function EventLog({ graph }: { graph: Graph }) {
         </label>
       </form>
       <Alert error={error} />
-      <table>
+      <table class="stacked">
         <ColumnHeads columns={['When', 'Event', 'Kind', 'Reference', 'Id']} />
         <tbody>
           {rows.map((e) => (
             <tr key={e.eventId} data-testid="log-row" data-stream={e.streamType}>
-              <td>
+              <td data-label="When">
                 <time dateTime={e.occurredAt}>{formatDateTime(e.occurredAt)}</time>
               </td>
-              <td class="wrap">{e.name}</td>
-              <td>{e.streamType}</td>
-              <td class="wrap">
+              <td data-label="Event" class="wrap">
+                {e.name}
+              </td>
+              <td data-label="Kind">{e.streamType}</td>
+              <td data-label="Reference" class="wrap">
                 {e.streamType === 'payment' && e.reference ? (
                   <a href={paymentHref(e.reference)}>{e.reference}</a>
                 ) : (
                   (e.reference ?? e.streamId)
                 )}
               </td>
-              <td class="num">{e.eventId}</td>
+              <td data-label="Id" class="num">
+                {e.eventId}
+              </td>
             </tr>
           ))}
         </tbody>

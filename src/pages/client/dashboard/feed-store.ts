@@ -14,7 +14,7 @@ export class FeedStore {
   /** Bumped at every change, so views (and the totals) know to refresh. */
   version = 0;
   private readonly ids = new Set<string>();
-  private readonly latest = new Map<string, { state: string; at: string }>();
+  private readonly latest = new Map<string, { state: string; outcome: string; at: string }>();
   private readonly listeners = new Set<() => void>();
   private readonly stops: (() => void)[] = [];
   private stopLive: (() => void) | undefined;
@@ -79,6 +79,11 @@ export class FeedStore {
     return this.latest.get(reference)?.state;
   }
 
+  /** What became of the payment (PaymentOutcome) as its newest event known here left it. */
+  outcomeOf(reference: string): string | undefined {
+    return this.latest.get(reference)?.outcome;
+  }
+
   private add(notifications: Notification[]): void {
     const fresh = notifications.filter((n) => !this.ids.has(n.event.id));
     if (fresh.length === 0) return;
@@ -86,7 +91,8 @@ export class FeedStore {
       this.ids.add(n.event.id);
       if (this.newestEventId === undefined || Number(n.event.eventId) > Number(this.newestEventId)) this.newestEventId = n.event.eventId;
       const known = this.latest.get(n.payment.reference);
-      if (!known || n.event.timestamp >= known.at) this.latest.set(n.payment.reference, { state: n.payment.state, at: n.event.timestamp });
+      if (!known || n.event.timestamp >= known.at)
+        this.latest.set(n.payment.reference, { state: n.payment.state, outcome: n.payment.outcome, at: n.event.timestamp });
     }
     const merged = [...fresh, ...this.items];
     merged.sort((a, b) => (a.event.timestamp < b.event.timestamp ? 1 : a.event.timestamp > b.event.timestamp ? -1 : 0));

@@ -21,20 +21,22 @@ export function Order({ order }: { order: OrderData | null }) {
       ) : order.orderLines.length === 0 ? (
         <p class="empty">No receipt was sent with this order.</p>
       ) : (
-        <table data-testid="order">
+        <table class="stacked" data-testid="order">
           <ColumnHeads columns={['Item', 'Quantity', 'Unit price', 'VAT', ['Total', 'num']]} />
           <tbody>
             {order.orderLines.map((line) => (
               <tr key={line.id}>
-                <td class="wrap">
+                <td data-label="Item" class="wrap">
                   {line.name}
                   {line.isShipping ? ' (shipping)' : ''}
                   {line.isReturn ? ' (return)' : ''}
                 </td>
-                <td>{line.quantity ? `${line.quantity} ${line.quantityUnit ?? ''}`.trim() : '—'}</td>
-                <td>{line.unitPrice ? formatMoney(line.unitPrice) : '—'}</td>
-                <td>{line.taxRate === null ? '—' : `${line.taxRate / 100} %`}</td>
-                <td class="num">{formatMoney(line.totalAmount)}</td>
+                <td data-label="Quantity">{line.quantity ? `${line.quantity} ${line.quantityUnit ?? ''}`.trim() : '—'}</td>
+                <td data-label="Unit price">{line.unitPrice ? formatMoney(line.unitPrice) : '—'}</td>
+                <td data-label="VAT">{line.taxRate === null ? '—' : `${line.taxRate / 100} %`}</td>
+                <td data-label="Total" class="num">
+                  {formatMoney(line.totalAmount)}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -12,7 +12,7 @@ import { Alert } from './parts.js';
 const SETTLE_MS = 150;
 
 /**
- * The live page: totals of today and the last hour's rate by the service's clock (read again whenever the feed
+ * The live page: totals of today and the last hour's rate by the sales unit's clock (read again whenever the feed
  * moves), and the feed.
  */
 export function Overview({ graph, feed }: { graph: Graph; feed: FeedStore }) {

@@ -4,8 +4,10 @@ import type { Graph } from '../shared/graph.js';
 import { Actions } from './actions.js';
 import { Deliveries } from './deliveries.js';
 import { Order } from './order.js';
+import { Shipping } from './shipping.js';
 import { PAYMENT, PAYMENT_EVENTS, PAYMENT_EVENTS_PAGE, type PaymentData } from './queries.js';
 import { Alert } from './parts.js';
+import { outcomeLabel } from './search.js';
 
 /** One payment: its timeline, aggregate and details, and its webhook deliveries; read again at each of its events. */
 export function PaymentView({ graph, reference }: { graph: Graph; reference: string }) {
@@ -55,6 +57,9 @@ export function PaymentView({ graph, reference }: { graph: Graph; reference: str
       </h2>
       <section class="card">
         <dl class="details">
+          <Item term="Outcome" testid="payment-outcome">
+            {outcomeLabel(payment.outcome)}
+          </Item>
           <Item term="State" testid="payment-state">
             {payment.state}
           </Item>
@@ -90,9 +95,16 @@ export function PaymentView({ graph, reference }: { graph: Graph; reference: str
           ))}
         </ol>
       </section>
+      {payment.shippingDetails && <Shipping shipping={payment.shippingDetails} />}
       <Order order={payment.order} />
       <section class="card">
         <Deliveries graph={graph} deliveries={payment.webhookDeliveries.edges.map((e) => e.node)} onChange={load} />
+        {payment.webhookDeliveriesPrunedBefore && (
+          <p class="muted" data-pruned-before={payment.webhookDeliveriesPrunedBefore}>
+            Deliveries created before {formatDateTime(payment.webhookDeliveriesPrunedBefore)} were pruned (they are kept for the retry
+            window and a history); the events above are whole.
+          </p>
+        )}
       </section>
     </article>
   );

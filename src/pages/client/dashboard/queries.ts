@@ -1,8 +1,12 @@
-/** Every operation the dashboard sends: all it shows comes from the graph. */
+/**
+ * Every operation the dashboard sends: all it shows comes from the graph. Each exported document (a string, or the
+ * strings of an exported record) is registered as a trusted document at the service's start, and the bundle names it
+ * by its sha256 (scripts/build-pages.mjs, src/pages/dashboard-documents.ts): so define none elsewhere.
+ */
 
 const NOTIFICATION = `
   event { id eventId name reference amount { value currency } timestamp success }
-  payment { reference state amount { value currency } }`;
+  payment { reference state outcome amount { value currency } }`;
 
 /** From `after` (the newest event id the page holds) on: the service replays what the page missed, then goes live. */
 export const FEED_SUBSCRIPTION = `subscription Feed($after: ID) { paymentEvents(after: $after) { ${NOTIFICATION} } }`;
@@ -13,7 +17,7 @@ export const RECENT_EVENTS = `query RecentEvents($first: Int!) {
 
 export const SALES_UNITS = `query SalesUnits { salesUnits { msn name } }`;
 
-/** Periods by the service's clock (the test clock, where it was moved): the dashboard sends no time of its own. */
+/** Periods by the clock their rows are stamped with (payments: the unit's test clock, where it was moved; webhook attempts: real time): the dashboard sends no time of its own. */
 export const OVERVIEW = `query Overview {
   paymentTotals { since asOf byOutcome { outcome count } captured { value currency } refunded { value currency } }
   paymentEventsPerMinute { minute count }
@@ -23,7 +27,7 @@ export const OVERVIEW = `query Overview {
 export const SEARCH = `query Search($first: Int!, $after: String, $filter: PaymentFilter) {
   payments(first: $first, after: $after, filter: $filter) {
     edges { node {
-      reference state createdAt amount { value currency }
+      reference state outcome createdAt amount { value currency }
       aggregate { capturedAmount { value currency } refundedAmount { value currency } cancelledAmount { value currency } }
     } }
     pageInfo { hasNextPage endCursor }
@@ -54,13 +58,18 @@ export const PAYMENT_EVENTS_PAGE = `query PaymentEventsPage($reference: String!,
 
 export const PAYMENT = `query Payment($reference: String!) {
   payment(reference: $reference) {
-    reference pspReference state userFlow paymentDescription createdAt expiresAt
+    reference pspReference state outcome userFlow paymentDescription createdAt expiresAt
     amount { value currency }
     aggregate {
       authorizedAmount { value currency } capturedAmount { value currency }
       cancelledAmount { value currency } refundedAmount { value currency }
     }
+    allowedActions { capture { value currency } refund { value currency } cancel }
     metadata { key value }
+    shippingDetails {
+      address { addressLine1 addressLine2 city postCode country }
+      shippingOptionId shippingOptionName shippingCost { value currency }
+    }
     order {
       category { category orderDetailsUrl imageId }
       images { imageId width height }
@@ -69,10 +78,22 @@ export const PAYMENT = `query Payment($reference: String!) {
     }
     events(first: 100) { ${TIMELINE} }
     webhookDeliveries(first: 50) { edges { node { ${DELIVERY} } } }
+    webhookDeliveriesPrunedBefore
   }
 }`;
 
 export const PAYMENT_EVENTS = `subscription PaymentEvents($reference: String!) { paymentEvents(reference: $reference) { event { id } } }`;
+
+/** Payments of the unit that need attention (the Needs attention panel), newest first. */
+export const ATTENTION = `query Attention($first: Int!, $after: String) {
+  paymentsNeedingAttention(first: $first, after: $after) {
+    edges { node {
+      payment { reference state amount { value currency } }
+      causes { reason since delivery { id status attemptCount lastStatusCode targetUrl } }
+    } }
+    pageInfo { hasNextPage endCursor }
+  }
+}`;
 
 export const REDELIVER = `mutation Redeliver($id: ID!) {
   redeliverWebhookDelivery(input: { deliveryId: $id }) { delivery { id status } userErrors { code message } }
@@ -85,7 +106,7 @@ export interface MoneyData {
 
 export interface Notification {
   event: { id: string; eventId: string; name: string; reference: string; amount: MoneyData; timestamp: string; success: boolean };
-  payment: { reference: string; state: string; amount: MoneyData };
+  payment: { reference: string; state: string; outcome: string; amount: MoneyData };
 }
 
 export interface OverviewData {
@@ -140,19 +161,33 @@ export interface PaymentData {
   reference: string;
   pspReference: string;
   state: string;
+  outcome: string;
   userFlow: string;
   paymentDescription: string | null;
   createdAt: string;
   expiresAt: string;
   amount: MoneyData;
   aggregate: Record<'authorizedAmount' | 'capturedAmount' | 'cancelledAmount' | 'refundedAmount', MoneyData>;
+  /** What the payment can still take, as the service decides it (src/payments/payment-allowances.ts). */
+  allowedActions: { capture: MoneyData; refund: MoneyData; cancel: 'TERMINATE' | 'RELEASE' | null };
   metadata: { key: string; value: string }[];
+  /** Express: the address and option the user chose; null for a payment that is not Express or not approved yet. */
+  shippingDetails: ShippingData | null;
   order: OrderData | null;
   events: {
     edges: { node: { id: string; name: string; amount: MoneyData; timestamp: string; success: boolean; idempotencyKey: string | null } }[];
     pageInfo: { hasNextPage: boolean; endCursor: string | null };
   };
   webhookDeliveries: { edges: { node: DeliveryData }[] };
+  /** Its deliveries created before this were pruned (README, Data lifecycle); null: none can have been. */
+  webhookDeliveriesPrunedBefore: string | null;
+}
+
+export interface ShippingData {
+  address: { addressLine1: string; addressLine2: string | null; city: string; postCode: string; country: string };
+  shippingOptionId: string;
+  shippingOptionName: string;
+  shippingCost: MoneyData;
 }
 
 export interface OrderData {
@@ -178,6 +213,7 @@ export interface OrderData {
 export interface SearchRow {
   reference: string;
   state: string;
+  outcome: string;
   createdAt: string;
   amount: MoneyData;
   aggregate: Record<'capturedAmount' | 'refundedAmount' | 'cancelledAmount', MoneyData>;

@@ -2,7 +2,7 @@ const MINUTES = 60;
 const WIDTH = 600;
 const HEIGHT = 120;
 
-/** Events per minute over the last hour of the service's clock (`now`), as bars with their values; empty minutes are empty. */
+/** Events per minute over the last hour of the sales unit's clock (`now`), as bars with their values; empty minutes are empty. */
 export function RateChart({ rates, now: asOf }: { rates: { minute: string; count: number }[]; now: string | undefined }) {
   const now = Math.floor((asOf ? Date.parse(asOf) : Date.now()) / 60_000);
   const counts = new Array<number>(MINUTES).fill(0);

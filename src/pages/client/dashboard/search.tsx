@@ -21,6 +21,11 @@ export const OUTCOMES: [string, string][] = [
   ['ABORTED', 'Aborted by the user'],
 ];
 
+/** An outcome in the dashboard's words (`CAPTURED`: Captured). */
+export function outcomeLabel(outcome: string): string {
+  return OUTCOMES.find(([code]) => code === outcome)?.[1] ?? outcome;
+}
+
 /** Payments of the sales unit searched on the server, any age, newest first; the filters live in the URL. */
 export function Search({ graph, params }: { graph: Graph; params: URLSearchParams }) {
   const form = formFromParams(params);
@@ -135,22 +140,30 @@ export function Search({ graph, params }: { graph: Graph; params: URLSearchParam
         </button>
       </form>
       <Alert error={error} />
-      <table>
-        <ColumnHeads columns={['Created', 'Reference', 'State', 'Amount', 'Captured', 'Refunded', 'Cancelled']} />
+      <table class="stacked">
+        <ColumnHeads columns={['Created', 'Reference', 'Outcome', 'Amount', 'Captured', 'Refunded', 'Cancelled']} />
         <tbody>
           {rows.map((p) => (
             <tr key={p.reference} data-testid="search-row" data-reference={p.reference}>
-              <td>
+              <td data-label="Created">
                 <time dateTime={p.createdAt}>{formatDateTime(p.createdAt)}</time>
               </td>
-              <td>
+              <td data-label="Reference">
                 <a href={paymentHref(p.reference)}>{p.reference}</a>
               </td>
-              <td>{p.state}</td>
-              <td class="num">{formatMoney(p.amount)}</td>
-              <td class="num">{formatMoney(p.aggregate.capturedAmount)}</td>
-              <td class="num">{formatMoney(p.aggregate.refundedAmount)}</td>
-              <td class="num">{formatMoney(p.aggregate.cancelledAmount)}</td>
+              <td data-label="Outcome">{outcomeLabel(p.outcome)}</td>
+              <td data-label="Amount" class="num">
+                {formatMoney(p.amount)}
+              </td>
+              <td data-label="Captured" class="num">
+                {formatMoney(p.aggregate.capturedAmount)}
+              </td>
+              <td data-label="Refunded" class="num">
+                {formatMoney(p.aggregate.refundedAmount)}
+              </td>
+              <td data-label="Cancelled" class="num">
+                {formatMoney(p.aggregate.cancelledAmount)}
+              </td>
             </tr>
           ))}
         </tbody>

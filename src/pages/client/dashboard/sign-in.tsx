@@ -34,7 +34,12 @@ export function SignIn({ prefill, onSignIn }: { prefill: SignInValues | null; on
         <Field name="clientId" label="Client id" value={prefill?.clientId} />
         <Field name="clientSecret" label="Client secret" secret value={prefill?.clientSecret} />
         <Field name="subscriptionKey" label="Subscription key" secret value={prefill?.subscriptionKey} />
-        <Field name="msn" label="Merchant serial number" value={prefill?.msn} />
+        <Field
+          name="msn"
+          label="Merchant serial number (optional: a partner picks from its units after signing in)"
+          value={prefill?.msn}
+          optional
+        />
         <Alert error={error} />
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
@@ -44,14 +49,26 @@ export function SignIn({ prefill, onSignIn }: { prefill: SignInValues | null; on
   );
 }
 
-function Field({ name, label, secret = false, value }: { name: string; label: string; secret?: boolean; value: string | undefined }) {
+function Field({
+  name,
+  label,
+  secret = false,
+  optional = false,
+  value,
+}: {
+  name: string;
+  label: string;
+  secret?: boolean;
+  optional?: boolean;
+  value: string | undefined;
+}) {
   return (
     <p class="field">
       <label for={name}>{label}</label>
       {secret ? (
         <input id={name} name={name} type="password" defaultValue={value ?? ''} required />
       ) : (
-        <input id={name} name={name} type="text" defaultValue={value ?? ''} required spellcheck={false} />
+        <input id={name} name={name} type="text" defaultValue={value ?? ''} required={!optional} spellcheck={false} />
       )}
     </p>
   );

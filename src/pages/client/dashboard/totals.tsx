@@ -9,7 +9,7 @@ function sum(list: Money[] | undefined): string {
 }
 
 /**
- * Payments created today (the service clock's day) by outcome, counted on the server (a cancelled payment is
+ * Payments created today (the sales unit clock's day) by outcome, counted on the server (a cancelled payment is
  * cancelled, not reserved), and money captured and refunded today.
  */
 export function Totals({ data }: { data: OverviewData['paymentTotals'] | undefined }) {

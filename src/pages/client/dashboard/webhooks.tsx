@@ -42,6 +42,12 @@ export function Webhooks({ graph }: { graph: Graph }) {
   return (
     <>
       <h2>Webhook registrations</h2>
+      <p>
+        <a href="#/attention" data-testid="attention-link">
+          Payments that need attention
+        </a>
+        : webhooks not acknowledged 15 minutes after their event, and expiries nobody carried out.
+      </p>
       {message && <p role="status">{message}</p>}
       {webhooks.length === 0 && <p class="empty">No webhooks registered.</p>}
       {ordered.map((w) => {

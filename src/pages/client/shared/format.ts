@@ -1,3 +1,5 @@
+import { formatAmount } from '../../kit/money-format.js';
+
 const LOCALE = 'nb-NO';
 
 export interface Money {
@@ -5,14 +7,12 @@ export interface Money {
   currency: string;
 }
 
+/** An amount as every page writes it (`kr 1 234,50`): the kit's one money formatter, which the wallet pages use too. */
 export function formatMoney(money: Money): string {
-  return new Intl.NumberFormat(LOCALE, { style: 'currency', currency: money.currency, minimumFractionDigits: 2 }).format(money.value / 100);
+  return formatAmount(money.value, money.currency);
 }
 
-export function formatTime(iso: string): string {
-  return new Date(iso).toLocaleTimeString(LOCALE, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
-}
-
+/** A moment as every page of the dashboard writes it: `05.12.2026, 14:03:09`, in the reader's time zone. */
 export function formatDateTime(iso: string): string {
   return new Date(iso).toLocaleString(LOCALE, { dateStyle: 'short', timeStyle: 'medium' });
 }

@@ -1,6 +1,19 @@
 import { createClient, type Client } from 'graphql-ws';
 import type { TokenSource } from './credentials.js';
 
+/**
+ * The ids of the dashboard's documents, by their text: put in at build (scripts/build-pages.mjs) from the list the
+ * service registers as trusted documents. A document listed is named by its id, so it runs where only registered
+ * documents may (PAYGRAPH_TRUSTED_DOCUMENTS=required); any other is sent as text.
+ */
+declare const __DOCUMENT_IDS__: Record<string, string>;
+
+/** The request's fields for a document: its registered id, or its text. */
+function documentFields(query: string): { query: string } | { documentId: string } {
+  const documentId = __DOCUMENT_IDS__[query];
+  return documentId === undefined ? { query } : { documentId };
+}
+
 export interface GraphError {
   message: string;
   extensions?: { code?: string };
@@ -62,7 +75,7 @@ export class Graph {
       fetch('/graphql', {
         method: 'POST',
         headers: { ...(await this.headers()), 'Content-Type': 'application/json' },
-        body: JSON.stringify({ query, variables }),
+        body: JSON.stringify({ ...documentFields(query), variables }),
       });
     let response = await send();
     // A token the service no longer takes (it ran out, or the test clock moved past its hour): sign in again, once.
@@ -78,8 +91,9 @@ export class Graph {
 
   /** Results of a subscription until the returned function is called; survives reconnects. */
   subscribe<T>(query: string, variables: Record<string, unknown>, onData: (data: T) => void, onError?: () => void): () => void {
+    // graphql-ws requires a query: empty beside a registered document's id.
     return this.ws.subscribe<T>(
-      { query, variables },
+      { query: '', ...documentFields(query), variables },
       {
         next: (result) => {
           if (result.data) onData(result.data as T);

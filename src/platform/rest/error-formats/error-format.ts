@@ -1,3 +1,4 @@
+import { DatabaseUnavailable, isConnectionLost } from '../../db/connection-lost.js';
 import { AppError } from '../../errors/app-error.js';
 import type { HttpRequest, HttpResponse } from '../http-types.js';
 
@@ -10,9 +11,13 @@ export interface ErrorFormat {
   render(error: AppError, request: HttpRequest): HttpResponse;
 }
 
-/** Anything that is not an AppError is internal: the client gets a trace id, never the message. */
+/**
+ * Anything that is not an AppError is internal (the client gets a trace id, never the message), but a lost database
+ * connection, which a retry may well get past: 503.
+ */
 export function asAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  if (isConnectionLost(error)) return new DatabaseUnavailable(error);
   return new AppError('INTERNAL', 'An internal error occurred; quote the traceId when reporting it');
 }
 
