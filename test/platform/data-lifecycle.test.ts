@@ -161,6 +161,34 @@ test('the attempt log keeps days ahead of the clock, and the gauge says how many
   expect(ahead).toBeGreaterThanOrEqual(t.app.services.config.retention.partitionsAhead);
 });
 
+test('the days ahead follow the service clock past the days created at start, with no prune asked for: a delivery is still sent', async () => {
+  // The prune job ran once (at the first tick) and waits an hour of elapsed time for its next run; the clock moves by
+  // days at once, past every day created so far.
+  await eventually(async () => {
+    const runs = await t.app.services.metrics!.registry.getSingleMetricAsString('paygraph_job_runs_total');
+    return /paygraph_job_runs_total\{job="prune",outcome="ok"\} [1-9]/.test(runs);
+  }, "the prune job's first run");
+  const ahead = t.app.services.config.retention.partitionsAhead;
+  advance((ahead + 2) * DAY_MS);
+  const today = `delivery_attempt_p${t.clock.now().toISOString().slice(0, 10).replaceAll('-', '')}`;
+  await eventually(
+    async () =>
+      (await count(
+        `select count(*) as n from pg_inherits i join pg_class c on c.oid = i.inhrelid
+         where i.inhparent = 'delivery_attempt'::regclass and c.relname = ?`,
+        [today],
+      )) === 1,
+    "the attempt log's day of the moved clock",
+  );
+  // A webhook's claim writes its attempt in that day: the delivery goes out.
+  const path = '/after-the-days-ahead';
+  const registered = await merchant.request('POST', '/webhooks/v1/webhooks', { url: receiver.url(path), events: EVENTS });
+  expect(registered.status).toBe(201);
+  receiver.route(path, registered.body.secret);
+  const reference = await merchant.authorizedPayment(1_000);
+  await eventually(() => receiver.at(path).filter((r) => r.body.reference === reference).length === 2, 'the two webhooks of the payment');
+});
+
 /** An Express payment approved on the landing page with Kari's first address and the flat rate (14,900 in all). */
 async function approvedExpress(): Promise<string> {
   const reference = newReference();

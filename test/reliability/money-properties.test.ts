@@ -358,6 +358,36 @@ describe('PSP payments: random status update batches', () => {
     }, 'the nightly batch');
   }
 
+  /**
+   * What became of a payment's make-payment callback, for a wait that timed out: the payment, its delivery rows with
+   * their attempts, every pending delivery, the clocks, and the attempt log's days (a claim writes its attempt in the
+   * day of the service's clock, which the nights move on).
+   */
+  async function makePaymentTrace(pspTransactionId: string): Promise<string> {
+    const em = forkEm(t.app.services.orm);
+    const payments = await em.execute<Record<string, unknown>[]>(
+      'select id, state, msn, updated_at from psp_payment where psp_transaction_id = ?',
+      [pspTransactionId],
+    );
+    const deliveries = await em.execute<Record<string, unknown>[]>(
+      `select d.id, d.kind, d.status, d.attempt_count, d.next_attempt_at, d.lease_until, d.created_at, d.last_status_code,
+         (select json_agg(json_build_object('id', a.id, 'at', a.attempted_at, 'status', a.status_code, 'ms', a.duration_ms,
+            'error', a.error) order by a.id) from delivery_attempt a where a.delivery_id = d.id) as attempts
+       from delivery d where d.stream_id = ?`,
+      [String(payments[0]?.id ?? '')],
+    );
+    const clocks = await em.execute<Record<string, unknown>[]>('select msn, offset_ms from test_clock');
+    const pending = await em.execute<Record<string, unknown>[]>(
+      `select kind, count(*) as n, min(next_attempt_at) as due, count(lease_until) as leased from delivery
+       where status = 'pending' group by kind`,
+    );
+    const [days] = await em.execute<Record<string, unknown>[]>(
+      `select min(c.relname) as first, max(c.relname) as last from pg_inherits i join pg_class c on c.oid = i.inhrelid
+       where i.inhparent = 'delivery_attempt'::regclass`,
+    );
+    return JSON.stringify({ clock: t.clock.now(), clocks, payment: payments[0], deliveries, pending, attemptDays: days });
+  }
+
   test('no batch ever makes captured exceed reserved or refunded exceed captured', async () => {
     await fc.assert(
       fc.asyncProperty(nights, async (plan) => {
@@ -379,7 +409,11 @@ describe('PSP payments: random status update batches', () => {
         });
         expect([init.status, approved.status]).toEqual([200, 200]);
         const details = async () => (await call('GET', `/psp/v3/psppayments/${ids.pspTransactionId}/details`)).body;
-        await eventually(async () => (await details()).transactionLogHistory.length === 1, 'RESERVED');
+        try {
+          await eventually(async () => (await details()).transactionLogHistory.length === 1, 'RESERVED');
+        } catch (error) {
+          throw new Error(`${(error as Error).message}; ${await makePaymentTrace(ids.pspTransactionId)}`);
+        }
         for (const night of plan) {
           const res = await call('POST', '/psp/v3/psppayments/updatestatus', {
             transactions: night.map((u) => ({ pspTransactionId: ids.pspTransactionId, ...u })),

@@ -9,24 +9,42 @@ import { daysAhead } from './time-partitions.js';
  * The prune, as a job every instance that runs jobs runs: at start, then every `PAYGRAPH_PRUNE_INTERVAL_MS` (an
  * hour), by the service's clock for the cutoffs. Instances prune at once safely (retention.ts); this only keeps one
  * instance from pruning at every tick. Each run first creates the days ahead of a partitioned table.
+ *
+ * The interval is elapsed time, but the days ahead are days of the service's clock, which the attempts are stamped
+ * with: when that clock enters a day the last run did not prepare for, the days ahead are created at once, whatever
+ * the interval says. A clock that jumps (a test clock moved by nights, a host resumed after a long suspend) would
+ * otherwise run past the last day created, and every claim of a delivery, whose attempt row has no day to go to,
+ * would fail until the next prune.
  */
 export function pruneJob(services: Services, rules: readonly RetentionRule[]): Job {
   let lastRun: number | undefined;
+  let preparedDay: string | undefined;
   return {
     name: 'prune',
     nextDueFor: () => Promise.resolve(null),
     async run() {
       const started = performance.now();
-      if (lastRun !== undefined && started - lastRun < services.config.retention.pruneIntervalMs) return;
-      lastRun = started;
-      await pruneData(forkEm(services.orm), rules, services.config, services.clock.now(), { dryRun: false });
+      const now = services.clock.now();
+      const day = now.toISOString().slice(0, 10);
+      if (lastRun === undefined || started - lastRun >= services.config.retention.pruneIntervalMs) {
+        lastRun = started;
+        preparedDay = day;
+        await pruneData(forkEm(services.orm), rules, services.config, now, { dryRun: false });
+      } else if (day !== preparedDay) {
+        preparedDay = day;
+        await prepareRetention(services, rules, now);
+      }
     },
   };
 }
 
 /** Creates the days ahead of every partitioned table now, before the jobs start: the first insert needs its day. */
-export async function prepareRetention(services: Services, rules: readonly RetentionRule[]): Promise<void> {
-  for (const rule of rules) await rule.prepare?.(forkEm(services.orm), services.config, services.clock.now());
+export async function prepareRetention(
+  services: Services,
+  rules: readonly RetentionRule[],
+  now: Date = services.clock.now(),
+): Promise<void> {
+  for (const rule of rules) await rule.prepare?.(forkEm(services.orm), services.config, now);
 }
 
 /**
