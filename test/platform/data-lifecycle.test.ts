@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { forkEm } from '../../src/platform/db/orm.js';
+import { ATTEMPT_LOG } from '../../src/platform/delivery/delivery-retention.js';
+import { createDaysAhead, partitionDays } from '../../src/platform/lifecycle/time-partitions.js';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { OperatorClient } from '../support/operator-client.js';
 import { eventually } from '../support/subscriber.js';
@@ -311,6 +313,18 @@ testOnPostgres('a prune of the attempt log asks for no ACCESS EXCLUSIVE lock on 
     await writer.query('rollback').catch(() => undefined);
     await Promise.all([writer.end(), other.end(), watcher.end()]);
   }
+});
+
+testOnPostgres('instances creating the same days ahead at once all succeed, and each day is attached once', async () => {
+  // Days no run created yet: every instance enters them together (as at midnight), each on its own connection.
+  const far = new Date(t.clock.now().getTime() + 400 * DAY_MS);
+  const runs = await Promise.allSettled(Array.from({ length: 4 }, () => createDaysAhead(forkEm(t.app.services.orm), ATTEMPT_LOG, far, 5)));
+  expect(runs.filter((r) => r.status === 'rejected')).toEqual([]);
+  const from = Math.floor(far.getTime() / DAY_MS) * DAY_MS - DAY_MS;
+  const days = (await partitionDays(forkEm(t.app.services.orm), ATTEMPT_LOG)).filter((d) => d.from.getTime() >= from);
+  expect(days.map((d) => d.from.getTime())).toEqual(Array.from({ length: 7 }, (_, i) => from + i * DAY_MS));
+  const added = runs.flatMap((r) => (r.status === 'fulfilled' ? r.value : []));
+  expect(added.sort()).toEqual(days.map((d) => d.name));
 });
 
 testOnPostgres('the batched prunes wait for no writer: rows a writer holds are skipped, and go once it lets them go', async () => {

@@ -66,15 +66,22 @@ export async function createDaysAhead(em: Em, table: TimePartitions, now: Date, 
     const name = partitionName(table.parent, from);
     if (existing.has(name)) continue;
     const to = new Date(from.getTime() + DAY_MS);
-    try {
-      await em.execute(`create table if not exists ${name} (like ${table.parent} including defaults including constraints)`);
-      await em.execute(
-        `alter table ${table.parent} attach partition ${name} for values from ('${from.toISOString()}') to ('${to.toISOString()}')`,
-      );
-      added.push(name);
-    } catch (error) {
-      // Another instance created or attached the day meanwhile: it is there, which is all this step wants.
-      if (!(await partitionDays(em, table)).some((d) => d.name === name)) throw error;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await em.execute(`create table if not exists ${name} (like ${table.parent} including defaults including constraints)`);
+        await em.execute(
+          `alter table ${table.parent} attach partition ${name} for values from ('${from.toISOString()}') to ('${to.toISOString()}')`,
+        );
+        added.push(name);
+        break;
+      } catch (error) {
+        // Another instance created or attached the day meanwhile: once it is attached, that is all this step wants.
+        if ((await partitionDays(em, table)).some((d) => d.name === name)) break;
+        // Two creates of one day at once (instances entering a day together): the loser's fails on the catalog's
+        // unique name, with the winner's table committed but maybe not yet attached. Tried again, the create finds the
+        // table and the attach attaches it, or finds it attached.
+        if (attempt >= 2) throw error;
+      }
     }
   }
   return added;
