@@ -120,8 +120,9 @@ test('a new search keeps the rows shown until its answer replaces them, and a UR
   await dashboard.evaluate(
     (hash) =>
       new Promise<void>((resolve) => {
-        globalThis.addEventListener('hashchange', () => resolve(), { once: true });
-        (globalThis as any).location.hash = hash;
+        const page = globalThis as any;
+        page.addEventListener('hashchange', () => resolve(), { once: true });
+        page.location.hash = hash;
       }),
     `#/search?state=&reference=${encodeURIComponent(`${prefix}-a`)}`,
   );
