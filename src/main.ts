@@ -1,10 +1,9 @@
-import { createApp } from './app.js';
 import { loadConfig, type Config } from './config.js';
 import { listenForMetrics } from './platform/observability/metrics-endpoint.js';
 import { shutdownTelemetry } from './platform/observability/telemetry-shutdown.js';
 import { exitOnStartupFailure } from './startup-failure.js';
-import { testMerchantClients, testPartner, testPsp } from './merchants/merchants.seed.js';
-import { testUsers } from './wallet/wallet.seed.js';
+
+// The configuration is checked before the service's modules load (seconds of CPU): a refused start answers at once.
 
 const config = (() => {
   try {
@@ -15,6 +14,7 @@ const config = (() => {
 })();
 // Before the database opens: a taken metrics port is known at once.
 const metricsEndpoint = await listenForMetrics(config.metricsPort).catch((error: unknown) => metricsUnavailable(config, error));
+const { createApp } = await import('./app.js');
 const app = await createApp(config).catch(exitOnStartupFailure);
 const port = await app.listen(config.port).catch(exitOnStartupFailure);
 metricsEndpoint?.serve(app.metrics);
@@ -29,6 +29,8 @@ logInfo('listening', {
   jobs: config.runJobs ? `running, every ${config.jobIntervalMs} ms` : 'off (PAYGRAPH_RUN_JOBS=false)',
 });
 if (config.env === 'test') {
+  const { testMerchantClients, testPartner, testPsp } = await import('./merchants/merchants.seed.js');
+  const { testUsers } = await import('./wallet/wallet.seed.js');
   process.stdout.write(
     [
       'Test environment. Demo credentials (POST /accesstoken/get with headers client_id, client_secret, Ocp-Apim-Subscription-Key):',

@@ -25,9 +25,9 @@ import { moveSession } from './checkout-session.recorder.js';
 import type { BillingDetails, LogisticsOption, OfferedShipping, SessionAddress, ShippingDetails } from './checkout-session.types.js';
 import type { SessionPayment } from './checkout-session.view.js';
 import { checkBuyerForm, pricesChangedSinceShown, type BuyerForm, type FieldErrors } from './checkout-buyer.rules.js';
-import { checkoutTotal } from './checkout-page.live-state.js';
+import { payableNow } from './checkout-page.live-state.js';
 import { formatAmount } from '../pages/kit/money-format.js';
-import { asksForShipping, fixedOffer, shippingOffer } from './checkout-shipping.service.js';
+import { asksForShipping, fixedOffer, offerShown, shippingOffer } from './checkout-shipping.service.js';
 
 /** What the buyer's page shows of a session: only what the buyer may see (no merchant secrets). */
 export interface CheckoutPage {
@@ -54,15 +54,13 @@ export async function findCheckoutPage(services: Services, token: string): Promi
 async function describe(services: Services, em: Em, session: CheckoutSession): Promise<CheckoutPage> {
   const now = services.testClocks.of(session.msn).now();
   const unit = await em.findOne(SalesUnit, { msn: session.msn }, { fields: ['name'] });
-  const shipping = asksForShipping(session.request);
-  const fixedOnly = shipping && !session.request.logistics?.dynamicOptionsCallback;
   return {
     token: session.pageToken,
     merchantName: unit?.name ?? session.msn,
     session,
     live: checkoutPageLiveState(session, now),
-    asksForShipping: shipping,
-    offer: shipping ? (session.offeredShipping ?? (fixedOnly ? fixedOffer(session.request) : null)) : null,
+    asksForShipping: asksForShipping(session.request),
+    offer: offerShown(session),
   };
 }
 
@@ -134,7 +132,7 @@ async function approveInitiated(services: Services, token: string, form: BuyerFo
     if (!session) return { ok: false, message: 'This checkout link is not valid.' };
     const now = services.testClocks.of(session.msn).now();
     if (session.state !== 'PaymentInitiated') return refused(services, em, session, 'This checkout can no longer be paid.');
-    if (pricesChangedSinceShown(session, form)) return { ...(await priceChanged(services, em, session)), form };
+    if (pricesChangedSinceShown(session, form)) return { ...(await priceChanged(services, em, session, form.shippingOptionId)), form };
     const step = await runPaymentVerb(
       { em, clock: services.clock },
       {
@@ -217,7 +215,7 @@ async function initiatePayment(services: Services, token: string, form: BuyerFor
     if (session.state === 'PaymentInitiated') return undefined;
     if (session.state !== 'SessionCreated') return refused(services, em, session, 'This checkout can no longer be paid.');
     // Checked under the session's lock: a merchant's PATCH either committed before (refused here) or waits for this.
-    if (pricesChangedSinceShown(session, form)) return { ...(await priceChanged(services, em, session)), form };
+    if (pricesChangedSinceShown(session, form)) return { ...(await priceChanged(services, em, session, form.shippingOptionId)), form };
     const fieldErrors: FieldErrors = { ...(checked.ok ? {} : checked.fieldErrors) };
     let option: LogisticsOption | undefined;
     if (shipping && checked.address) {
@@ -342,8 +340,9 @@ async function refused(
 }
 
 /** Pay from a page that showed other prices: nothing is paid, and the page shows the buyer the new amount. */
-function priceChanged(services: Services, em: Em, session: CheckoutSession): Promise<BuyerOutcome> {
-  const amount = formatAmount(checkoutTotal(session), session.currency);
+function priceChanged(services: Services, em: Em, session: CheckoutSession, chosenId: string | undefined): Promise<BuyerOutcome> {
+  const payable = payableNow(session, chosenId);
+  const amount = `${formatAmount(payable.amount, session.currency)}${payable.plusShipping ? ' plus shipping' : ''}`;
   return refused(
     services,
     em,

@@ -2,6 +2,7 @@ import type { PaygraphEnv } from '../config.js';
 import { askShippingCallback, shippingCallbackSettings } from '../platform/delivery/shipping-callback.js';
 import { parseDynamicOptions } from './checkout-session.schemas.js';
 import type { CheckoutSessionRequest, LogisticsOption, OfferedShipping, SessionAddress } from './checkout-session.types.js';
+import type { CheckoutSession } from './checkout-session.entity.js';
 
 /**
  * Dynamic shipping (spec 2 "Dynamic shipping rules", FACTS §8): the shipping callback shared with Express
@@ -24,6 +25,18 @@ export function byPriority(options: readonly LogisticsOption[]): LogisticsOption
 export function fixedOffer(request: CheckoutSessionRequest): OfferedShipping {
   const fixed = request.logistics?.fixedOptions ?? [];
   return { source: fixed.length ? 'fixed' : 'none', options: byPriority(fixed) };
+}
+
+/** The options the buyer's page offers now: those stored for the buyer's address, else the fixed ones when no callback needs an address; null: enter an address first. */
+export function offerShown(session: Pick<CheckoutSession, 'request' | 'offeredShipping'>): OfferedShipping | null {
+  if (!asksForShipping(session.request)) return null;
+  return session.offeredShipping ?? (session.request.logistics?.dynamicOptionsCallback ? null : fixedOffer(session.request));
+}
+
+/** The option the page selects: the buyer's choice, else the merchant's default, else the first. */
+export function selectedOption(offer: OfferedShipping | null, chosenId?: string): LogisticsOption | undefined {
+  const options = offer?.options ?? [];
+  return options.find((o) => o.id === chosenId) ?? options.find((o) => o.isDefault) ?? options[0];
 }
 
 /**

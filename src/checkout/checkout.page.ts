@@ -3,7 +3,8 @@ import { escapeHtml } from '../pages/kit/html.js';
 import { formatAmount } from '../pages/kit/money-format.js';
 import { liveStatePage } from '../pages/kit/live-state.route.js';
 import { outcomeHeading, paymentSummary, walletDocument, walletMessage } from '../pages/kit/wallet-document.js';
-import { CHECKOUT_PAGE_STATE_PATH, checkoutTotal } from './checkout-page.live-state.js';
+import { CHECKOUT_PAGE_STATE_PATH, checkoutTotal, payableNow } from './checkout-page.live-state.js';
+import { selectedOption } from './checkout-shipping.service.js';
 import type { CheckoutPage } from './checkout-buyer.service.js';
 import { priceVersion, type BuyerForm, type FieldErrors } from './checkout-buyer.rules.js';
 import type { LogisticsOption } from './checkout-session.types.js';
@@ -31,12 +32,17 @@ export function checkoutPageHtml(
     });
   }
   const { session } = page;
+  // The headline is what Pay charges: with the shipping chosen or selected, or the order "plus shipping" before
+  // any option is offered.
+  const payable = page.live.awaitsUser ? payableNow(session, input?.form?.shippingOptionId || undefined) : undefined;
   const summary = paymentSummary({
     merchantName: page.merchantName,
-    amount: checkoutTotal(session),
+    amount: payable?.amount ?? checkoutTotal(session),
     currency: session.currency,
     description: session.paymentDescription,
     state: page.live.state,
+    ...(payable?.plusShipping ? { amountNote: 'plus shipping, chosen once you give your address' } : {}),
+    ...(page.live.awaitsUser && shippingToChoose(page, input?.form?.shippingOptionId || undefined) ? { amountFollowsShipping: true } : {}),
   });
   const main = [
     summary,
@@ -99,16 +105,10 @@ function chosenShipping(page: CheckoutPage): { name: string; amount: number } | 
   return { name: option ? optionName(option) : details.shippingMethodId, amount: details.amount.value };
 }
 
-/** The shipping option shown as chosen before the buyer pays: their choice, else the merchant's default, else the first. */
-function selectedOption(page: CheckoutPage, chosenId: string | undefined): LogisticsOption | undefined {
-  const options = page.offer?.options ?? [];
-  return options.find((o) => o.id === chosenId) ?? options.find((o) => o.isDefault) ?? options[0];
-}
-
 /** While the buyer chooses: the selected option, by its name, and its price. */
 function shippingToChoose(page: CheckoutPage, chosenId: string | undefined): { name: string; amount: number } | undefined {
   if (!page.live.awaitsUser || !page.asksForShipping || page.session.state === 'PaymentInitiated') return undefined;
-  const option = selectedOption(page, chosenId);
+  const option = selectedOption(page.offer, chosenId);
   return option && { name: optionName(option), amount: option.amount?.value ?? 0 };
 }
 
@@ -199,7 +199,7 @@ function shippingChoices(page: CheckoutPage, chosenId: string, errors: FieldErro
     page.offer.source === 'fixed' && page.session.request.logistics?.dynamicOptionsCallback
       ? `<p class="hint" data-testid="shipping-fallback">The shop sent no delivery options for this address, so its standard options are shown.</p>`
       : '';
-  const selected = selectedOption(page, chosenId || undefined);
+  const selected = selectedOption(page.offer, chosenId || undefined);
   const radios = page.offer.options
     .map((option, i) => {
       const id = `shipping-${i}`;

@@ -1,24 +1,20 @@
 import type { Config } from '../config.js';
 import type { CaptureType } from '../merchants/sales-unit.entity.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { createApiClient, retireSecret, rotateSecret, type ClientOwner } from './api-clients.service.js';
+import type { ClientOwner } from './api-clients.service.js';
 import type { RetentionRule } from '../platform/lifecycle/retention.js';
-import { pruneNow } from './data-lifecycle.service.js';
-import { importRegistryFile } from './registry-import.action.js';
-import { registerDocuments } from './trusted-documents.service.js';
 import { readFile } from 'node:fs/promises';
-import {
-  connectSalesUnit,
-  createMerchant,
-  createPartner,
-  createPsp,
-  createSalesUnit,
-  deactivateMerchant,
-  deactivatePartner,
-  setExpressEnabled,
-  setMerchantConsent,
-  type OperatorCall,
-} from './onboarding.service.js';
+import type { OperatorCall } from './onboarding.service.js';
+
+/**
+ * The operator services load when a command runs, not with this list: the command line's help and usage errors
+ * answer without the service's modules (cli.ts), which take seconds of CPU to load.
+ */
+const onboarding = () => import('./onboarding.service.js');
+const apiClients = () => import('./api-clients.service.js');
+const dataLifecycle = () => import('./data-lifecycle.service.js');
+const registryImport = () => import('./registry-import.action.js');
+const trustedDocuments = () => import('./trusted-documents.service.js');
 
 type Options = Record<string, string | boolean | undefined>;
 
@@ -53,7 +49,7 @@ export const cliCommands: readonly CliCommand[] = [
       id: { type: 'string', description: 'its partner id (default: a new number)' },
     },
     run: async (call, o) => {
-      const partner = await createPartner(call, { name: str(o, 'name'), id: opt(o, 'id') });
+      const partner = await (await onboarding()).createPartner(call, { name: str(o, 'name'), id: opt(o, 'id') });
       return { partnerId: partner.id, name: partner.name, status: partner.status };
     },
   },
@@ -62,7 +58,7 @@ export const cliCommands: readonly CliCommand[] = [
     summary: 'Deactivate a partner',
     options: { 'partner-id': { type: 'string', description: 'the partner', required: true } },
     run: async (call, o) => {
-      await deactivatePartner(call, { partnerId: str(o, 'partner-id') });
+      await (await onboarding()).deactivatePartner(call, { partnerId: str(o, 'partner-id') });
       return { partnerId: str(o, 'partner-id'), status: 'DEACTIVATED' };
     },
   },
@@ -74,7 +70,7 @@ export const cliCommands: readonly CliCommand[] = [
       name: { type: 'string', description: 'its name (default: the registry name)' },
     },
     run: async (call, o) => {
-      const merchant = await createMerchant(call, { orgNumber: str(o, 'org-number'), name: opt(o, 'name') });
+      const merchant = await (await onboarding()).createMerchant(call, { orgNumber: str(o, 'org-number'), name: opt(o, 'name') });
       return { merchantId: merchant.id, name: merchant.name, orgNumber: merchant.orgNumber };
     },
   },
@@ -83,7 +79,7 @@ export const cliCommands: readonly CliCommand[] = [
     summary: 'Deactivate a merchant and its sales units (they take no new payments)',
     options: { 'merchant-id': { type: 'string', description: 'the merchant', required: true } },
     run: async (call, o) => {
-      await deactivateMerchant(call, { merchantId: str(o, 'merchant-id') });
+      await (await onboarding()).deactivateMerchant(call, { merchantId: str(o, 'merchant-id') });
       return { merchantId: str(o, 'merchant-id'), status: 'DEACTIVATED' };
     },
   },
@@ -100,7 +96,9 @@ export const cliCommands: readonly CliCommand[] = [
       recurring: { type: 'boolean', description: 'may take recurring payments' },
     },
     run: async (call, o) => {
-      const unit = await createSalesUnit(call, {
+      const unit = await (
+        await onboarding()
+      ).createSalesUnit(call, {
         merchantId: str(o, 'merchant-id'),
         name: str(o, 'name'),
         msn: opt(o, 'msn'),
@@ -120,7 +118,7 @@ export const cliCommands: readonly CliCommand[] = [
       off: { type: 'boolean', description: 'turn it off (without: on)' },
     },
     run: async (call, o) => {
-      await setExpressEnabled(call, { msn: str(o, 'msn'), enabled: o.off !== true });
+      await (await onboarding()).setExpressEnabled(call, { msn: str(o, 'msn'), enabled: o.off !== true });
       return { msn: str(o, 'msn'), expressEnabled: o.off !== true };
     },
   },
@@ -129,7 +127,7 @@ export const cliCommands: readonly CliCommand[] = [
     summary: 'Create a payment service provider',
     options: { name: { type: 'string', description: 'the PSP company name', required: true } },
     run: async (call, o) => {
-      const psp = await createPsp(call, { name: str(o, 'name') });
+      const psp = await (await onboarding()).createPsp(call, { name: str(o, 'name') });
       return { pspId: psp.id, name: psp.name };
     },
   },
@@ -141,7 +139,7 @@ export const cliCommands: readonly CliCommand[] = [
       msn: { type: 'string', description: 'the sales unit', required: true },
     },
     run: async (call, o) => {
-      await connectSalesUnit(call, { partnerId: str(o, 'partner-id'), msn: str(o, 'msn') });
+      await (await onboarding()).connectSalesUnit(call, { partnerId: str(o, 'partner-id'), msn: str(o, 'msn') });
       return { partnerId: str(o, 'partner-id'), msn: str(o, 'msn'), connected: true };
     },
   },
@@ -176,7 +174,7 @@ export const cliCommands: readonly CliCommand[] = [
           { name: 'owner', reason: 'Exactly one' },
         ]);
       }
-      const issued = await createApiClient(call, owners[0]!, opt(o, 'client-id'));
+      const issued = await (await apiClients()).createApiClient(call, owners[0]!, opt(o, 'client-id'));
       return { ...issued };
     },
   },
@@ -186,7 +184,7 @@ export const cliCommands: readonly CliCommand[] = [
       "Create an operator API client (the graph's operator mutations, nothing else); its secret and subscription key are shown only now",
     options: { 'client-id': { type: 'string', description: 'its client_id (default: a new one)' } },
     run: async (call, o) => {
-      const issued = await createApiClient(call, { kind: 'operator' }, opt(o, 'client-id'));
+      const issued = await (await apiClients()).createApiClient(call, { kind: 'operator' }, opt(o, 'client-id'));
       return { clientId: issued.clientId, clientSecret: issued.clientSecret, subscriptionKey: issued.subscriptionKey, kind: issued.kind };
     },
   },
@@ -196,7 +194,7 @@ export const cliCommands: readonly CliCommand[] = [
       "Create a wallet app's API client (acts for the app's users: their pending payments, approve, reject; nothing else); its secret and subscription key are shown only now",
     options: { 'client-id': { type: 'string', description: 'its client_id (default: a new one)' } },
     run: async (call, o) => {
-      const issued = await createApiClient(call, { kind: 'wallet' }, opt(o, 'client-id'));
+      const issued = await (await apiClients()).createApiClient(call, { kind: 'wallet' }, opt(o, 'client-id'));
       return { clientId: issued.clientId, clientSecret: issued.clientSecret, subscriptionKey: issued.subscriptionKey, kind: issued.kind };
     },
   },
@@ -215,7 +213,7 @@ export const cliCommands: readonly CliCommand[] = [
           { name: 'overlap-ms', reason: 'Not a number' },
         ]);
       }
-      const rotated = await rotateSecret(call, { clientId: str(o, 'client-id'), overlapMs });
+      const rotated = await (await apiClients()).rotateSecret(call, { clientId: str(o, 'client-id'), overlapMs });
       return {
         clientId: rotated.clientId,
         clientSecret: rotated.clientSecret,
@@ -228,7 +226,7 @@ export const cliCommands: readonly CliCommand[] = [
     summary: "End a rotation's overlap now: only the newest secret works",
     options: { 'client-id': { type: 'string', description: 'the client', required: true } },
     run: async (call, o) => {
-      await retireSecret(call, { clientId: str(o, 'client-id') });
+      await (await apiClients()).retireSecret(call, { clientId: str(o, 'client-id') });
       return { clientId: str(o, 'client-id'), previousSecret: 'retired' };
     },
   },
@@ -249,7 +247,7 @@ export const cliCommands: readonly CliCommand[] = [
           { name: 'file', reason: 'Not readable' },
         ]);
       }
-      const result = await registerDocuments(call, manifest);
+      const result = await (await trustedDocuments()).registerDocuments(call, manifest);
       return { ...result };
     },
   },
@@ -269,7 +267,7 @@ export const cliCommands: readonly CliCommand[] = [
         throw new AppError('OPERATOR_INVALID', '--kind must be main or sub', [{ name: 'kind', reason: 'main or sub' }]);
       if (format !== undefined && format !== 'json' && format !== 'csv')
         throw new AppError('OPERATOR_INVALID', '--format must be json or csv', [{ name: 'format', reason: 'json or csv' }]);
-      const result = await importRegistryFile(call, { file: str(o, 'file'), kind, format, full: o.full === true });
+      const result = await (await registryImport()).importRegistryFile(call, { file: str(o, 'file'), kind, format, full: o.full === true });
       return { ...result };
     },
   },
@@ -285,10 +283,9 @@ export const cliCommands: readonly CliCommand[] = [
       const kinds = opt(o, 'kinds')
         ?.split(',')
         .map((k) => k.trim());
-      const results = await pruneNow(
-        { em: call.em, config, rules: service.retention, now: call.now },
-        { dryRun, ...(kinds ? { kinds } : {}) },
-      );
+      const results = await (
+        await dataLifecycle()
+      ).pruneNow({ em: call.em, config, rules: service.retention, now: call.now }, { dryRun, ...(kinds ? { kinds } : {}) });
       return {
         dryRun,
         ...Object.fromEntries(
@@ -307,6 +304,8 @@ function consentOptions(): CliCommand['options'] {
 }
 
 async function consent(call: OperatorCall, o: Options, given: boolean): Promise<Record<string, unknown>> {
-  const msns = await setMerchantConsent(call, { merchantId: str(o, 'merchant-id'), partnerId: str(o, 'partner-id'), consent: given });
+  const msns = await (
+    await onboarding()
+  ).setMerchantConsent(call, { merchantId: str(o, 'merchant-id'), partnerId: str(o, 'partner-id'), consent: given });
   return { merchantId: str(o, 'merchant-id'), partnerId: str(o, 'partner-id'), merchantConsent: given, salesUnits: msns };
 }

@@ -168,6 +168,8 @@ for (const width of [390, 1440]) {
     expect(await page.locator('#pay-total').textContent()).toBe(
       'You pay kr\u00a0348,00: the order kr\u00a0249,00 and shipping kr\u00a099,00.',
     );
+    // The headline says the same total as the table: what Pay charges with the option selected.
+    expect(await page.getByTestId('amount').textContent()).toBe('kr\u00a0348,00');
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
     await screenshot(page, `checkout-total-${width}`);
 
@@ -187,6 +189,7 @@ for (const width of [390, 1440]) {
     expect(await page.locator('#pay-total').textContent()).toBe(
       'You pay kr\u00a0298,00: the order kr\u00a0249,00 and shipping kr\u00a049,00.',
     );
+    expect(await page.getByTestId('amount').textContent()).toBe('kr\u00a0298,00');
     expect(await seriousAxeViolations(page)).toEqual([]);
 
     // What was shown is what is paid.
@@ -203,6 +206,86 @@ for (const width of [390, 1440]) {
     });
   });
 }
+
+/** Øre, read back from a shown amount (`kr 1 234,50`). */
+const øreOf = (text: string | null) => Number((text ?? '').replace(/[^\d,]/g, '').replace(',', ''));
+
+test('the headline is what Pay charges: the order "plus shipping" before any option is offered, then the selected option’s total as the buyer chooses', async () => {
+  const dynamicOptionsCallback = endpoints.on('/shipping-for-headline', () => ({ status: 200, body: DYNAMIC_SHIPPING_OPTIONS }));
+  const reference = newSessionReference();
+  const created = await checkout.createSession({
+    transaction: { reference, amount: { value: 24_900, currency: 'NOK' }, paymentDescription: 'Two pairs of socks' },
+    logistics: { dynamicOptionsCallback },
+    configuration: { elements: 'Full', showOrderSummary: false },
+  });
+  expect(created.status).toBe(200);
+  const headline = page.getByTestId('amount');
+  await page.goto(created.body.checkoutFrontendUrl);
+
+  // No option yet (the shop's options need the address): the order's amount, said to be before shipping.
+  expect(await headline.textContent()).toBe('kr\u00a0249,00');
+  expect(await page.getByTestId('amount-note').textContent()).toBe('plus shipping, chosen once you give your address');
+  expect(await page.getByTestId('total').textContent()).toBe('kr\u00a0249,00');
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, 'checkout-headline-before-shipping');
+
+  // The options for the address: the shop's default (the bike courier, kr 99) is selected, and the headline is its total.
+  await page.getByRole('button', { name: 'Find shipping options' }).click();
+  await page.getByLabel(/Bike courier/).waitFor();
+  expect(await page.getByLabel(/Bike courier/).isChecked()).toBe(true);
+  expect(await headline.textContent()).toBe('kr\u00a0348,00');
+  expect(await page.getByTestId('amount-note').count()).toBe(0);
+
+  // Each option chosen: the headline follows it, and says what the table totals.
+  for (const [option, total] of [
+    [/Postnord/, 'kr\u00a0298,00'],
+    [/Bike courier/, 'kr\u00a0348,00'],
+    [/Postnord/, 'kr\u00a0298,00'],
+  ] as const) {
+    await page.getByLabel(option).check();
+    await headline.filter({ hasText: new RegExp(`^${total}$`) }).waitFor();
+    expect(await page.getByTestId('total').textContent()).toBe(total);
+  }
+  expect(await seriousAxeViolations(page)).toEqual([]);
+  await screenshot(page, 'checkout-headline-chosen');
+
+  // What the headline said last is what is charged, and what it says once paid.
+  const lastShown = øreOf(await headline.textContent());
+  await page.getByLabel('Your wallet phone number (test user)').fill('91234567');
+  await page.getByTestId('pay').click();
+  await page.getByText('Status: Paid').waitFor();
+  expect((await checkout.getSession(reference)).body.paymentDetails.amount).toEqual({ value: lastShown, currency: 'NOK' });
+  expect(øreOf(await headline.textContent())).toBe(lastShown);
+});
+
+test('paid in another browser with another option, the open page’s headline turns to the amount charged', async () => {
+  const created = await checkout.createSession({
+    transaction: { amount: { value: 24_900, currency: 'NOK' } },
+    logistics: {
+      fixedOptions: [
+        { brand: 'POSTEN', amount: { value: 9_900, currency: 'NOK' }, id: 'home', priority: 1, isDefault: true },
+        { brand: 'POSTNORD', amount: { value: 4_900, currency: 'NOK' }, id: 'pickup', priority: 2, isDefault: false },
+      ],
+    },
+    configuration: { elements: 'Full' },
+  });
+  await page.goto(created.body.checkoutFrontendUrl);
+  const headline = page.getByTestId('amount');
+  expect(await headline.textContent()).toBe('kr\u00a0348,00');
+  const other = await page.context().browser()!.newContext();
+  try {
+    const second = await other.newPage();
+    await second.goto(created.body.checkoutFrontendUrl);
+    await second.getByLabel(/Postnord/).check();
+    await second.getByLabel('Your wallet phone number (test user)').fill('91234567');
+    await second.getByTestId('pay').click();
+    await second.getByText('Payment approved.').waitFor();
+  } finally {
+    await other.close();
+  }
+  await page.getByText('Status: Paid').waitFor();
+  await headline.filter({ hasText: /^kr\s298,00$/ }).waitFor();
+});
 
 test('invalid input is shown next to its field, and the page stays accessible', async () => {
   const created = await checkout.createSession({ logistics: null, configuration: { elements: 'PaymentAndContactInfo' } });

@@ -53,7 +53,7 @@ test('the search finds a payment older than the feed loaded, keeps its filters i
   await dashboard.getByLabel('Outcome').selectOption('PENDING');
   await dashboard.getByTestId('search-submit').click();
   await dashboard.locator(`[data-testid="search-row"][data-reference="${old}"]`).waitFor();
-  // The search reads again when its URL settles (the rows are cleared meanwhile): the answer is one row once it has.
+  // The rows of the search before (every payment) stay until this one's answer replaces them.
   await eventually(async () => (await dashboard.getByTestId('search-row').count()) === 1, 'the search to show one row');
   const hash = new URLSearchParams((await dashboard.evaluate<string>('location.hash')).replace(/^#\/search\?/, ''));
   expect(Object.fromEntries(hash)).toEqual({ reference: old.slice(0, 20), outcome: 'PENDING' });
@@ -72,6 +72,67 @@ test('the search finds a payment older than the feed loaded, keeps its filters i
   await dashboard.getByTestId('timeline').locator('[data-event="CREATED"]').waitFor();
   // 56 payments made one by one over HTTP: on the embedded database of a busy machine, more than jest's 30 s.
 }, 180_000);
+
+/** The references each search request of the page asked for, in the order sent (its `referencePrefix`). */
+function searchedPrefixes(page: Page): string[] {
+  const prefixes: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() !== 'POST' || !request.url().endsWith('/graphql')) return;
+    const filter = (request.postDataJSON() as { variables?: { filter?: { referencePrefix?: string } } }).variables?.filter;
+    if (filter?.referencePrefix !== undefined) prefixes.push(filter.referencePrefix);
+  });
+  return prefixes;
+}
+
+test('a new search keeps the rows shown until its answer replaces them, and a URL that reads the same search again reads nothing', async () => {
+  const prefix = newReference('keep').slice(0, 17);
+  for (const suffix of ['a1', 'a2', 'b1']) {
+    expect((await merchant.createPayment({ reference: `${prefix}-${suffix}` })).status).toBe(201);
+  }
+  const searched = searchedPrefixes(dashboard);
+  const rowsShown = async () =>
+    dashboard.getByTestId('search-row').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-reference')).sort());
+  await dashboard.evaluate(`location.hash = ${JSON.stringify(`#/search?reference=${encodeURIComponent(prefix)}`)}`);
+  await eventually(async () => (await rowsShown()).length === 3, 'the three payments of the first search');
+
+  // Records whether the list of rows is ever empty from here on, at every change of the page's DOM.
+  await dashboard.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const seen = ((globalThis as any).rowsEverEmpty = { empty: false, changes: 0 });
+    new (globalThis as any).MutationObserver(() => {
+      seen.changes++;
+      if (doc.querySelectorAll('[data-testid="search-row"]').length === 0) seen.empty = true;
+    }).observe(doc.body, { childList: true, subtree: true, characterData: true, attributes: true });
+  });
+  const rowsEverEmpty = () => dashboard.evaluate<{ empty: boolean; changes: number }>('globalThis.rowsEverEmpty');
+
+  // A narrower search, typed and sent with Enter.
+  await dashboard.getByTestId('search-reference').fill(`${prefix}-a`);
+  await dashboard.getByTestId('search-reference').press('Enter');
+  await eventually(async () => (await rowsShown()).length === 2, 'the two payments of the narrower search');
+  expect(await rowsShown()).toEqual([`${prefix}-a1`, `${prefix}-a2`]);
+  const afterSearch = await rowsEverEmpty();
+  // The observer saw the page change (the status, the rows), and never without rows.
+  expect(afterSearch.changes).toBeGreaterThan(0);
+  expect(afterSearch.empty).toBe(false);
+
+  // The URL settles to the same search spelled otherwise (another order, an empty field): nothing is read or cleared.
+  await dashboard.evaluate(
+    (hash) =>
+      new Promise<void>((resolve) => {
+        const page = globalThis as any;
+        page.addEventListener('hashchange', () => resolve(), { once: true });
+        page.location.hash = hash;
+      }),
+    `#/search?state=&reference=${encodeURIComponent(`${prefix}-a`)}`,
+  );
+  // The next search's answer arrives after anything the settled URL would have read.
+  await dashboard.getByTestId('search-reference').fill(`${prefix}-b`);
+  await dashboard.getByTestId('search-reference').press('Enter');
+  await eventually(async () => JSON.stringify(await rowsShown()) === JSON.stringify([`${prefix}-b1`]), 'the payment of the third search');
+  expect(searched).toEqual([prefix, `${prefix}-a`, `${prefix}-b`]);
+  expect((await rowsEverEmpty()).empty).toBe(false);
+});
 
 test('a capture and a refund from the payment page, each confirmed, an amount above what is left refused in kroner', async () => {
   const reference = await merchant.authorizedPayment(10_000, { reference: newReference('act') });

@@ -7,7 +7,9 @@ let other: MerchantClient;
 const HOUR_MS = 60 * 60 * 1000;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // Nothing here is time-based work: the jobs' tick waits an hour, so an idle app's ticks cost no CPU in this worker.
+  // Events and commits still wake the webhook deliveries.
+  t = await startTestApp({ jobIntervalMs: 3_600_000 });
   owner = new MerchantClient(t.baseUrl);
   other = new MerchantClient(t.baseUrl, MERCHANT_B);
 });

@@ -55,8 +55,16 @@ async function checkoutSession(): Promise<{ token: string; reference: string }> 
   return { token: res.body.token, reference: new URL(res.body.pollingUrl).pathname.split('/').pop()! };
 }
 
+/**
+ * The default session's order (kr 20) and the shipping its page selects (its default option, Posten at kr 50): while
+ * the buyer may pay, the amount shown is the order with that shipping, what Pay charges (issue 35); once the session
+ * ended unpaid, the order's.
+ */
+const ORDER = 2000;
+const WITH_DEFAULT_SHIPPING = ORDER + 5000;
+
 /** A checkout page's answer: its state and amount, and the key the page sends back (issue 19: the merchant may change the amount). */
-function checkoutLive(state: string, awaitsUser: boolean, settled: boolean, minorUnits = 2000) {
+function checkoutLive(state: string, awaitsUser: boolean, settled: boolean, minorUnits: number) {
   const shownAmount = formatAmount(minorUnits, 'NOK');
   return { state, awaitsUser, settled, shownAmount, key: `${state} ${shownAmount}` };
 }
@@ -109,8 +117,8 @@ describe.each([
         change: async () => expect((await post(`/checkout/page/cancel?token=${encodeURIComponent(token)}`, {})).status).toBe(200),
       };
     },
-    before: checkoutLive('SessionCreated', true, false),
-    after: checkoutLive('PaymentTerminated', false, true),
+    before: checkoutLive('SessionCreated', true, false, WITH_DEFAULT_SHIPPING),
+    after: checkoutLive('PaymentTerminated', false, true, ORDER),
   },
   {
     page: 'the checkout page, updated by the merchant',
@@ -123,8 +131,8 @@ describe.each([
         change: async () => expect((await checkout.raw('PATCH', `/checkout/v3/session/${reference}`, update)).status).toBe(200),
       };
     },
-    before: checkoutLive('SessionCreated', true, false),
-    after: checkoutLive('SessionCreated', true, false, 4550),
+    before: checkoutLive('SessionCreated', true, false, WITH_DEFAULT_SHIPPING),
+    after: checkoutLive('SessionCreated', true, false, 4550 + 5000),
   },
   {
     page: 'the checkout page, expired by the merchant',
@@ -136,8 +144,8 @@ describe.each([
         change: async () => expect((await checkout.raw('POST', `/checkout/v3/session/${reference}/expire`, '[]')).status).toBe(200),
       };
     },
-    before: checkoutLive('SessionCreated', true, false),
-    after: checkoutLive('SessionExpired', false, true),
+    before: checkoutLive('SessionCreated', true, false, WITH_DEFAULT_SHIPPING),
+    after: checkoutLive('SessionExpired', false, true, ORDER),
   },
 ])('the state route of $page', ({ route, open, before, after }) => {
   test('answers at once when the state differs from the one the page shows', async () => {

@@ -8,7 +8,9 @@ let psp: ReturnType<typeof testPspClient>;
 let endpoint: PspEndpoint;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // The jobs' tick waits an hour: each night's batch is run by nextNight (the jobs that became due), so the app does
+  // not poll for time-based work through the file. Events and commits still wake the deliveries (the PSP's callback).
+  t = await startTestApp({ jobIntervalMs: 3_600_000 });
   psp = testPspClient(t);
   endpoint = await new PspEndpoint().start();
 });
@@ -42,13 +44,17 @@ async function reserved(amount: number): Promise<string> {
 const details = async (id: string) => (await call('GET', `/psp/v3/psppayments/${id}/details`)).body;
 const update = (transactions: unknown[]) => call('POST', '/psp/v3/psppayments/updatestatus', { transactions });
 
-/** Moves the test clock past the next nightly cut-off (02:00 UTC) and waits for that night's batch to finish. */
+/**
+ * Moves the test clock past the next nightly cut-off (02:00 UTC), runs the jobs that became due, and waits for that
+ * night's batch to have finished.
+ */
 async function nextNight(): Promise<void> {
   // The batch goes by the time of the PSP's sales unit (its test clock, which the graph's advance may have moved).
   const now = new Date((await psp.graphql('{ testClock { now } }', {}, psp.msnHeaders)).body.data.testClock.now);
   const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), 2, 0, 1));
   if (next <= now) next.setUTCDate(next.getUTCDate() + 1);
   t.clock.advance(next.getTime() - now.getTime());
+  await t.app.services.runJobsNow!();
   const period = new Date(next.getTime() - 1000).toISOString().slice(0, 10);
   await eventually(async () => {
     const rows = await forkEm(t.app.services.orm).execute<{ finished_at: unknown }[]>(

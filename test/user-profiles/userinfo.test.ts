@@ -210,61 +210,62 @@ describe('consent on the landing page', () => {
   });
 
   test('the approval and its consent commit together: when the consent cannot be stored, the payment stays CREATED', async () => {
-    const fresh = await startTestApp({ runJobs: false });
-    const em = forkEm(fresh.app.services.orm);
+    const em = forkEm(t.app.services.orm);
+    const consentEvents = async () =>
+      Number(
+        (await em.execute<{ n: string | number }[]>(`select count(*) as n from domain_event where stream_type = 'user-consent'`))[0]!.n,
+      );
+    const eventsBefore = await consentEvents();
+    // The database refuses every consent, as a failure between the approval's statements would; for this test only
+    // (the file's app is shared: the trigger goes in the finally).
+    await em.execute(`create function refuse_consent() returns trigger language plpgsql as $$
+      begin raise exception 'consent refused for the test'; end $$`);
     try {
-      const client = new MerchantClient(fresh.baseUrl);
-      // The database refuses every consent, as a failure between the approval's statements would.
-      await em.execute(`create function refuse_consent() returns trigger language plpgsql as $$
-        begin raise exception 'consent refused for the test'; end $$`);
       await em.execute(`create trigger refuse_consent before insert on user_consent for each row execute function refuse_consent()`);
-      const refused = await approveWithConsent(client, 'name');
-      expect((await client.getPayment(refused.reference)).body.state).toBe('CREATED');
-      expect((await client.events(refused.reference)).body.map((e: { name: string }) => e.name)).toEqual(['CREATED']);
+      const refused = await approveWithConsent(merchantA, 'name');
+      expect((await merchantA.getPayment(refused.reference)).body.state).toBe('CREATED');
+      expect((await merchantA.events(refused.reference)).body.map((e: { name: string }) => e.name)).toEqual(['CREATED']);
       expect(refused.userToken).toBeUndefined();
-      const [row] = await em.execute<{ n: string | number }[]>(`select count(*) as n from domain_event where stream_type = 'user-consent'`);
-      expect(Number(row!.n)).toBe(0);
+      expect(await consentEvents()).toBe(eventsBefore);
     } finally {
-      await fresh.close();
+      await em.execute(`drop function refuse_consent() cascade`);
     }
   });
 
   // issue 19: force approve is the test user approving in the app, consent screen included.
   test('force approve records the consent to exactly the scopes asked for (given through force approve); userinfo answers at once', async () => {
-    const fresh = await startTestApp({ runJobs: false });
-    try {
-      const client = new MerchantClient(fresh.baseUrl);
-      const reference = newReference('forced-consent');
-      expect((await client.createPayment({ reference, profile: { scope: 'name email' } })).status).toBe(201);
-      // The 8-digit test number, as the pages take it.
-      expect((await client.forceApprove(reference, { customer: { phoneNumber: '91234567' } })).status).toBe(200);
-      expect((await client.getPayment(reference)).body.profile).toEqual({ sub: KARI.sub });
-      const res = await userinfo(client, KARI.sub);
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual({
-        sub: KARI.sub,
-        sid: expect.any(String),
-        name: 'Kari Nordmann',
-        given_name: 'Kari',
-        family_name: 'Nordmann',
-        email: 'kari.nordmann@example.com',
-        email_verified: true,
-      });
-      const consents = await forkEm(fresh.app.services.orm).execute<{ scope: string; given_through: string }[]>(
-        `select c.scope, c.given_through from user_consent c join payment p on p.id = c.payment_id where p.reference = ?`,
-        [reference],
-      );
-      expect(consents).toEqual([{ scope: 'name email', given_through: 'force-approve' }]);
-      // A payment without a profile scope records no consent.
-      const plain = await client.authorizedPayment(1_000);
-      const none = await forkEm(fresh.app.services.orm).execute(
-        `select 1 from user_consent c join payment p on p.id = c.payment_id where p.reference = ?`,
-        [plain],
-      );
-      expect(none).toEqual([]);
-    } finally {
-      await fresh.close();
-    }
+    // Ola, who has shared nothing with A in this file's app (he shared with B only): what userinfo answers is this
+    // approval's consent alone.
+    expectUserinfoError(await userinfo(merchantA, OLA.sub), 404);
+    const client = merchantA;
+    const reference = newReference('forced-consent');
+    expect((await client.createPayment({ reference, profile: { scope: 'name email' } })).status).toBe(201);
+    // The 8-digit test number, as the pages take it.
+    expect((await client.forceApprove(reference, { customer: { phoneNumber: '98765432' } })).status).toBe(200);
+    expect((await client.getPayment(reference)).body.profile).toEqual({ sub: OLA.sub });
+    const res = await userinfo(client, OLA.sub);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      sub: OLA.sub,
+      sid: expect.any(String),
+      name: 'Ola Nordmann',
+      given_name: 'Ola',
+      family_name: 'Nordmann',
+      email: 'ola.nordmann@example.com',
+      email_verified: true,
+    });
+    const consents = await forkEm(t.app.services.orm).execute<{ scope: string; given_through: string }[]>(
+      `select c.scope, c.given_through from user_consent c join payment p on p.id = c.payment_id where p.reference = ?`,
+      [reference],
+    );
+    expect(consents).toEqual([{ scope: 'name email', given_through: 'force-approve' }]);
+    // A payment without a profile scope records no consent.
+    const plain = await client.authorizedPayment(1_000);
+    const none = await forkEm(t.app.services.orm).execute(
+      `select 1 from user_consent c join payment p on p.id = c.payment_id where p.reference = ?`,
+      [plain],
+    );
+    expect(none).toEqual([]);
   });
 });
 

@@ -30,10 +30,15 @@ export function liveStateRoute(
   });
 }
 
-/** The page's data island for its script: where to ask, and the state the page shows. Absent once it is final. */
+/**
+ * The page's data island for its script: where to ask, the state the page shows (its key), and the amount the
+ * server last gave (`shownAmount`: the script rewrites the page's amount only when the server's changes, so an amount
+ * the page itself follows, such as a checkout's selected shipping, stands). Absent once it is final.
+ */
 export function liveStatePage(
   endpoint: string,
   live: Pick<LiveState, 'state' | 'settled' | 'shownAmount'>,
-): { endpoint: string; state: string } | undefined {
-  return live.settled ? undefined : { endpoint, state: liveKey(live) };
+): { endpoint: string; state: string; shownAmount?: string } | undefined {
+  if (live.settled) return undefined;
+  return { endpoint, state: liveKey(live), ...(live.shownAmount === undefined ? {} : { shownAmount: live.shownAmount }) };
 }

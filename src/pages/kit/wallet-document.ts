@@ -16,13 +16,18 @@ export interface PaymentSummary {
   currency: string;
   description: string | null;
   state: string;
+  /** Said under the amount, where it is not yet the whole of what is paid (a checkout's shipping still to choose). */
+  amountNote?: string;
+  /** The amount follows the shipping option the buyer selects (the page's script; the option carries its total). */
+  amountFollowsShipping?: boolean;
 }
 
 export function paymentSummary(payment: PaymentSummary): string {
   const outcome = paymentOutcome(payment.state);
   return `<section class="summary tone-${outcome.tone}" data-testid="summary" data-tone="${outcome.tone}" aria-labelledby="merchant">
   <h2 class="merchant" id="merchant">${escapeHtml(payment.merchantName)}</h2>
-  <p class="amount" data-testid="amount">${escapeHtml(formatAmount(payment.amount, payment.currency))}</p>
+  <p class="amount" data-testid="amount"${payment.amountFollowsShipping ? ' data-total-with-shipping' : ''}>${escapeHtml(formatAmount(payment.amount, payment.currency))}</p>
+  ${payment.amountNote ? `<p class="amount-note" data-testid="amount-note">${escapeHtml(payment.amountNote)}</p>` : ''}
   ${payment.description ? `<p class="description" data-testid="description">${escapeHtml(payment.description)}</p>` : ''}
   <p class="state" data-testid="state" data-state="${escapeHtml(payment.state)}" role="status" aria-live="polite">Status: ${escapeHtml(outcome.status)}</p>
 </section>

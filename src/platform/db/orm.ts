@@ -1,4 +1,4 @@
-import { logError } from '../../log.js';
+import { logError, logInfo } from '../../log.js';
 import type { EntityManager as CoreEntityManager, Logger, LoggerNamespace } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
@@ -46,9 +46,55 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
         ...(options.dataDir === 'memory://' ? {} : { dbName: options.dataDir }),
         ...(options.pglite ? { driverOptions: options.pglite } : {}),
       });
-  const migrate = () => orm.migrator.up(options.migrateTo ? { to: options.migrateTo } : undefined);
+  const migrate = () => migrateEach(orm, options.migrateTo);
   await (options.databaseUrl ? underMigrationLock(options.databaseUrl, migrate) : migrate());
   return orm;
+}
+
+/**
+ * How long one statement of the start's migrations waits for a table lock. The old release serves while they run: a
+ * migration's DDL waiting for a table's lock makes every request on that table queue behind it, and a migration
+ * that upgrades its lock on a table a request is using deadlocks with it. Shorter than PostgreSQL's deadlock_timeout
+ * (1 s), so when a migration and a request wait on each other the migration gives way (its transaction rolls back
+ * and is run again), never the request.
+ */
+export const MIGRATION_LOCK_TIMEOUT_MS = 500;
+/** How many times a migration is run again after giving way to the traffic, before the start gives up. */
+const MIGRATION_TRIES = 40;
+
+/**
+ * Every pending migration, each in a transaction of its own: a migration's DDL holds its tables' locks until its
+ * transaction ends, so one transaction for all of them held every hot table (payments, deliveries, attempts) at once
+ * while the old release kept writing, and the rolling upgrade deadlocked or starved on every try. Each migration
+ * leaves a schema the release before serves (expand, then contract: README), so a start stopped between two
+ * migrations leaves a database both releases serve, and the next start goes on from there.
+ */
+async function migrateEach(orm: Orm, to: string | undefined): Promise<void> {
+  const pending = (await orm.migrator.getPending()).map((m) => m.name);
+  const last = to ? pending.indexOf(to) : pending.length - 1;
+  for (const name of pending.slice(0, last + 1)) await untilLocksGiven(() => migrateOne(orm, name));
+}
+
+async function migrateOne(orm: Orm, name: string): Promise<void> {
+  const connection = orm.em.getConnection();
+  await connection.transactional(async (trx) => {
+    await connection.execute(`set local lock_timeout = ${MIGRATION_LOCK_TIMEOUT_MS}`, [], 'run', trx);
+    await orm.migrator.up({ to: name, transaction: trx });
+  });
+}
+
+/** A lock not given in time (55P03) or a deadlock (40P01): the migration rolled back whole, and is run again. */
+async function untilLocksGiven(migrate: () => Promise<void>): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await migrate();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if ((code !== '55P03' && code !== '40P01') || attempt >= MIGRATION_TRIES) throw error;
+      logInfo('a migration gave way to the traffic on a table lock; running it again', { attempt, error: (error as Error).message });
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100 * attempt, 2_000)));
+    }
+  }
 }
 
 /** A key no other advisory lock of this database uses: the bytes of "paygraph" read as one 64-bit number. */

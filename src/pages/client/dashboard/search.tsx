@@ -29,7 +29,8 @@ export function outcomeLabel(outcome: string): string {
 /** Payments of the sales unit searched on the server, any age, newest first; the filters live in the URL. */
 export function Search({ graph, params }: { graph: Graph; params: URLSearchParams }) {
   const form = formFromParams(params);
-  const key = params.toString();
+  // The search as the graph reads it: the same query however its URL is spelled (order, empty fields, spaces).
+  const key = paramsFromForm(form).toString();
   const [rows, setRows] = useState<SearchRow[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -40,8 +41,8 @@ export function Search({ graph, params }: { graph: Graph; params: URLSearchParam
 
   useEffect(() => {
     let cancelled = false;
+    // The rows shown stay until the new answer replaces them: the list never empties while a search settles.
     setBusy(true);
-    setRows([]);
     read(null)
       .then((page) => {
         if (cancelled) return;
@@ -49,12 +50,18 @@ export function Search({ graph, params }: { graph: Graph; params: URLSearchParam
         setNext(page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null);
         setError(undefined);
       })
-      .catch((failure: unknown) => !cancelled && setError(failure instanceof Error ? failure.message : String(failure)))
+      .catch((failure: unknown) => {
+        if (cancelled) return;
+        // No answer to this search: the rows of the one before are not shown as if they were.
+        setRows([]);
+        setNext(null);
+        setError(failure instanceof Error ? failure.message : String(failure));
+      })
       .finally(() => !cancelled && setBusy(false));
     return () => {
       cancelled = true;
     };
-    // The search is its URL: a new one whenever the URL's filters change.
+    // The search is its URL: a new one whenever the URL's query changes, none when it only reads differently.
   }, [graph, key]);
 
   const more = async () => {
@@ -140,7 +147,7 @@ export function Search({ graph, params }: { graph: Graph; params: URLSearchParam
         </button>
       </form>
       <Alert error={error} />
-      <table class="stacked">
+      <table class="stacked" aria-busy={busy}>
         <ColumnHeads columns={['Created', 'Reference', 'Outcome', 'Amount', 'Captured', 'Refunded', 'Cancelled']} />
         <tbody>
           {rows.map((p) => (

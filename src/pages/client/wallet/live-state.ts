@@ -15,6 +15,8 @@ interface LiveState {
 export interface LivePage {
   endpoint: string;
   state: string;
+  /** The amount the server gave with that state, where it may change (the page may show another it follows itself). */
+  shownAmount?: string;
 }
 
 const RETRY_MS = 2_000;
@@ -28,6 +30,7 @@ export function followLiveState(live: LivePage): void {
   const token = new URLSearchParams(location.search).get('token');
   if (!token) return;
   let shown = live.state;
+  let serverAmount = live.shownAmount;
   const next = async (): Promise<void> => {
     try {
       const response = await fetch(live.endpoint, {
@@ -40,7 +43,11 @@ export function followLiveState(live: LivePage): void {
       if (!response.ok) throw new Error(`state ${response.status}`);
       const current = (await response.json()) as LiveState;
       shown = current.key ?? current.state;
-      show(current);
+      // The amount is rewritten when the server's changed (the merchant updated the order), never back over the
+      // total the page follows itself (the shipping option the buyer selected).
+      const amountChanged = current.shownAmount !== undefined && current.shownAmount !== serverAmount;
+      serverAmount = current.shownAmount;
+      show(current, amountChanged);
       if (!current.settled) void next();
     } catch {
       setTimeout(() => void next(), RETRY_MS);
@@ -49,7 +56,7 @@ export function followLiveState(live: LivePage): void {
   void next();
 }
 
-function show(current: LiveState): void {
+function show(current: LiveState, amountChanged: boolean): void {
   const outcome = paymentOutcome(current.state);
   const state = document.querySelector<HTMLElement>('[data-testid="state"]');
   const text = `Status: ${outcome.status}`;
@@ -77,9 +84,11 @@ function show(current: LiveState): void {
     sentence.hidden = !outcome.sentence;
   }
   const amount = document.querySelector<HTMLElement>('[data-testid="amount"]');
-  if (amount && current.shownAmount !== undefined && amount.textContent !== current.shownAmount) amount.textContent = current.shownAmount;
+  if (amount && amountChanged && amount.textContent !== current.shownAmount) amount.textContent = current.shownAmount!;
   if (current.awaitsUser) return;
   // Decided elsewhere (approved, cancelled, expired): the choices are gone, the way back to the merchant shows.
+  // The amount is no longer waiting for a shipping choice.
+  document.querySelector('[data-testid="amount-note"]')?.remove();
   const choices = document.querySelector('[data-awaits-user]');
   if (!choices) return;
   const hadFocus = choices.contains(document.activeElement);
