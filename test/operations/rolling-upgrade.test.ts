@@ -98,6 +98,9 @@ describeOnPostgres('a rolling upgrade from the release before the newest migrati
     await until(
       async () => (await appliedMigrations()).filter((name) => newMigrationNames.includes(name)).length === newMigrationNames.length,
       'the new migrations',
+      // Each migration may give way to the old release's traffic and run again (orm.ts); on a busy machine the new
+      // process's own start takes a while too.
+      120_000,
     );
     const restarted = start(oldBuild, restartPort, metricsPorts.restarted);
     await upgraded.listening;
@@ -119,7 +122,8 @@ describeOnPostgres('a rolling upgrade from the release before the newest migrati
     // The old release retires: SIGTERM, it drains, and the new one carries on alone.
     const completedBeforeRetiring = load.completed;
     expect(await Promise.all([old.terminate(), restarted.terminate()])).toEqual([0, 0]);
-    expect(old.output).toMatch(/"msg":"stopped".*"requests":"every request in flight answered"/);
+    // That both drained shows in the load, which saw no failure, and in their exit status; the stop report that says
+    // so in words is this release's (start-and-stop, load-balanced), and the release before may not print it.
     await until(() => load.completed >= completedBeforeRetiring + 3, 'payments through this version alone');
     await load.stop();
 
