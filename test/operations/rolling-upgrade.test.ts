@@ -57,7 +57,12 @@ describeOnPostgres('a rolling upgrade from the release before the newest migrati
     // The balancer knows both places from the start; the new one is down until it listens and passes two checks.
     balancer = await startBalancer(balancerPort, [oldPort, newPort]);
   }, 300_000);
+  // Stopped here too, so a failing run leaves no client sending or reconnecting in the worker after its file.
+  const clients: { load?: Load; subscriber?: ResumingSubscriber } = {};
+
   afterAll(async () => {
+    await clients.load?.stop();
+    await clients.subscriber?.close();
     await balancer?.stop();
     for (const instance of processes) await instance.kill();
     await webhooks.close();
@@ -83,11 +88,11 @@ describeOnPostgres('a rolling upgrade from the release before the newest migrati
 
     // A subscriber to every payment event of the sales unit, on the old release (the only one serving), resuming
     // through the balancer from the last event it saw whenever its socket closes.
-    const subscriber = new ResumingSubscriber(graphqlWsUrl(lb), await connectionParamsOf(merchant));
+    const subscriber = (clients.subscriber = new ResumingSubscriber(graphqlWsUrl(lb), await connectionParamsOf(merchant)));
     await until(() => subscriber.connections === 1, 'the subscriber to connect');
     await until(async () => (await metricOf(metricsPorts.old, 'paygraph_subscriptions_open')) === 1, 'the subscriber on the old release');
 
-    const load = new Load(merchant);
+    const load = (clients.load = new Load(merchant));
     await until(() => load.completed >= 3, 'payments through the old release alone');
 
     // This version starts while the old one serves under load: it migrates the database the old one is writing.
