@@ -124,10 +124,13 @@ test('a receiver down at start is waited for; a 503 is retried and holds back th
       'epayments.payment.cancelled.v1',
     ]);
     const last = forwarded.at(-1).eventId;
+    // Acknowledged, and reported: listen prints an attempt's line once the receiver's answer is in, so the receiver can
+    // have answered the last event before its line is out.
+    const lastAcknowledgedLine = new RegExp(`Z +${last}  .* 200  \\d+ ms$`);
     await until(
-      'every event acknowledged',
-      () => received.some((r) => r.eventId === last && r.status === 200),
-      () => received,
+      'every event acknowledged and reported',
+      () => received.some((r) => r.eventId === last && r.status === 200) && lines.some((l) => lastAcknowledgedLine.test(l)),
+      () => ({ received, lines }),
     );
     expect(status).toContain(`the receiver at ${target} answers: forwarding`);
 
