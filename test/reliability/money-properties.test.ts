@@ -8,6 +8,8 @@ import { PSP_UPDATE_STATUSES } from '../../src/psp/psp-payment.schemas.js';
 import { eventually, PspEndpoint } from '../psp/psp-endpoint.js';
 import { newIds, PSP_MSN, testPspClient } from '../psp/psp-fixture.js';
 import { CheckoutClient } from '../checkout/support/checkout-client.js';
+import { ATTEMPT_LOG } from '../../src/platform/delivery/delivery-retention.js';
+import { partitionDays } from '../../src/platform/lifecycle/time-partitions.js';
 
 let t: TestApp;
 let merchant: MerchantClient;
@@ -381,11 +383,9 @@ describe('PSP payments: random status update batches', () => {
       `select kind, count(*) as n, min(next_attempt_at) as due, count(lease_until) as leased from delivery
        where status = 'pending' group by kind`,
     );
-    const [days] = await em.execute<Record<string, unknown>[]>(
-      `select min(c.relname) as first, max(c.relname) as last from pg_inherits i join pg_class c on c.oid = i.inhrelid
-       where i.inhparent = 'delivery_attempt'::regclass`,
-    );
-    return JSON.stringify({ clock: t.clock.now(), clocks, payment: payments[0], deliveries, pending, attemptDays: days });
+    const days = await partitionDays(em, ATTEMPT_LOG);
+    const attemptDays = { first: days[0]?.name, last: days.at(-1)?.name };
+    return JSON.stringify({ clock: t.clock.now(), clocks, payment: payments[0], deliveries, pending, attemptDays });
   }
 
   test('no batch ever makes captured exceed reserved or refunded exceed captured', async () => {
