@@ -16,7 +16,7 @@ export const SEQUENCING_SQL = `with candidate as (
        where xid >= (select horizon from event_sequencer where id = 1) and xid <= '${MAX_XID8}'::xid8
        offset 0
      ) e
-     where not exists (select 1 from event_position p where p.event_id = e.id)
+     where not exists (select 1 from event_position p where p.event_id = e.id offset 0)
      order by e.id limit ${SEQUENCING_BATCH}
    ) unpositioned
  ), turn as (
@@ -49,7 +49,9 @@ export const SEQUENCING_SQL = `with candidate as (
  * and positioned (now, or before). One that found nothing writes nothing: moving the horizon then would spend a
  * transaction id on every poll, and leave the next one behind again by that very id. Its cost therefore follows the fresh events, not the outbox, whatever the
  * table's statistics: the xid's upper bound, always true, makes the condition a range, which PostgreSQL takes for a
- * narrow one and reads through the xid index, and `offset 0` keeps that scan under the `order by id limit`.
+ * narrow one and reads through the xid index, and `offset 0` keeps that scan under the `order by id limit`. The
+ * `offset 0` in `not exists` keeps it a probe of `event_position`'s key per candidate: as a join, analyzed statistics
+ * of a large table made it a hash join that reads all of `event_position` whenever anything is fresh.
  *
  * Within a batch positions follow ids. A stream's writers serialize on its row lock and draw their ids while holding
  * it, and a commit is visible before its locks are released, so a stream's events get positions in their order.
