@@ -4,6 +4,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { collectPageErrors, launchBrowser, screenshot } from './support/browser.js';
 import { feedRow, openDashboard } from './support/dashboard-page.js';
 import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
+import { eventually } from '../support/subscriber.js';
 
 let t: TestApp;
 let merchant: MerchantClient;
@@ -106,6 +107,37 @@ test('the feed filters by event name and reference', async () => {
   await feedRow(dashboard, reference, 'CREATED').waitFor();
   expect(await dashboard.getByTestId('feed-row').count()).toBe(1);
   await dashboard.getByTestId('filter-reference').fill('');
+});
+
+test('a feed whose subscription fails follows again after the newest event it holds, and loses none', async () => {
+  const page = await ops.newPage();
+  const pageErrors = collectPageErrors(page);
+  // Between the page and the service: the first event the feed subscription brings is replaced by an error for
+  // that subscription (as when the service fails an event), and the service is told the subscription is complete.
+  let failed: string | undefined;
+  await page.routeWebSocket(/\/graphql$/, (socket) => {
+    const server = socket.connectToServer();
+    server.onMessage((message) => {
+      const frame = JSON.parse(String(message)) as { id?: string; type: string; payload?: { data?: Record<string, unknown> } };
+      if (failed === undefined && frame.type === 'next' && frame.payload?.data?.paymentEvents) {
+        failed = (frame.payload.data.paymentEvents as { payment: { reference: string } }).payment.reference;
+        socket.send(JSON.stringify({ id: frame.id, type: 'error', payload: [{ message: 'The event could not be read' }] }));
+        server.send(JSON.stringify({ id: frame.id, type: 'complete' }));
+        return;
+      }
+      socket.send(message);
+    });
+  });
+  await openDashboard(page, t.baseUrl);
+  const first = await createPayment();
+  await eventually(() => failed === first.reference, 'the first event to be replaced by an error');
+  // The event the error replaced comes with the feed's next subscription, and so does everything after it.
+  const second = await createPayment();
+  await feedRow(page, first.reference, 'CREATED').waitFor();
+  await feedRow(page, second.reference, 'CREATED').waitFor();
+  expect(await feedRow(page, first.reference, 'CREATED').count()).toBe(1);
+  await page.close();
+  expect(pageErrors).toEqual([]);
 });
 
 test("redeliver on a payment's page produces a new attempt", async () => {

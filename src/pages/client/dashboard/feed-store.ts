@@ -3,6 +3,8 @@ import { FEED_SUBSCRIPTION, RECENT_EVENTS, type Notification } from './queries.j
 
 const KEEP = 300;
 const CATCH_UP = 100;
+const FIRST_RETRY_MS = 250;
+const LAST_RETRY_MS = 10_000;
 
 /**
  * The live feed: the subscription's events, newest first, after the recent history the graph holds. After a
@@ -18,6 +20,7 @@ export class FeedStore {
   private readonly listeners = new Set<() => void>();
   private readonly stops: (() => void)[] = [];
   private stopLive: (() => void) | undefined;
+  private retryMs = FIRST_RETRY_MS;
   /** The newest event id held (event ids ascend): where the subscription resumes. */
   private newestEventId: string | undefined;
 
@@ -50,14 +53,28 @@ export class FeedStore {
     this.stopLive = this.graph.subscribe<{ paymentEvents: Notification }>(
       FEED_SUBSCRIPTION,
       after ? { after } : {},
-      (data) => this.add([data.paymentEvents]),
-      // Refused (too far behind to replay): the recent history, and live from now.
-      () => {
-        if (after === undefined) return;
-        this.newestEventId = undefined;
-        void this.loadHistory(CATCH_UP).then(() => this.follow());
+      (data) => {
+        this.retryMs = FIRST_RETRY_MS;
+        this.add([data.paymentEvents]);
       },
+      () => this.followAgainLater(),
     );
+  }
+
+  /**
+   * The subscription ended with an error (the page fell too far behind, the service failed an event): follow again
+   * after the newest event held, so nothing is lost, or from the recent history if none is held; after a pause
+   * that doubles while it keeps failing, so a lasting failure does not spin.
+   */
+  private followAgainLater(): void {
+    this.stopLive = undefined;
+    const timer = setTimeout(() => {
+      this.stops.splice(this.stops.indexOf(cancel), 1);
+      void (this.newestEventId === undefined ? this.loadHistory(CATCH_UP) : Promise.resolve()).then(() => this.follow());
+    }, this.retryMs);
+    const cancel = () => clearTimeout(timer);
+    this.stops.push(cancel);
+    this.retryMs = Math.min(this.retryMs * 2, LAST_RETRY_MS);
   }
 
   onChange(listener: () => void): () => void {
