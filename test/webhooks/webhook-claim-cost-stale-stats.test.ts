@@ -3,6 +3,7 @@ import { sequenceAll } from '../../src/platform/events/event-sequencer.js';
 import { MAX_IN_FLIGHT } from '../../src/platform/delivery/delivery-engine.js';
 import { RECEIVER_CONCURRENCY } from '../../src/platform/delivery/receiver-concurrency.js';
 import type { SalesUnitContext } from '../../src/platform/context.js';
+import { readPayments } from '../../src/payments/payment.read-model.js';
 import { countPaymentsNeedingAttention, listPaymentsNeedingAttention } from '../../src/webhooks/payment-attention.queries.js';
 import { webhookDeliveryChannel } from '../../src/webhooks/webhook-delivery.channel.js';
 import { MerchantClient } from '../support/merchant-client.js';
@@ -131,6 +132,18 @@ async function vacuumed(table: string): Promise<void> {
   throw new Error(`${table} keeps dead rows after ten vacuums`);
 }
 
+/** The buffers of a unit's first page of payments, and of a page after a cursor (the 500th payment written first). */
+async function paymentPageReadings(): Promise<{ first: Reading; after: Reading }> {
+  const [cursor] = await db().execute<{ id: string; created_at: Date }[]>(
+    `select id, created_at from payment where reference = 'delivered-early-500'`,
+  );
+  const first = explainingEm(db());
+  await readPayments(first.em, { msn: '123456', limit: 21, now: t.clock.now() });
+  const after = explainingEm(db());
+  await readPayments(after.em, { msn: '123456', limit: 21, now: t.clock.now(), before: { createdAt: cursor!.created_at, id: cursor!.id } });
+  return { first: first.readings[0]!, after: after.readings[0]! };
+}
+
 /** The buffers of the graph's first page of payments needing attention (its causes), and of the gauge's count. */
 async function attentionReadings(): Promise<{ page: Reading; gauge: Reading }> {
   const paged = explainingEm(db());
@@ -144,11 +157,12 @@ async function attentionReadings(): Promise<{ page: Reading; gauge: Reading }> {
 // issue 36: payments needing attention start from the undelivered webhook deliveries, a few among a table that grows
 // without end. Their plan must not lean on the statistics of `status`: taken during a burst, while most deliveries
 // were pending, they said most are undelivered long after the burst was delivered, and the gauge read every event.
-test('payments needing attention read as much over 21,000 deliveries as over 1,000, with statistics stale or fresh', async () => {
+test('payments needing attention, and pages of payments, read as much over 21,000 payments as over 1,000, with statistics stale or fresh', async () => {
   await authorizedPayments('attention-', 5, 'failed');
   await authorizedPayments('delivered-early-', 1_000, 'delivered');
   await db().execute('analyze payment, delivery, domain_event');
   const few = await attentionReadings();
+  const fewPages = await paymentPageReadings();
 
   // A burst of authorizations, analyzed while its webhooks were pending, then delivered; vacuumed as autovacuum
   // would, which leaves the statistics as they were.
@@ -157,8 +171,10 @@ test('payments needing attention read as much over 21,000 deliveries as over 1,0
   await db().execute(`update delivery set status = 'delivered', delivered_at = now() where status = 'pending'`);
   await vacuumed('delivery');
   const stale = await attentionReadings();
+  const stalePages = await paymentPageReadings();
   await db().execute('analyze payment, delivery, domain_event');
   const fresh = await attentionReadings();
+  const freshPages = await paymentPageReadings();
 
   // Twenty times the deliveries. What grows is the depth of the indexes probed per cause (five causes); reading the
   // deliveries or the events whole costs hundreds of buffers and more.
@@ -167,7 +183,12 @@ test('payments needing attention read as much over 21,000 deliveries as over 1,0
     flatVerdict('gauge, stale statistics', few.gauge, stale.gauge, 12),
     flatVerdict('page, fresh statistics', few.page, fresh.page, 12),
     flatVerdict('gauge, fresh statistics', few.gauge, fresh.gauge, 12),
-  ]).toEqual(['flat', 'flat', 'flat', 'flat']);
+    // The payments' own pages, by the unit's index in keyset order, beside them.
+    flatVerdict('payments, first page, stale statistics', fewPages.first, stalePages.first, 12),
+    flatVerdict('payments, page after a cursor, stale statistics', fewPages.after, stalePages.after, 12),
+    flatVerdict('payments, first page, fresh statistics', fewPages.first, freshPages.first, 12),
+    flatVerdict('payments, page after a cursor, fresh statistics', fewPages.after, freshPages.after, 12),
+  ]).toEqual(Array(8).fill('flat'));
 });
 
 test('a claim reads no more with thousands of deliveries pending than with a few, over stale statistics and freshly analyzed ones', async () => {
