@@ -71,7 +71,11 @@ function causesSql(scope: CauseScope, t: AttentionThresholds): { sql: string; pa
   return {
     sql: `
     select e.stream_id::uuid as payment_id, e.name as cause_event, e.occurred_at as since, d.id as delivery_id
-    from delivery d join domain_event e on e.id = d.event_id
+    from delivery d cross join lateral (
+      -- offset 0 keeps each event a probe by primary key: causes sized by a share of the deliveries made the planner
+      -- hash every event once deliveries outnumbered events (several receivers).
+      select e.stream_id, e.name, e.occurred_at, e.msn, e.stream_type from domain_event e where e.id = d.event_id offset 0
+    ) e
     -- Undelivered named as its index's predicate, which no statistics size (Migration20261205080000AttentionIndex).
     where d.kind = '${WEBHOOK_KIND}' and lower(d.status) in ('pending', 'failed') and d.event_id > 0 and e.stream_type = '${PAYMENT_STREAM}' and ${eventUnits.sql}
       and ((e.name = '${AUTHORIZED}' and ${authorized.sql}) or (e.name = '${CAPTURED}' and ${captured.sql}))
