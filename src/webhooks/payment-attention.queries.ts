@@ -55,7 +55,7 @@ interface CauseScope {
  * refunds and cancels change only its aggregate), so the event names the reason.
  *
  * The webhook reasons start from the partial index of undelivered webhook deliveries (on a predicate no statistics
- * size: Migration20261205080000AttentionIndex), the expiry from the pending expiry index: both stay small however
+ * size: Migration20261205080000ReadIndexes), the expiry from the pending expiry index: both stay small however
  * many payments a unit has.
  */
 function causesSql(scope: CauseScope, t: AttentionThresholds): { sql: string; params: unknown[] } {
@@ -76,7 +76,7 @@ function causesSql(scope: CauseScope, t: AttentionThresholds): { sql: string; pa
       -- hash every event once deliveries outnumbered events (several receivers).
       select e.stream_id, e.name, e.occurred_at, e.msn, e.stream_type from domain_event e where e.id = d.event_id offset 0
     ) e
-    -- Undelivered named as its index's predicate, which no statistics size (Migration20261205080000AttentionIndex).
+    -- Undelivered named as its index's predicate, which no statistics size (Migration20261205080000ReadIndexes).
     where d.kind = '${WEBHOOK_KIND}' and lower(d.status) in ('pending', 'failed') and d.event_id > 0 and e.stream_type = '${PAYMENT_STREAM}' and ${eventUnits.sql}
       and ((e.name = '${AUTHORIZED}' and ${authorized.sql}) or (e.name = '${CAPTURED}' and ${captured.sql}))
     union all

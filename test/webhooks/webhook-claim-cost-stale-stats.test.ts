@@ -5,6 +5,7 @@ import { RECEIVER_CONCURRENCY } from '../../src/platform/delivery/receiver-concu
 import type { SalesUnitContext } from '../../src/platform/context.js';
 import { readPayments } from '../../src/payments/payment.read-model.js';
 import { countPaymentsNeedingAttention, listPaymentsNeedingAttention } from '../../src/webhooks/payment-attention.queries.js';
+import { readDeliveryPages } from '../../src/webhooks/webhook-delivery.service.js';
 import { webhookDeliveryChannel } from '../../src/webhooks/webhook-delivery.channel.js';
 import { MerchantClient } from '../support/merchant-client.js';
 import { commitCreatedEvents } from '../support/outbox-events.js';
@@ -144,6 +145,19 @@ async function paymentPageReadings(): Promise<{ first: Reading; after: Reading }
   return { first: first.readings[0]!, after: after.readings[0]! };
 }
 
+/** The buffers of the registration's first page of deliveries (the graph's, and the REST list's), and of its next. */
+async function deliveryPageReadings(): Promise<{ first: Reading; after: Reading }> {
+  const [{ id }] = await db().execute<{ id: string }[]>(
+    `select id::text from delivery where webhook_id = ? order by id desc offset 21 limit 1`,
+    [webhookId],
+  );
+  const first = explainingEm(db());
+  await readDeliveryPages(first.em, [{ webhookId, limit: 21 }]);
+  const after = explainingEm(db());
+  await readDeliveryPages(after.em, [{ webhookId, limit: 21, beforeId: Number(id) }]);
+  return { first: first.readings[0]!, after: after.readings[0]! };
+}
+
 /** The buffers of the graph's first page of payments needing attention (its causes), and of the gauge's count. */
 async function attentionReadings(): Promise<{ page: Reading; gauge: Reading }> {
   const paged = explainingEm(db());
@@ -163,6 +177,7 @@ test('payments needing attention, and pages of payments, read as much over 21,00
   await db().execute('analyze payment, delivery, domain_event');
   const few = await attentionReadings();
   const fewPages = await paymentPageReadings();
+  const fewDeliveries = await deliveryPageReadings();
 
   // A burst of authorizations, analyzed while its webhooks were pending, then delivered; vacuumed as autovacuum
   // would, which leaves the statistics as they were.
@@ -195,6 +210,7 @@ test('payments needing attention, and pages of payments, read as much over 21,00
   );
   await db().execute('analyze payment, delivery, domain_event');
   const fanned = await attentionReadings();
+  const fannedDeliveries = await deliveryPageReadings();
 
   // Twenty (then a hundred) times the deliveries. What grows is the depth of the indexes probed per cause (five
   // causes); reading the deliveries or the events whole costs hundreds of buffers and more.
@@ -205,12 +221,14 @@ test('payments needing attention, and pages of payments, read as much over 21,00
     flatVerdict('gauge, fresh statistics', few.gauge, fresh.gauge, 12),
     flatVerdict('page, five deliveries an event', few.page, fanned.page, 12),
     flatVerdict('gauge, five deliveries an event', few.gauge, fanned.gauge, 12),
+    flatVerdict('deliveries, first page', fewDeliveries.first, fannedDeliveries.first, 12),
+    flatVerdict('deliveries, next page', fewDeliveries.after, fannedDeliveries.after, 12),
     // The payments' own pages, by the unit's index in keyset order, beside them.
     flatVerdict('payments, first page, stale statistics', fewPages.first, stalePages.first, 12),
     flatVerdict('payments, page after a cursor, stale statistics', fewPages.after, stalePages.after, 12),
     flatVerdict('payments, first page, fresh statistics', fewPages.first, freshPages.first, 12),
     flatVerdict('payments, page after a cursor, fresh statistics', fewPages.after, freshPages.after, 12),
-  ]).toEqual(Array(10).fill('flat'));
+  ]).toEqual(Array(12).fill('flat'));
 });
 
 test('a claim reads no more with thousands of deliveries pending than with a few, over stale statistics and freshly analyzed ones', async () => {
