@@ -235,6 +235,25 @@ function runModule(code: string, until: RegExp | undefined): Promise<string> {
 }
 
 /**
+ * The test app's clock stands still unless moved; a reader's service's runs. While a block runs, the app's clock follows
+ * real time, so what falls due on the reader's service falls due here: the receiver block's first delivery can come
+ * before its receiver listens, and is then retried two seconds on.
+ */
+async function onRunningClock<T>(work: Promise<T>): Promise<T> {
+  let last = Date.now();
+  const tick = setInterval(() => {
+    const now = Date.now();
+    t.clock.advance(now - last);
+    last = now;
+  }, 100);
+  try {
+    return await work;
+  } finally {
+    clearInterval(tick);
+  }
+}
+
+/**
  * The command-line block, line by line: `npm start &` is this test's service; each `npm run paygraph -- …` runs the
  * command line's entry (what `dist/src/cli.js` runs) with PAYGRAPH_URL naming the service, as the reader's default
  * http://localhost:8080 names theirs. Any other line fails the block: this runner would not run it as bash does.
@@ -274,11 +293,13 @@ for (const block of blocks) {
       return;
     }
     const until = UNTIL[block.name!];
-    const output = COMMAND_LINE.has(block.name!)
-      ? await runCommandLine(block.code)
-      : block.language === 'js'
-        ? await runModule(block.code, until)
-        : await runShell(block.code, until);
+    const output = await onRunningClock(
+      COMMAND_LINE.has(block.name!)
+        ? runCommandLine(block.code)
+        : block.language === 'js'
+          ? runModule(block.code, until)
+          : runShell(block.code, until),
+    );
     // Each request printed an answer, none of them a graph error or a refused mutation.
     expect(output).not.toMatch(/"errors":\[|"userErrors":\[\{/);
     expect(output.length).toBeGreaterThan(0);
