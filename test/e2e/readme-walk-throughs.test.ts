@@ -1,7 +1,11 @@
 import { jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runCli } from '../../src/cli.js';
+import { runListen } from '../../src/operator/listen/listen.command.js';
 import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 import { freePort } from '../support/free-port.js';
 import { MerchantClient } from '../support/merchant-client.js';
@@ -67,12 +71,6 @@ const NOT_RUN: { section: string; firstLine: string; reason: string }[] = [
     reason: 'installs, starts the service and runs the whole suite: what this test runs inside',
   },
   {
-    section: 'Forwarding events to a local receiver (`npm run paygraph -- listen`)',
-    firstLine: 'npm start &                                                 # or any Paygraph: --url https://paygraph.example',
-    reason:
-      'listen runs until Ctrl-C and keeps its secret and cursor in the working directory; test/operations/listen-restarts.test.ts runs the built listen with the sample receiver',
-  },
-  {
     section: 'Production',
     firstLine: 'export PAYGRAPH_ENV=production DATABASE_URL=postgres://paygraph:…@db/paygraph PUBLIC_URL=https://pay.example.com \\',
     reason:
@@ -109,6 +107,8 @@ const NOT_RUN: { section: string; firstLine: string; reason: string }[] = [
 
 /** The marked blocks that run until stopped (a receiver, a subscription): each is stopped once its output shows this. */
 const UNTIL: Record<string, RegExp> = {
+  // The trigger's captured payment, forwarded: the receiver verified listen's signature and answered 200.
+  listen: /epayments\.payment\.captured\.v1 +trigger-captured-\S+ +200 /,
   'webhook-receiver': /"verified":true,"eventId":"\d+","body":\{[^\n]*"reference":"wh-verify-1"/,
   'subscription (graphql-ws)': /^\{"eventId":"\d+","name":"[A-Z_]+","reference":"[^"]+","amount":\{"value":\d+,"currency":"NOK"\}\}$/m,
   'subscription-over-sse (curl)': /^id: \d+\nevent: next\ndata: \{"data":\{"paymentEvents":\{"event":\{"eventId":"\d+"/m,
@@ -118,7 +118,7 @@ const UNTIL: Record<string, RegExp> = {
 };
 
 /** The marked shell blocks whose commands are `npm run paygraph -- …` lines, run by the command line's entry here. */
-const COMMAND_LINE = new Set(['trigger']);
+const COMMAND_LINE = new Set(['trigger', 'listen']);
 
 let t: TestApp;
 let receiverPort: number;
@@ -134,6 +134,7 @@ test('every fenced block of the README is a walk-through this test runs, or is l
     'user-profile',
     'first-payment',
     'trigger',
+    'listen',
     'wallet-app',
     'webhook-receiver',
     'signed-request',
@@ -254,33 +255,93 @@ async function onRunningClock<T>(work: Promise<T>): Promise<T> {
 }
 
 /**
- * The command-line block, line by line: `npm start &` is this test's service; each `npm run paygraph -- …` runs the
- * command line's entry (what `dist/src/cli.js` runs) with PAYGRAPH_URL naming the service, as the reader's default
- * http://localhost:8080 names theirs. Any other line fails the block: this runner would not run it as bash does.
+ * A command-line block, line by line, as a reader's shells run it: `npm start &` is this test's service; each
+ * `npm run paygraph -- …` runs the command line's entry (what `dist/src/cli.js` runs) with PAYGRAPH_URL naming the
+ * service, as the default http://localhost:8080 names a reader's; `NAME=value` before a command is its environment, a
+ * value `$(npm run -s paygraph -- …)` that command's output; `node <file> &` starts a process in the background. `listen
+ * --forward-to`, which runs until Ctrl-C, runs beside the lines after it (a reader's second shell) by its own entry,
+ * with a stop signal for the Ctrl-C; the next line waits for its start line, as a reader waits to see it. The block
+ * runs in an empty directory, where listen keeps its secret and cursor, as in a fresh checkout; with `until`, it ends
+ * once its output shows that. Any other line fails the block: this runner would not run it as bash does.
  */
-async function runCommandLine(code: string): Promise<string> {
+async function runCommandLine(code: string, until: RegExp | undefined): Promise<string> {
   let printed = '';
+  const print = (line: string) => (printed += `${line}\n`);
+  const paygraph = async (args: string[], env: NodeJS.ProcessEnv): Promise<string> => {
+    let out = '';
+    const stdout = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
+    const stderr = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((printed += String(chunk)), true));
+    let status: number;
+    try {
+      status = await runCli(args, env);
+    } finally {
+      stdout.mockRestore();
+      stderr.mockRestore();
+    }
+    if (status !== 0) throw new Error(`\`paygraph ${args.join(' ')}\` ended with ${status}:\n${printed}${out}`);
+    return out;
+  };
   const commands = addressed(code)
     .replaceAll('\\\n', ' ')
     .split('\n')
     .map((line) => line.replace(/\s+#.*$/, '').trim())
     .filter((line) => line !== '' && !line.startsWith('#'));
-  for (const command of commands) {
-    if (command === 'npm start &') continue;
-    const args = /^npm run paygraph -- (.+)$/.exec(command)?.[1]?.split(/\s+/);
-    if (!args) throw new Error(`not a command this test runs as written: ${command}`);
-    const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((printed += String(chunk)), true));
-    const err = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((printed += String(chunk)), true));
-    let code: number;
-    try {
-      code = await runCli(args, { ...process.env, PAYGRAPH_URL: t.baseUrl });
-    } finally {
-      out.mockRestore();
-      err.mockRestore();
+  const stop = new AbortController();
+  const listening: Promise<number>[] = [];
+  const directory = process.cwd();
+  const state = await mkdtemp(join(tmpdir(), 'paygraph-readme-'));
+  process.chdir(state);
+  try {
+    for (const command of commands) {
+      if (command === 'npm start &') continue;
+      const line = /^((?:[A-Z_]+=(?:\$\([^)]*\)|\S+)\s+)*)(.+?)(\s+&)?$/.exec(command)!;
+      const env: NodeJS.ProcessEnv = { ...process.env, PAYGRAPH_URL: t.baseUrl };
+      for (const [, name, value] of line[1]!.matchAll(/([A-Z_]+)=(\$\([^)]*\)|\S+)/g)) {
+        const substituted = /^\$\(npm run -s paygraph -- (.+)\)$/.exec(value!)?.[1];
+        if (value!.startsWith('$(') && !substituted) throw new Error(`not a substitution this test runs: ${value}`);
+        env[name!] = substituted ? (await paygraph(substituted.split(/\s+/), env)).trim() : value;
+      }
+      const program = line[2]!;
+      const background = line[3] !== undefined;
+      const args = /^npm run (?:-s )?paygraph -- (.+)$/.exec(program)?.[1]?.split(/\s+/);
+      if (args?.[0] === 'listen' && args.includes('--forward-to') && !background) {
+        const output = { delivery: print, status: (status: string) => print(`paygraph listen: ${status}`) };
+        listening.push(runListen(args.slice(1), { env, stop: stop.signal, output }));
+        await until_(
+          () => /paygraph listen: forwarding /.test(printed),
+          () => printed,
+        );
+      } else if (args && !background) {
+        // Not `printed += await …`: that would drop what listen and the receiver print meanwhile.
+        const out = await paygraph(args, env);
+        printed += out;
+      } else if (/^node \S+$/.test(program) && background) {
+        const child = spawn(process.execPath, [program.slice('node '.length)], { cwd: ROOT, env, detached: true });
+        running.add(child);
+        child.stdout.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+        child.stderr.on('data', (chunk: Buffer) => (printed += chunk.toString()));
+      } else throw new Error(`not a command this test runs as written: ${command}`);
     }
-    if (code !== 0) throw new Error(`\`${command}\` ended with ${code}:\n${printed}`);
+    if (until)
+      await until_(
+        () => until.test(printed),
+        () => printed,
+      );
+  } finally {
+    stop.abort();
+    const ended = await Promise.all(listening);
+    process.chdir(directory);
+    await rm(state, { recursive: true, force: true });
+    for (const child of running) stopGroup(child.pid!);
+    if (ended.some((status) => status !== 0)) throw new Error(`listen ended with ${ended.join(', ')}:\n${printed}`);
   }
   return printed;
+}
+
+async function until_(holds: () => boolean, log: () => string): Promise<void> {
+  for (const deadline = Date.now() + CONDITION_DEADLINE_MS; !holds(); await new Promise((resolve) => setTimeout(resolve, 50))) {
+    if (Date.now() > deadline) throw new Error(`timed out; the block printed:\n${log()}`);
+  }
 }
 
 for (const block of blocks) {
@@ -295,7 +356,7 @@ for (const block of blocks) {
     const until = UNTIL[block.name!];
     const output = await onRunningClock(
       COMMAND_LINE.has(block.name!)
-        ? runCommandLine(block.code)
+        ? runCommandLine(block.code, until)
         : block.language === 'js'
           ? runModule(block.code, until)
           : runShell(block.code, until),
@@ -319,6 +380,14 @@ const EXPECTED: Record<string, (output: string) => void> = {
     expect(output).toMatch(/payment\.captured[\s\S]*scenario: payment\.captured\n\s*msn: 123456\n/);
     expect(output).toMatch(/epayments\.payment\.created\.v1[^\n]*\n[^\n]*authorized\.v1[^\n]*\n[^\n]*captured\.v1/);
     expect(output).toMatch(/\{"scenario":"qr\.check-in","msn":"654321"[^\n]*"user\.checked-in\.v1"/);
+  },
+  // Each of the trigger's events forwarded in order, each signature verified by the sample receiver with listen's secret.
+  listen: (output) => {
+    const reference = /^reference: (trigger-captured-\S+)$/m.exec(output)![1]!;
+    expect(output).toMatch(
+      new RegExp(['created', 'authorized', 'captured'].map((name) => `payment\\.${name}\\.v1 +${reference} +200 `).join('[\\s\\S]*')),
+    );
+    expect(output.match(new RegExp(`^\\{"verified":true,[^\\n]*"reference":"${reference}"`, 'gm'))).toHaveLength(3);
   },
   'wallet-app': (output) =>
     expect(output).toContain('{"data":{"walletApprovePayment":{"payment":{"state":"AUTHORIZED"},"userErrors":[]}}}'),
