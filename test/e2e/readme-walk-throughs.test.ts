@@ -15,11 +15,11 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
  * Issue 35: the README's walk-throughs run as written. Each block marked `<!-- walk-through: name -->` is run on its
  * own against the test environment: a shell block by bash (with curl and jq, as a reader pastes it), a JavaScript
  * block by this node as a module (`node file.mjs`, from the repository's root, so its imports resolve as after the
- * block's `npm i`), a GraphQL block as merchant 123456's query, and the command-line block by the command line's own
- * entry in this process (`npm run paygraph` runs the built `dist/src/cli.js`, which a test run does not build). The
- * only change is the address: `localhost:8080` is this test's service, and `localhost:3000` (`PORT=3000`), the
- * README's local webhook receiver, is a free port. Every other fenced block is in NOT_RUN with why, so a block added
- * later is either run or explained.
+ * block's `npm i`), a GraphQL block as merchant 123456's query, and the command-line blocks (trigger, listen) by the
+ * command line's own entry in this process (`npm run paygraph` runs the built `dist/src/cli.js`, which a test run does
+ * not build). The only change is the address: `localhost:8080` is this test's service, and `localhost:3000`
+ * (`PORT=3000`), the README's local webhook receiver, is a free port. Every other fenced block is in NOT_RUN with why,
+ * so a block added later is either run or explained.
  *
  * One service for the file: the blocks share no state (each fetches its own token and uses its own references and
  * idempotency keys), so a fresh instance each would only cost time. The ledger block moves unit 123456's test clock
@@ -154,7 +154,7 @@ test('every fenced block of the README is a walk-through this test runs, or is l
   // Every marker is followed by its block: none is left behind a paragraph, where it would mark nothing.
   expect(README.match(/^<!-- walk-through:/gm)).toHaveLength(blocks.length);
   // A fence this reading would not see (indented, or with text after the language) would hide its block from the check.
-  expect(README.match(/^\s*```/gm)).toHaveLength(2 * all.length);
+  expect(README.match(/^[ \t]*```/gm)).toHaveLength(2 * all.length);
   const unmarked = all.filter((b) => b.name === undefined).map(({ section, firstLine }) => ({ section, firstLine }));
   expect(unmarked).toEqual(NOT_RUN.map(({ section, firstLine }) => ({ section, firstLine })));
   for (const { reason } of NOT_RUN) expect(reason).toMatch(/^[^\n]{10,200}$/);
