@@ -19,8 +19,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv = p
     return name === undefined ? 2 : 0;
   }
   // Network clients of a Paygraph: they open no database, so they need neither the config nor the modules.
-  if (name === 'trigger') return (await import('./operator/trigger/trigger.command.js')).runTrigger(rest);
-  if (name === 'listen') return (await import('./operator/listen/listen.command.js')).runListen(rest);
+  if (name === 'trigger') return (await import('./operator/trigger/trigger.command.js')).runTrigger(rest, undefined, env);
+  if (name === 'listen') return (await import('./operator/listen/listen.command.js')).runListen(rest, { env });
   const command = cliCommands.find((c) => c.name === name);
   if (!command) return usage(`unknown command "${name}"; \`npm run paygraph -- help\` lists them`);
   let parsed: ReturnType<typeof parse>;

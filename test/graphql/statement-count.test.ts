@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { flushApiQuality } from '../../src/management/api-quality.counter.js';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { MerchantClient, newReference, paymentBody } from '../support/merchant-client.js';
-import { pngImage } from '../orders/images.js';
+import { pngImage } from '../support/images.js';
 import { PspClient } from '../support/psp-client.js';
 import { newIds } from '../psp/psp-fixture.js';
 

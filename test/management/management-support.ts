@@ -18,12 +18,10 @@ export function mgmt(
   return client.request(method, `/management/v1${path}`, body, { ...SYSTEM_HEADERS, ...extra });
 }
 
-/** A PNG of the given size (valid, decodable). */
+/** A PNG of the given size (valid, decodable), in base64. */
 export async function png(width: number, height: number): Promise<string> {
-  const { PNG } = await import('pngjs');
-  const image = new PNG({ width, height });
-  image.data.fill(200);
-  return PNG.sync.write(image).toString('base64');
+  const { pngImage } = await import('../support/images.js');
+  return pngImage(width, height).toString('base64');
 }
 
 export const PRICE_PACKAGE_PA_NETT = '8a11afb7-c223-48ed-8ca6-4722b97261aa';

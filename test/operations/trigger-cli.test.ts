@@ -19,7 +19,12 @@ interface Run {
 }
 
 /** The command line's own entry, with its output captured. */
-async function trigger(...args: string[]): Promise<Run> {
+function trigger(...args: string[]): Promise<Run> {
+  return triggerIn({}, ...args);
+}
+
+/** The same, in an environment of the test's choosing. */
+async function triggerIn(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Run> {
   const run: Run = { code: 0, stdout: '', stderr: '' };
   const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
     run.stdout += String(chunk);
@@ -30,7 +35,7 @@ async function trigger(...args: string[]): Promise<Run> {
     return true;
   });
   try {
-    run.code = await runCli(['trigger', ...args], {});
+    run.code = await runCli(['trigger', ...args], env);
   } finally {
     out.mockRestore();
     err.mockRestore();
@@ -122,7 +127,10 @@ describe('trigger <scenario>', () => {
     for (const amount of [151, 182, 183, 184, 186, 187, 197, 201, 202]) expect(run.stdout).toContain(`payment.failure.${amount}`);
     for (const amount of [123, 124]) expect(run.stdout).toContain(`refund.failure.${amount}`);
     const help = await trigger('--help');
-    expect(help).toMatchObject({ code: 0, stdout: expect.stringContaining('--url <url>   the service (default http://localhost:8080)') });
+    expect(help).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('--url <url>   the service (default PAYGRAPH_URL, else http://localhost:8080)'),
+    });
   });
 
   test('usage errors exit 2; a service it cannot reach exits 1', async () => {
@@ -130,6 +138,11 @@ describe('trigger <scenario>', () => {
     expect(await trigger('nonsense')).toMatchObject({ code: 2, stderr: expect.stringContaining('unknown scenario "nonsense"') });
     expect(await trigger('payment.captured', '--url', 'ftp://x')).toMatchObject({ code: 2 });
     expect(await trigger('payment.captured', '--url', 'http://127.0.0.1:9')).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining('cannot reach http://127.0.0.1:9'),
+    });
+    // Without --url, PAYGRAPH_URL names the service, as for listen (the README's trigger walk-through relies on it).
+    expect(await triggerIn({ PAYGRAPH_URL: 'http://127.0.0.1:9' }, 'payment.captured')).toMatchObject({
       code: 1,
       stderr: expect.stringContaining('cannot reach http://127.0.0.1:9'),
     });

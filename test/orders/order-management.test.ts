@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expectInvalidParamsProblem } from '../support/invalid-params-problem.js';
 import { MERCHANT_B, MerchantClient, newReference, type HttpResult } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { base64, jpegImage, pngImage } from './images.js';
+import { base64, jpegImage, pngImage } from '../support/images.js';
 
 /** Random pixels hardly compress: just over and just under 2 MB (made before the app starts, so no request waits on them). */
 const BIG = pngImage(760, 760, true);

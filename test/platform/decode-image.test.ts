@@ -1,18 +1,7 @@
 /** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
-import jpeg from 'jpeg-js';
-import { PNG } from 'pngjs';
+import { jpegImage as jpg, pngImage as png } from '../support/images.js';
 import { decodeBase64, decodeImage, ImageRejected } from '../../src/platform/images/decode-image.js';
 import { isValidNorwegianAccountNumber, isValidOrgNumber } from '../../src/business-registry/org-number.js';
-
-function png(width: number, height: number): Buffer {
-  const image = new PNG({ width, height });
-  image.data.fill(200);
-  return PNG.sync.write(image);
-}
-
-function jpg(width: number, height: number): Buffer {
-  return jpeg.encode({ width, height, data: Buffer.alloc(width * height * 4, 128) }, 80).data;
-}
 
 describe('decodeImage', () => {
   test('reads the size of a real PNG and JPEG', () => {

@@ -1,4 +1,4 @@
-import { PNG } from 'pngjs';
+import { pngImage } from '../support/images.js';
 import { MerchantClient } from '../support/merchant-client.js';
 import { PspClient } from '../support/psp-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -14,11 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-function png(width: number, height: number): string {
-  const image = new PNG({ width, height });
-  image.data.fill(200);
-  return PNG.sync.write(image).toString('base64');
-}
+const png = (width: number, height: number): string => pngImage(width, height).toString('base64');
 
 const LOGO = png(200, 200);
 let keyCount = 0;

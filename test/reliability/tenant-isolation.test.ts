@@ -7,7 +7,7 @@ import { buildSchema } from '../../src/platform/graph/schema.js';
 import { modules } from '../../src/modules.js';
 import { fromGlobalId, toGlobalId } from '../../src/platform/graph/relay.js';
 import { approveWithConsent } from '../support/user-consent.js';
-import { PNG } from 'pngjs';
+import { pngImage } from '../support/images.js';
 import { PspClient } from '../support/psp-client.js';
 import { createSecondPsp, newIds, PSP_MSN, SECOND_PSP_MSN } from '../psp/psp-fixture.js';
 import { CheckoutClient } from '../checkout/support/checkout-client.js';
@@ -1077,7 +1077,6 @@ describe('tenant isolation between PSPs', () => {
   ];
 
   test.each(signupProbes)("%s: another PSP's signed-up merchant answers exactly like a missing one", async (_, probe) => {
-    const image = new PNG({ width: 120, height: 120 });
     const signedUp = await first.request(
       'POST',
       '/merchant-management/psp/v1/merchants',
@@ -1085,7 +1084,7 @@ describe('tenant isolation between PSPs', () => {
         organizationNumber: '920000037',
         name: 'Ny Kafé',
         mccCode: '5812',
-        logo: PNG.sync.write(image).toString('base64'),
+        logo: pngImage(120, 120).toString('base64'),
         address: { addressLine1: 'Gata 2', city: 'Bergen', postCode: '5003', country: 'NO' },
         companyName: 'Ny Kafé AS',
         companyEmail: 'post@nykafe.no',

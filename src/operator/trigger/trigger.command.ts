@@ -23,7 +23,11 @@ export const DEFAULT_URL = 'http://localhost:8080';
  * opens no database) with the test environment's fixed credentials, and prints the reference it made and the events
  * it caused, as the graph tells them. Exit codes as the other commands: 0 done, 1 refused or failed, 2 usage.
  */
-export async function runTrigger(args: readonly string[], output: Output = processOutput): Promise<number> {
+export async function runTrigger(
+  args: readonly string[],
+  output: Output = processOutput,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   let values: { scenario?: string; msn?: string; url?: string; list?: boolean; json?: boolean; help?: boolean };
   let positionals: string[];
   try {
@@ -55,7 +59,8 @@ export async function runTrigger(args: readonly string[], output: Output = proce
   if (names.length !== 1) return usage(output, 'name one scenario (`npm run paygraph -- trigger --list` lists them)');
   const scenario = scenarios.find((s) => s.name === names[0]);
   if (!scenario) return usage(output, `unknown scenario "${names[0]}"; \`npm run paygraph -- trigger --list\` lists them`);
-  const url = (values.url ?? DEFAULT_URL).replace(/\/+$/, '');
+  // PAYGRAPH_URL as listen reads it: one variable points both commands, in one shell, at a service elsewhere.
+  const url = (values.url ?? env.PAYGRAPH_URL ?? DEFAULT_URL).replace(/\/+$/, '');
   if (!/^https?:\/\/[^/]+$/.test(url)) return usage(output, `--url must be the service's base URL (http or https), got "${url}"`);
   if (values.msn !== undefined && !/^\d{4,10}$/.test(values.msn))
     return usage(output, `--msn must be a Merchant-Serial-Number, got "${values.msn}"`);
@@ -112,7 +117,7 @@ function help(): string {
     'its test environment, and prints the reference it made and the events it caused. A service that is not a test',
     'environment is refused.',
     '',
-    `  --url <url>   the service (default ${DEFAULT_URL})`,
+    `  --url <url>   the service (default PAYGRAPH_URL, else ${DEFAULT_URL})`,
     "  --msn <msn>   the sales unit (default: the scenario's; merchant A's and B's units with their own client, others",
     '                through the partner, the PSP scenario as the PSP)',
     '  --list        what each scenario does and the events it causes',
