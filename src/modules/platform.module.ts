@@ -28,6 +28,7 @@ import { Migration20261205040000DataLifecycle } from '../platform/db/migrations/
 import { Migration20261205060000AttemptLogContract } from '../platform/db/migrations/Migration20261205060000AttemptLogContract.js';
 import { Migration20261205060200EventPositionBackfill } from '../platform/db/migrations/Migration20261205060200EventPositionBackfill.js';
 import { Migration20261205070000ClaimIndexes } from '../platform/db/migrations/Migration20261205070000ClaimIndexes.js';
+import { Migration20261205080000ReadIndexes } from '../platform/db/migrations/Migration20261205080000ReadIndexes.js';
 import { Migration20261205050000TrustedDocuments } from '../platform/db/migrations/Migration20261205050000TrustedDocuments.js';
 import { TrustedDocument } from '../platform/graph/trusted-document.entity.js';
 import { deliveryRetention } from '../platform/delivery/delivery-retention.js';
@@ -69,6 +70,7 @@ export const platformModule: DomainModule = {
     { name: 'Migration20261205060200EventPositionBackfill', class: Migration20261205060200EventPositionBackfill },
     { name: 'Migration20261205050000TrustedDocuments', class: Migration20261205050000TrustedDocuments },
     { name: 'Migration20261205070000ClaimIndexes', class: Migration20261205070000ClaimIndexes },
+    { name: 'Migration20261205080000ReadIndexes', class: Migration20261205080000ReadIndexes },
   ],
   retention: [...deliveryRetention, idempotencyRetention],
   gauges: (services) => [partitionsAheadGauge(services)],

@@ -54,8 +54,9 @@ interface CauseScope {
  * yet: `paygraph_outbox_lag_seconds` reports that. An AUTHORIZED event's payment is AUTHORIZED for good (captures,
  * refunds and cancels change only its aggregate), so the event names the reason.
  *
- * The webhook reasons start from the partial index of undelivered webhook deliveries, the expiry from the pending
- * expiry index: both stay small however many payments a unit has.
+ * The webhook reasons start from the partial index of undelivered webhook deliveries (on a predicate no statistics
+ * size: Migration20261205080000ReadIndexes), the expiry from the pending expiry index: both stay small however
+ * many payments a unit has.
  */
 function causesSql(scope: CauseScope, t: AttentionThresholds): { sql: string; params: unknown[] } {
   const older = (column: string, msnColumn: string, thresholdMs: number) => {
@@ -70,8 +71,13 @@ function causesSql(scope: CauseScope, t: AttentionThresholds): { sql: string; pa
   return {
     sql: `
     select e.stream_id::uuid as payment_id, e.name as cause_event, e.occurred_at as since, d.id as delivery_id
-    from delivery d join domain_event e on e.id = d.event_id
-    where d.kind = '${WEBHOOK_KIND}' and d.status <> 'delivered' and e.stream_type = '${PAYMENT_STREAM}' and ${eventUnits.sql}
+    from delivery d cross join lateral (
+      -- offset 0 keeps each event a probe by primary key: causes sized by a share of the deliveries made the planner
+      -- hash every event once deliveries outnumbered events (several receivers).
+      select e.stream_id, e.name, e.occurred_at, e.msn, e.stream_type from domain_event e where e.id = d.event_id offset 0
+    ) e
+    -- Undelivered named as its index's predicate, which no statistics size (Migration20261205080000ReadIndexes).
+    where d.kind = '${WEBHOOK_KIND}' and lower(d.status) in ('pending', 'failed') and d.event_id > 0 and e.stream_type = '${PAYMENT_STREAM}' and ${eventUnits.sql}
       and ((e.name = '${AUTHORIZED}' and ${authorized.sql}) or (e.name = '${CAPTURED}' and ${captured.sql}))
     union all
     select p.id, null, p.expires_at, null from payment p
@@ -116,7 +122,8 @@ export async function listPaymentsNeedingAttention(
     `with causes as (${causes.sql}),
      page as (
        select id, created_at from payment
-       where msn = ? and id in (select payment_id from causes) ${older ? `and ${older.sql}` : ''}
+       -- By primary key from the causes, whatever their estimate: as a semi-join, stale statistics read the whole table.
+       where msn = ? and id = any(array(select payment_id from causes)) ${older ? `and ${older.sql}` : ''}
        order by created_at desc, id desc limit ?)
      select page.id as payment_id, page.created_at as payment_created_at, c.cause_event, c.since as cause_since, dv.*
      from page join causes c on c.payment_id = page.id

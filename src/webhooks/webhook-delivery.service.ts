@@ -81,9 +81,11 @@ export async function readDeliveryPages(em: Em, pages: readonly DeliveryPageRequ
     `select k.ord, d.* from jsonb_to_recordset(?::jsonb) as k(ord int, webhook_id uuid, before_id bigint, lim int, statuses text[])
      cross join lateral (
        select ${DELIVERY_COLUMNS} from delivery d join domain_event e on e.id = d.event_id
-       where d.webhook_id = k.webhook_id and (k.before_id is null or d.id < k.before_id)
+       -- A range of the registration's index (Migration20261205080000ReadIndexes), bounded by row comparisons that no other
+       -- index serves: with webhook_id = ?, the planner walked the primary key down through every registration's deliveries.
+       where (d.webhook_id, d.id) > (k.webhook_id, 0) and (d.webhook_id, d.id) < (k.webhook_id, coalesce(k.before_id, 9223372036854775807))
          and (k.statuses is null or d.status = any(k.statuses))
-       order by d.id desc limit k.lim) d
+       order by d.webhook_id desc, d.id desc limit k.lim) d
      order by k.ord, d.id desc`,
     [JSON.stringify(keys)],
   );

@@ -3,6 +3,10 @@ import { POSITIONED_EVENT_COLUMNS, toPositionedEvent, type PositionedEvent } fro
 
 type Row = Record<string, unknown>;
 
+/** The ends of bigint, the positions' type: the open ends of a unit's range of positions. */
+const FIRST = '-9223372036854775808';
+const LAST = '9223372036854775807';
+
 /** A part of the stream: one sales unit's (or, for the bus, every unit's) events of some names and stream type. */
 export interface StreamSlice {
   msn?: string;
@@ -29,15 +33,23 @@ export function streamSql(slice: StreamSlice, page: StreamPage, columns = POSITI
     where.push(condition);
     params.push(...values);
   };
-  if (slice.msn !== undefined) add('p.msn = ?', slice.msn);
+  if (slice.msn !== undefined) {
+    // A unit's slice is a range of its index on (msn, position), bounded at both ends by row comparisons that no other
+    // index serves, and read in that index's order: with `p.msn = ?` and a bound on the position, the planner could
+    // walk every unit's positions by the position index and filter, reading all that other units committed since.
+    const after = 'afterPosition' in page ? page.afterPosition : undefined;
+    const before = 'afterPosition' in page ? undefined : page.beforePosition;
+    add(after === undefined ? '(p.msn, p.position) >= (?, ?::bigint)' : '(p.msn, p.position) > (?, ?::bigint)', slice.msn, after ?? FIRST);
+    add(before === undefined ? '(p.msn, p.position) <= (?, ?::bigint)' : '(p.msn, p.position) < (?, ?::bigint)', slice.msn, before ?? LAST);
+  } else if ('afterPosition' in page) add('p.position > ?', page.afterPosition);
+  else if (page.beforePosition !== undefined) add('p.position < ?', page.beforePosition);
   if (slice.names?.length) add(`e.name in (${slice.names.map(() => '?').join(', ')})`, ...slice.names);
   if (slice.streamType) add('e.stream_type = ?', slice.streamType);
   if (slice.occurredFrom) add('e.occurred_at >= ?', slice.occurredFrom);
   if (slice.occurredBefore) add('e.occurred_at < ?', slice.occurredBefore);
-  if ('afterPosition' in page) add('p.position > ?', page.afterPosition);
-  else if (page.beforePosition !== undefined) add('p.position < ?', page.beforePosition);
   params.push(page.limit);
-  const order = 'afterPosition' in page ? 'p.position' : 'p.position desc';
+  const desc = 'afterPosition' in page ? '' : ' desc';
+  const order = slice.msn !== undefined ? `p.msn${desc}, p.position${desc}` : `p.position${desc}`;
   return {
     sql: `select ${columns} from event_position p join domain_event e on e.id = p.event_id
       ${where.length > 0 ? `where ${where.join(' and ')}` : ''} order by ${order} limit ?`,
