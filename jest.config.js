@@ -1,4 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { dependencyBundleMapper } from './scripts/jest-dependency-bundles.mjs';
 
 /**
  * CI (.ci/run) runs this suite once per database. A file whose outcome does not depend on the database runs in one
@@ -41,7 +43,7 @@ export default {
     ...(databaseFreeElsewhere ? databaseFreeFiles().map((file) => `/test/${escaped(file)}$`) : []),
   ],
   extensionsToTreatAsEsm: ['.ts'],
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: { ...(await dependencyBundleMapper(fileURLToPath(new URL('.', import.meta.url)))), '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
     '^.+\\.ts$': [
       '@swc/jest',
