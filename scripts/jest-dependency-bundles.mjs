@@ -8,13 +8,15 @@ import { build } from 'esbuild';
  * Dependencies that jest loads as one module each, instead of one per file of the package: jest gives every test
  * file a module registry of its own, so each of its ~300 file runs links and evaluates every module the service
  * imports again (2,358 of them, 1,900 in node_modules). These packages are ESM-only or loaded as ESM, pure JavaScript,
- * and many files each (typebox 683, kysely 254, @graphql-tools 176); bundled, a file run costs 0.23 s less CPU
+ * and many files each (typebox 683, kysely 254); bundled, a file run costs about 0.2 s less CPU
  * (bench/README.md, "CI time"). The service itself, and `npm start`, load them from node_modules as before.
  *
  * Every specifier a module of the run imports of these packages is mapped (jest.config.js moduleNameMapper), and all
  * of them are built together with shared chunks, so a class or symbol one subpath defines is the same object in all.
+ * A mapping names a package, not a version: only a package of which the lockfile holds one copy can be bundled (the
+ * @graphql-tools packages, in five versions, cannot), which the build checks.
  */
-const SPECIFIERS = ['typebox', 'typebox/compile', 'kysely', '@graphql-tools/schema', '@graphql-tools/merge', '@graphql-tools/utils'];
+const SPECIFIERS = ['typebox', 'typebox/compile', 'kysely'];
 
 const packageOf = (specifier) =>
   specifier
@@ -40,6 +42,11 @@ export async function dependencyBundleMapper(root) {
 
 /** Built beside and renamed into place: two runs that start at once each build, and the first rename wins. */
 async function buildInto(root, dir) {
+  const copies = Object.keys(JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages);
+  for (const name of bundled) {
+    const found = copies.filter((path) => path === `node_modules/${name}` || path.endsWith(`/node_modules/${name}`));
+    if (found.length !== 1) throw new Error(`${name} is in the lockfile ${found.length} times: a bundle would stand for all of them`);
+  }
   const partial = `${dir}.${process.pid}.partial`;
   await rm(partial, { recursive: true, force: true });
   await mkdir(partial, { recursive: true });
