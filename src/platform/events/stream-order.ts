@@ -50,12 +50,15 @@ export function streamSql(slice: StreamSlice, page: StreamPage, columns = POSITI
   params.push(page.limit);
   const desc = 'afterPosition' in page ? '' : ' desc';
   const order = slice.msn !== undefined ? `p.msn${desc}, p.position${desc}` : `p.position${desc}`;
-  // Each position's event is read by its key (`offset 0` keeps the lateral a probe per position, taken in the
-  // positions' order until the page is full): as a join, statistics that thought many positions follow could make it
-  // a hash join over every event or every position (issue 36).
+  // Every unit's stream (the bus's read) takes each position's event by its key: `offset 0` keeps the lateral a probe
+  // per position, in position order until the page is full. As a join, statistics that thought many positions follow
+  // made it a hash join over every position (issue 36). A unit's slice is held to its index range above instead.
+  const events =
+    slice.msn === undefined
+      ? 'cross join lateral (select * from domain_event e where e.id = p.event_id offset 0) e'
+      : 'join domain_event e on e.id = p.event_id';
   return {
-    sql: `select ${columns} from event_position p
-      cross join lateral (select * from domain_event e where e.id = p.event_id offset 0) e
+    sql: `select ${columns} from event_position p ${events}
       ${where.length > 0 ? `where ${where.join(' and ')}` : ''} order by ${order} limit ?`,
     params,
   };
