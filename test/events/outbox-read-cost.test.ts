@@ -3,7 +3,7 @@ import { READ_PAGE } from '../../src/platform/events/domain-event-bus.js';
 import { positionOfEvent, streamSql } from '../../src/platform/events/stream-order.js';
 import { SEQUENCING_SQL, sequenceAll } from '../../src/platform/events/event-sequencer.js';
 import { commitCreatedEvents } from '../support/outbox-events.js';
-import { explainBuffers, explainingEm, type Reading } from '../support/plan-buffers.js';
+import { explainBuffers, explainingEm, flatVerdict, type Reading } from '../support/plan-buffers.js';
 import { onPostgres } from '../support/test-database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -19,33 +19,6 @@ afterAll(() => t.close());
 
 const db = () => forkEm(t.app.services.orm);
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Actual Rows': number;
-  'Shared Hit Blocks': number;
-  'Shared Read Blocks': number;
-  Plans?: PlanNode[];
-}
-
-/** A plan as lines of node, relation and buffers (children's included), for a failure's message. */
-function planLines(node: PlanNode, depth = 0): string[] {
-  const where = node['Index Name'] ?? node['Relation Name'] ?? '';
-  const line = `${'  '.repeat(depth)}${node['Node Type']} ${where} rows=${node['Actual Rows']} buffers=${node['Shared Hit Blocks'] + node['Shared Read Blocks']}`;
-  return [line, ...(node.Plans ?? []).flatMap((child) => planLines(child, depth + 1))];
-}
-
-/** The plans the last readings executed: printed when the costs differ, so a failure says where the buffers went. */
-let plans: string[] = [];
-
-async function buffers(sql: string, params: unknown[] = []): Promise<number> {
-  const [row] = await db().execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(`explain (analyze, buffers, format json) ${sql}`, params);
-  const plan = row!['QUERY PLAN'][0].Plan;
-  plans.push(...planLines(plan));
-  return plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
-}
-
 async function highestPosition(): Promise<number> {
   const [{ position }] = await db().execute<{ position: string }[]>(`select max(position)::text as position from event_position`);
   return Number(position);
@@ -57,38 +30,33 @@ async function highestPosition(): Promise<number> {
  * set to a new transaction's id, past every event here, which is where a sequencing would have left it had no other
  * transaction been running (a snapshot's xmin is the cluster's, which other databases' transactions hold back).
  */
-async function quietReadBuffers(): Promise<number> {
+async function quietReading(): Promise<Reading> {
   await sequenceAll(db());
   await db().execute(`update event_sequencer set horizon = greatest(horizon, pg_current_xact_id())`);
   const read = streamSql({}, { afterPosition: await highestPosition(), limit: READ_PAGE });
-  return (await buffers(SEQUENCING_SQL)) + (await buffers(read.sql, read.params));
+  const readings = [await explainBuffers(db(), SEQUENCING_SQL), await explainBuffers(db(), read.sql, read.params)];
+  return { buffers: readings[0]!.buffers + readings[1]!.buffers, plan: readings.flatMap((r) => r.plan) };
 }
 
 /**
  * The fewest buffers of three quiet reads. The app's own bus sequences beside the test, and a read racing it (or the
  * first read over freshly written pages) touches a few more; a read whose cost grew with the outbox costs more in all three.
  */
-async function leastQuietReadBuffers(): Promise<{ buffers: number; plans: string[] }> {
-  let least = { buffers: Number.POSITIVE_INFINITY, plans: [] as string[] };
+async function leastQuietReading(): Promise<Reading> {
+  let least: Reading = { buffers: Number.POSITIVE_INFINITY, plan: [] };
   for (let i = 0; i < 3; i++) {
-    plans = [];
-    const reading = await quietReadBuffers();
-    if (reading < least.buffers) least = { buffers: reading, plans };
+    const reading = await quietReading();
+    if (reading.buffers < least.buffers) least = reading;
   }
   return least;
 }
 
 test('a read with subscribers costs the same over an outbox of 40 events and of 8,040 when nothing is fresh', async () => {
   await commitCreatedEvents(db(), 'small-', 40);
-  const small = await leastQuietReadBuffers();
+  const small = await leastQuietReading();
   await commitCreatedEvents(db(), 'large-', 8_000);
-  const large = await leastQuietReadBuffers();
-  // On failure, both readings' plans say which node read the buffers the outbox added.
-  const verdict =
-    large.buffers <= small.buffers + 4
-      ? 'flat'
-      : [`${large.buffers} buffers over 8,040 events, ${small.buffers} over 40`, ...large.plans, 'over 40:', ...small.plans].join('\n');
-  expect(verdict).toBe('flat');
+  const large = await leastQuietReading();
+  expect(flatVerdict('the quiet read', small, large, 4)).toBe('flat');
 });
 
 /**
@@ -96,47 +64,37 @@ test('a read with subscribers costs the same over an outbox of 40 events and of 
  * that is then rolled back, so the app's own bus (which sees only committed events) cannot take it first. Its
  * statement sees the transaction's own event as committed ones: one candidate, above the horizon.
  */
-async function freshSequencingBuffers(): Promise<{ buffers: number; plans: string[] }> {
+async function freshSequencingReading(): Promise<Reading> {
   await sequenceAll(db());
-  // Where a sequencing leaves the horizon when no other transaction runs (see quietReadBuffers).
+  // Where a sequencing leaves the horizon when no other transaction runs (see quietReading).
   await db().execute(`update event_sequencer set horizon = greatest(horizon, pg_current_xact_id())`);
-  plans = [];
-  let cost = 0;
+  let reading: Reading | undefined;
   await db()
     .transactional(async (em) => {
       await commitCreatedEvents(em, `fresh-${Math.random()}-`, 1);
-      const [row] = await em.execute<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(`explain (analyze, buffers, format json) ${SEQUENCING_SQL}`);
-      const plan = row!['QUERY PLAN'][0].Plan;
-      plans.push(...planLines(plan));
-      cost = plan['Shared Hit Blocks'] + plan['Shared Read Blocks'];
+      reading = await explainBuffers(em, SEQUENCING_SQL);
       throw new RolledBack();
     })
     .catch((error: unknown) => {
       if (!(error instanceof RolledBack)) throw error;
     });
-  return { buffers: cost, plans };
+  return reading!;
 }
 class RolledBack extends Error {}
 
 test('positioning a fresh event costs the same beside 40 positioned events and 8,040, once both tables are analyzed', async () => {
   await db().execute('analyze domain_event');
   await db().execute('analyze event_position');
-  const small = await freshSequencingBuffers();
+  const small = await freshSequencingReading();
   await commitCreatedEvents(db(), 'analyzed-', 8_000);
   await sequenceAll(db());
   // What autovacuum does to a table that grew: the planner now knows event_position is large.
   await db().execute('analyze domain_event');
   await db().execute('analyze event_position');
-  const large = await freshSequencingBuffers();
+  const large = await freshSequencingReading();
   // A B-tree one level deeper costs a buffer more for each of the four index descents (the xid index, the probe,
   // and the two indexes of event_position the insert adds to); reading event_position whole would cost 50 and more.
-  const verdict =
-    large.buffers <= small.buffers + 4
-      ? 'flat'
-      : [`${large.buffers} buffers beside 8,040 events, ${small.buffers} beside 40`, ...large.plans, 'beside 40:', ...small.plans].join(
-          '\n',
-        );
-  expect(verdict).toBe('flat');
+  expect(flatVerdict('positioning a fresh event', small, large, 4)).toBe('flat');
 });
 
 test('a page brings the oldest fresh events first, in id order within one commit, at most a page of them', async () => {
