@@ -168,8 +168,12 @@ test("a quiet unit's resume and newest page read as much beside another unit's 8
   const stale = await leastUnitReadings();
   await db().execute('analyze domain_event, event_position');
   const analyzed = await leastUnitReadings();
+  // Each key probe may cost a buffer more once the tables' B-trees grew a level under the other unit's events: one
+  // for each of the page's 21 events and the lookup's one, beside the 4 of the other tests. A read that walked the
+  // other unit's events cost twice as much (148 buffers against 74).
+  const margin = 4 + 21 + 1;
   const verdict = (large: Reading) =>
-    large.buffers <= few.buffers + 4
+    large.buffers <= few.buffers + margin
       ? 'flat'
       : [`${large.buffers} buffers, ${few.buffers} before`, ...large.plan, 'before:', ...few.plan].join('\n');
   expect([verdict(stale), verdict(analyzed)]).toEqual(['flat', 'flat']);
