@@ -8,7 +8,7 @@ import { build } from 'esbuild';
  * Dependencies that jest loads as one module each, instead of one per file of the package: jest gives every test
  * file a module registry of its own, so each of its ~300 file runs links and evaluates every module the service
  * imports again (2,358 of them, 1,900 in node_modules). These packages are ESM-only or loaded as ESM, pure JavaScript,
- * and many files each (typebox 683, kysely 254); bundled, a file run costs about 0.2 s less CPU
+ * and many files each (typebox 683, kysely 254); bundled, a file run costs 0.13-0.2 s less CPU
  * (bench/README.md, "CI time"). The service itself, and `npm start`, load them from node_modules as before.
  *
  * Every specifier a module of the run imports of these packages is mapped (jest.config.js moduleNameMapper), and all
