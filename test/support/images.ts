@@ -4,9 +4,10 @@ import { PNG } from 'pngjs';
 
 /**
  * A real PNG of the given size, grey, or of random pixels with `noise` (it then hardly compresses: for the 2 MB
- * limit). Written without row filters: pngjs tries all five filters per row by default, which under jest's module
- * sandbox ran some 90 times slower than in plain Node (5.9 s for one 760 px image against 66 ms unfiltered), and made
- * the order-management file one of CI's longest. The images stay valid PNGs; only their compression differs.
+ * limit). Written without row filters: by default pngjs tries all five on every row, three times the work in plain
+ * Node, and under jest's former global (scripts/jest-environment.mjs) 5.9 s for one 760 px image against 66 ms
+ * unfiltered, which made order-management one of CI's longest files. The images stay valid PNGs; only their
+ * compression differs.
  */
 export function pngImage(width: number, height: number, noise = false): Buffer {
   const png = new PNG({ width, height });
