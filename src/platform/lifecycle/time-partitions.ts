@@ -131,15 +131,32 @@ export async function dropDaysBefore(em: Em, table: TimePartitions, cutoff: Date
     await em.execute(`drop table if exists ${name}`);
   }
   for (const day of await daysBefore(em, table, cutoff)) {
-    try {
-      await em.execute(`alter table ${table.parent} detach partition ${day.name} ${day.detachPending ? 'finalize' : 'concurrently'}`);
-    } catch (error) {
-      // Another instance is detaching it, or did: the day is no longer this prune's to drop.
-      if ((await partitionDays(em, table)).some((d) => d.name === day.name && !d.detachPending)) throw error;
-      continue;
-    }
+    if (!(await detached(em, table, day))) continue;
     removed += await countRows(em, day.name);
     await em.execute(`drop table if exists ${day.name}`);
   }
   return removed;
+}
+
+/**
+ * Detaches `day`; false if it is no longer this prune's to drop. A DETACH … CONCURRENTLY that failed after its first
+ * step (a concurrent change to the parent, such as the creation of the days ahead when the clock entered a new day)
+ * leaves the day pending: it is finalized at once, so the prune removes what it counted, instead of the next one.
+ */
+async function detached(em: Em, table: TimePartitions, day: { name: string; detachPending: boolean }): Promise<boolean> {
+  try {
+    await em.execute(`alter table ${table.parent} detach partition ${day.name} ${day.detachPending ? 'finalize' : 'concurrently'}`);
+    return true;
+  } catch (error) {
+    const now = (await partitionDays(em, table)).find((d) => d.name === day.name);
+    if (now && !now.detachPending) throw error;
+    if (!now || day.detachPending) return false;
+  }
+  try {
+    await em.execute(`alter table ${table.parent} detach partition ${day.name} finalize`);
+    return true;
+  } catch {
+    // Another instance is finishing it, or did: the day is no longer this prune's to drop.
+    return false;
+  }
 }
