@@ -3,7 +3,7 @@ import { READ_PAGE } from '../../src/platform/events/domain-event-bus.js';
 import { positionOfEvent, streamSql } from '../../src/platform/events/stream-order.js';
 import { SEQUENCING_SQL, sequenceAll } from '../../src/platform/events/event-sequencer.js';
 import { commitCreatedEvents } from '../support/outbox-events.js';
-import { explainBuffers, explainingEm, flatVerdict, type Reading } from '../support/plan-buffers.js';
+import { explainBuffers, explainingEm, flatVerdict, leastOfThree, type Reading } from '../support/plan-buffers.js';
 import { onPostgres } from '../support/test-database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -38,24 +38,11 @@ async function quietReading(): Promise<Reading> {
   return { buffers: readings[0]!.buffers + readings[1]!.buffers, plan: readings.flatMap((r) => r.plan) };
 }
 
-/**
- * The fewest buffers of three quiet reads. The app's own bus sequences beside the test, and a read racing it (or the
- * first read over freshly written pages) touches a few more; a read whose cost grew with the outbox costs more in all three.
- */
-async function leastQuietReading(): Promise<Reading> {
-  let least: Reading = { buffers: Number.POSITIVE_INFINITY, plan: [] };
-  for (let i = 0; i < 3; i++) {
-    const reading = await quietReading();
-    if (reading.buffers < least.buffers) least = reading;
-  }
-  return least;
-}
-
 test('a read with subscribers costs the same over an outbox of 40 events and of 8,040 when nothing is fresh', async () => {
   await commitCreatedEvents(db(), 'small-', 40);
-  const small = await leastQuietReading();
+  const small = await leastOfThree(quietReading);
   await commitCreatedEvents(db(), 'large-', 8_000);
-  const large = await leastQuietReading();
+  const large = await leastOfThree(quietReading);
   expect(flatVerdict('the quiet read', small, large, 4)).toBe('flat');
 });
 
@@ -143,16 +130,6 @@ async function unitReadings(): Promise<Reading> {
   return { buffers: readings.reduce((sum, r) => sum + r.buffers, 0), plan: readings.flatMap((r) => r.plan) };
 }
 
-/** The fewest buffers of three readings: the first over freshly written pages, or one racing the bus, reads a few more. */
-async function leastUnitReadings(): Promise<Reading> {
-  let least: Reading = { buffers: Number.POSITIVE_INFINITY, plan: [] };
-  for (let i = 0; i < 3; i++) {
-    const reading = await unitReadings();
-    if (reading.buffers < least.buffers) least = reading;
-  }
-  return least;
-}
-
 // issue 36: a unit's stream is read in position order; with every unit's positions in one index, a plan that walks
 // that order and filters by unit reads what all other units committed since: the planner, told the unit holds a
 // third of the events, expects a page of them soon. Counted with the statistics taken before and after the growth.
@@ -163,11 +140,11 @@ test("a quiet unit's resume and newest page read as much beside another unit's 8
   await commitCreatedEvents(db(), 'quiet-', 8_000, QUIET_UNIT);
   await sequenceAll(db());
   await db().execute('analyze domain_event, event_position');
-  const few = await leastUnitReadings();
+  const few = await leastOfThree(unitReadings);
   await commitCreatedEvents(db(), 'busy-', 8_000);
-  const stale = await leastUnitReadings();
+  const stale = await leastOfThree(unitReadings);
   await db().execute('analyze domain_event, event_position');
-  const analyzed = await leastUnitReadings();
+  const analyzed = await leastOfThree(unitReadings);
   // Each key probe may cost a buffer more once the tables' B-trees grew a level under the other unit's events: one
   // for each of the page's 21 events and the lookup's one, beside the 4 of the other tests. A read that walked the
   // other unit's events cost twice as much (148 buffers against 74).
