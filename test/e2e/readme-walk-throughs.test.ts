@@ -103,6 +103,12 @@ const NOT_RUN: { section: string; firstLine: string; reason: string }[] = [
     reason:
       "needs a frontend's codegen manifest and restarts the service with documents required; test/graphql/trusted-documents.test.ts runs the command",
   },
+  {
+    section: 'Changing the schema: expand, then contract',
+    firstLine: '-- Migration20261205050000PaymentReferencePrefix: the reference-prefix search',
+    reason:
+      'an operator runs it on a production database before an upgrade; test/platform/concurrent-migrations.test.ts runs its statements before the migrations and compares the indexes',
+  },
 ];
 
 /** The marked blocks that run until stopped (a receiver, a subscription): each is stopped once its output shows this. */

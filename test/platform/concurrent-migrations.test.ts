@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { MIGRATION_LOCK } from '../../src/platform/db/orm.js';
+import { openBeforeMigration } from '../support/database-before-migration.js';
 import { openMigratedDatabase } from '../support/migrated-schema.js';
 import { eventually } from '../support/subscriber.js';
 import { admin, createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
@@ -57,7 +59,68 @@ import { admin, createTestDatabase, onPostgres, type TestDatabase } from '../sup
       await other.drop();
     }
   });
+
+  test('the README’s indexes built concurrently before the upgrade are the ones its migrations build, which then keep them', async () => {
+    const before = await openBeforeMigration('Migration99999999', LAST_BEFORE_THE_INDEXES);
+    try {
+      const url = before.db.databaseUrl!;
+      for (const statement of readmeIndexStatements()) {
+        const result = await admin(url, statement);
+        // The closing check of the recipe: no index a failed concurrent build left invalid.
+        if (/^select/i.test(statement)) expect(result.rows).toEqual([]);
+      }
+      await before.orm.migrator.up();
+      const names = [...INDEXES];
+      const definitions = async (databaseUrl: string) =>
+        (
+          await admin(
+            databaseUrl,
+            `select i.indexname, i.indexdef, x.indisvalid from pg_indexes i join pg_index x on x.indexrelid = (quote_ident(i.indexname))::regclass
+              where i.schemaname = current_schema() and i.indexname = any($1) order by i.indexname`,
+            [names],
+          )
+        ).rows;
+      // The database migrated from empty in the first test holds each index as the start builds it.
+      const built = await definitions(database.databaseUrl!);
+      expect(built.map((row) => row.indexname)).toEqual(names.sort());
+      expect(await definitions(url)).toEqual(built);
+      expect((await admin(url, 'select count(*)::int as n from mikro_orm_migrations')).rows[0].n).toBe(
+        (await admin(database.databaseUrl!, 'select count(*)::int as n from mikro_orm_migrations')).rows[0].n,
+      );
+    } finally {
+      await before.orm.close(true);
+      await before.db.drop();
+    }
+  });
 });
+
+/** The migration before the first that adds an index on a table that may be large (README, Indexes on a large table). */
+const LAST_BEFORE_THE_INDEXES = 'Migration20261205040000DataLifecycle';
+const INDEXES = [
+  'payment_reference_prefix_idx',
+  'delivery_claim_due_idx',
+  'delivery_claim_leased_idx',
+  'delivery_claim_order_idx',
+  'delivery_attention_idx',
+  'delivery_webhook_page_idx',
+];
+
+/** The statements of the README's `sql` block under "Indexes on a large table, before the upgrade", as written. */
+function readmeIndexStatements(): string[] {
+  const readme = readFileSync('README.md', 'utf8');
+  const section = readme.slice(readme.indexOf('**Indexes on a large table, before the upgrade.**'));
+  const block = /```sql\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!block) throw new Error('the README has no sql block under "Indexes on a large table, before the upgrade"');
+  const statements = block
+    .split('\n')
+    .filter((line) => !line.startsWith('--'))
+    .join('\n')
+    .split(';')
+    .map((statement) => statement.trim())
+    .filter(Boolean);
+  for (const name of INDEXES) expect(statements.some((statement) => statement.includes(` ${name} on `))).toBe(true);
+  return statements;
+}
 
 /** Requests for the migration lock not granted yet; pg_locks shows a 64-bit advisory key as two 32-bit halves. */
 async function waitingForMigrationLock(databaseUrl: string): Promise<number> {

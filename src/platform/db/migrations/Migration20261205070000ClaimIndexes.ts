@@ -15,19 +15,22 @@ import { Migration } from '@mikro-orm/migrations';
  * always true and that only its own step states (`attempt_count >= 0`, `lease_until is not null`, `id > 0`). So no
  * estimate decides which index a step reads. The indexes on `status = 'pending'` stay, for what else reads pending
  * rows (metrics, the graph's due counts) and for the claims of a previous version during a rolling upgrade.
+ *
+ * `if not exists`: on a large `delivery` table an operator builds them beforehand, concurrently (README, "Indexes on a
+ * large table, before the upgrade"), and the start then finds them.
  */
 export class Migration20261205070000ClaimIndexes extends Migration {
   override name = 'Migration20261205070000ClaimIndexes';
 
   override up(): void {
     // Per receiver, its pending rows in due order: the claim's skip scan of receivers and its walk.
-    this.addSql(`create index delivery_claim_due_idx on delivery (receiver, next_attempt_at, id)
+    this.addSql(`create index if not exists delivery_claim_due_idx on delivery (receiver, next_attempt_at, id)
       where lower(status) = 'pending' and attempt_count >= 0;`);
     // Per receiver, its leased pending rows: at most its cap per instance, what the claim counts against the cap.
-    this.addSql(`create index delivery_claim_leased_idx on delivery (receiver, lease_until)
+    this.addSql(`create index if not exists delivery_claim_leased_idx on delivery (receiver, lease_until)
       where lower(status) = 'pending' and lease_until is not null;`);
     // Per receiver and stream, its pending rows in order: the held-back probe (an earlier one of the stream pending).
-    this.addSql(`create index delivery_claim_order_idx on delivery (receiver, stream_type, stream_id, event_id, id)
+    this.addSql(`create index if not exists delivery_claim_order_idx on delivery (receiver, stream_type, stream_id, event_id, id)
       where lower(status) = 'pending' and id > 0;`);
   }
 

@@ -19,14 +19,16 @@ import { Migration } from '@mikro-orm/migrations';
  * A registration's deliveries, newest first: its pages (the graph's, the REST list's) were read by walking the
  * primary key down through every registration's deliveries (2,324 buffers for a first page beside 80,000 deliveries
  * to other registrations, 109 beside none).
+ *
+ * `if not exists`, as the claim's: built beforehand, concurrently, on a large table.
  */
 export class Migration20261205080000ReadIndexes extends Migration {
   override name = 'Migration20261205080000ReadIndexes';
 
   override up(): void {
-    this.addSql(`create index delivery_attention_idx on delivery (event_id)
+    this.addSql(`create index if not exists delivery_attention_idx on delivery (event_id)
       where kind = 'webhook' and lower(status) in ('pending', 'failed') and event_id > 0;`);
-    this.addSql(`create index delivery_webhook_page_idx on delivery (webhook_id, id);`);
+    this.addSql(`create index if not exists delivery_webhook_page_idx on delivery (webhook_id, id);`);
   }
 
   override down(): void {
