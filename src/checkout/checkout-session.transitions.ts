@@ -14,8 +14,6 @@ export const checkoutSessionStateMachine = machine.defineStateMachine<CheckoutSe
   SessionExpired: [],
 });
 
-export const CHECKOUT_SESSION_STATES = machine.statesOf(checkoutSessionStateMachine);
-
 export function isEndState(state: CheckoutSessionState): boolean {
   return machine.isFinal(checkoutSessionStateMachine, state);
 }

@@ -1,5 +1,5 @@
 import type { PaygraphEnv } from '../config.js';
-import { askShippingCallback, shippingCallbackSettings } from '../platform/delivery/shipping-callback.js';
+import { askShippingCallback, shippingCallbackSettings } from '../payments/shipping-callback.js';
 import { parseDynamicOptions } from './checkout-session.schemas.js';
 import type { CheckoutSessionRequest, LogisticsOption, OfferedShipping, SessionAddress } from './checkout-session.types.js';
 import type { CheckoutSession } from './checkout-session.entity.js';

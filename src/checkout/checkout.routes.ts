@@ -1,7 +1,7 @@
 import type { HeaderRules } from '../platform/auth/header-rules.js';
 import type { AuthRule } from '../platform/auth/request-context.js';
 import type { Services } from '../platform/context.js';
-import { checkoutProblem } from '../platform/rest/error-formats/checkout-problem.js';
+import { checkoutProblem } from './checkout-problem.js';
 import type { ParamRule } from '../platform/rest/path-params.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { createSessionBody } from './checkout-session.schemas.js';

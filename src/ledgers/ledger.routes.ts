@@ -1,7 +1,7 @@
 import type { HeaderRules } from '../platform/auth/header-rules.js';
 import type { AuthRule } from '../platform/auth/request-context.js';
 import type { RequestContext, Services } from '../platform/context.js';
-import { ledgerError } from '../platform/rest/error-formats/ledger-error.js';
+import { ledgerError } from './ledger-error.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { ledgerCallerOf } from './ledger-access.js';
 import type { LedgerView } from './ledger.queries.js';

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { MSN_PATTERN, type HeaderRules } from '../platform/auth/header-rules.js';
 import type { Services } from '../platform/context.js';
-import { managementProblem } from '../platform/rest/error-formats/management-problem.js';
+import { managementProblem } from './management-problem.js';
 import type { ParamRule } from '../platform/rest/path-params.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { declareBody } from '../platform/validation/declare-body.js';

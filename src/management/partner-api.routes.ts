@@ -1,7 +1,7 @@
 import type { HeaderRules } from '../platform/auth/header-rules.js';
 import type { Services } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
-import { managementProblem } from '../platform/rest/error-formats/management-problem.js';
+import { managementProblem } from './management-problem.js';
 import type { HttpResponse } from '../platform/rest/http-types.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { randomUUID } from 'node:crypto';

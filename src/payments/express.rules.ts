@@ -1,5 +1,5 @@
 import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
-import type { CreatePaymentCommand, Money } from './payment.commands.js';
+import type { CreatePaymentCommand } from './payment.commands.js';
 import type { Currency } from './payment.entity.js';
 import type { Shipping, ShippingGroup, ShippingOption } from './express-shipping.js';
 import './express.errors.js';
@@ -106,9 +106,4 @@ export function optionOf(groups: readonly ShippingGroup[], id: string): { group:
 export function defaultOptionOf(groups: readonly ShippingGroup[]): ShippingOption | undefined {
   const group = groups.find((g) => g.isDefault) ?? groups.find((g) => g.options.some((o) => o.isDefault)) ?? groups[0];
   return group && (group.options.find((o) => o.isDefault) ?? group.options[0]);
-}
-
-/** The amount the user approves: the create's amount plus the chosen option's. */
-export function totalWithShipping(amount: Money, shippingCost: number): Money {
-  return { currency: amount.currency, value: amount.value + shippingCost };
 }

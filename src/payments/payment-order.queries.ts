@@ -1,5 +1,3 @@
-import { scoped } from '../platform/auth/tenancy.js';
-import type { SalesUnitContext } from '../platform/context.js';
 import { lineTaxOf } from '../orders/order-line-tax.js';
 import type { Currency } from './payment.entity.js';
 
@@ -24,20 +22,6 @@ export interface PaymentOrderView {
   orderLines: PaymentOrderLineView[];
   totalAmount: Money | null;
   receiptNumber: string | null;
-}
-
-/**
- * The order (receipt) sent with one of the caller's payments, as validated at creation (src/orders/): amounts in
- * minor units of the bottom line's currency. Undefined when the payment has none.
- */
-export async function readPaymentOrder(ctx: SalesUnitContext, paymentId: string): Promise<PaymentOrderView | undefined> {
-  const [row] = await ctx.em.execute<{ receipt: unknown }[]>('select receipt from payment where id = ? and msn = ?', [
-    paymentId,
-    scoped(ctx).msn,
-  ]);
-  const receipt = typeof row?.receipt === 'string' ? (JSON.parse(row.receipt) as Json) : (row?.receipt as Json | null | undefined);
-  if (!receipt) return undefined;
-  return paymentOrderView(receipt);
 }
 
 /** A receipt (the Order Management `Receipt`, validated when it was sent) as the graph shows it. */

@@ -22,7 +22,6 @@ export const QR_FORMATS = ['TEXT/TARGETURL', 'IMAGE/SVG+XML', 'IMAGE/PNG'] as co
  * TEST-ENVIRONMENT.md documents as a scope a payment may ask for.
  */
 export const PROFILE_SCOPES = ['name', 'address', 'email', 'phoneNumber', 'birthDate', 'nin', 'accountNumbers'] as const;
-export type ProfileScopeWord = (typeof PROFILE_SCOPES)[number];
 export const REFERENCE_PATTERN = /^[a-zA-Z0-9-]{8,50}$/;
 export const PHONE_NUMBER_PATTERN = /^\d{10,15}$/;
 /** Largest payment or modification amount in minor units (FACTS §1.2). */

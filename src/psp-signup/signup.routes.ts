@@ -1,7 +1,7 @@
 import type { HeaderRules } from '../platform/auth/header-rules.js';
 import type { AuthRule } from '../platform/auth/request-context.js';
 import type { Services } from '../platform/context.js';
-import { signupProblem } from '../platform/rest/error-formats/signup-problem.js';
+import { signupProblem } from './signup-problem.js';
 import type { ParamRule } from '../platform/rest/path-params.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { createMerchantBody, updateMerchantBody } from './signup.schemas.js';

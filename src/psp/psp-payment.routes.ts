@@ -1,7 +1,7 @@
 import type { HeaderRules } from '../platform/auth/header-rules.js';
 import type { AuthRule } from '../platform/auth/request-context.js';
 import type { Services } from '../platform/context.js';
-import { pspErrorArray } from '../platform/rest/error-formats/psp-error-array.js';
+import { pspErrorArray } from './psp-error-array.js';
 import type { ParamRule } from '../platform/rest/path-params.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { deletePspAgreement, processPaymentOnToken } from './psp-agreement.service.js';

@@ -1,7 +1,7 @@
 import type { HeaderRules } from '../platform/auth/header-rules.js';
 import type { AuthRule } from '../platform/auth/request-context.js';
 import type { Services } from '../platform/context.js';
-import { userinfoProblem } from '../platform/rest/error-formats/userinfo-problem.js';
+import { userinfoProblem } from './userinfo-problem.js';
 import { defineRestInterface, type RestInterface } from '../platform/rest/rest-interface.js';
 import { readUserInfo, SUB_PATTERN } from './user-info.service.js';
 import { readUserInfoWithUserToken } from './user-token.service.js';

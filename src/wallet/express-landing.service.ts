@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import type { Services } from '../platform/context.js';
 import { forkEm } from '../platform/db/orm.js';
-import { askShippingCallback, mayCallShipping } from '../platform/delivery/shipping-callback.js';
+import { askShippingCallback, mayCallShipping } from '../payments/shipping-callback.js';
 import { compileSchema } from '../platform/validation/compiled-schema.js';
 import { allowedCountriesOf, defaultOptionOf, groupsProblems, optionOf } from '../payments/express.rules.js';
 import { ShippingGroups, type ShippingDetails, type ShippingGroup, type ShippingOption } from '../payments/express-shipping.js';

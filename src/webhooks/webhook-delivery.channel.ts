@@ -19,7 +19,7 @@ import {
   type ReceiverLimits,
 } from '../platform/delivery/delivery-table.js';
 import { WEBHOOK_KIND } from '../platform/delivery/delivery.entity.js';
-import { afterFailedAttempt } from '../platform/delivery/webhook-retry.js';
+import { afterFailedAttempt } from './webhook-retry.js';
 import { webhookRequestHeaders } from '../platform/delivery/webhook-signature.js';
 
 /** Webhook deliveries: one per (registration, event), the registration being the receiver. */

@@ -1,14 +1,14 @@
 /** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import { AppError } from '../../src/platform/errors/app-error.js';
-import { checkoutProblem } from '../../src/platform/rest/error-formats/checkout-problem.js';
+import { checkoutProblem } from '../../src/checkout/checkout-problem.js';
 import { epaymentProblem } from '../../src/platform/rest/error-formats/epayment-problem.js';
 import type { ErrorFormat } from '../../src/platform/rest/error-formats/error-format.js';
 import { invalidParamsProblem } from '../../src/platform/rest/error-formats/invalid-params-problem.js';
-import { ledgerError } from '../../src/platform/rest/error-formats/ledger-error.js';
-import { managementProblem } from '../../src/platform/rest/error-formats/management-problem.js';
-import { pspErrorArray } from '../../src/platform/rest/error-formats/psp-error-array.js';
-import { signupProblem } from '../../src/platform/rest/error-formats/signup-problem.js';
-import { userinfoProblem } from '../../src/platform/rest/error-formats/userinfo-problem.js';
+import { ledgerError } from '../../src/ledgers/ledger-error.js';
+import { managementProblem } from '../../src/management/management-problem.js';
+import { pspErrorArray } from '../../src/psp/psp-error-array.js';
+import { signupProblem } from '../../src/psp-signup/signup-problem.js';
+import { userinfoProblem } from '../../src/user-profiles/userinfo-problem.js';
 import type { HttpRequest } from '../../src/platform/rest/http-types.js';
 // The codes used below are declared by these files; the app imports them through the modules.
 import '../../src/platform/errors/platform.errors.js';

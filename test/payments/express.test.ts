@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { forkEm } from '../../src/platform/db/orm.js';
 import { setExpressEnabled } from '../../src/operator/onboarding.service.js';
-import { shippingCallbackSettings } from '../../src/platform/delivery/shipping-callback.js';
+import { shippingCallbackSettings } from '../../src/payments/shipping-callback.js';
 import { useTestApp } from '../support/app-fixture.js';
 import { newReference } from '../support/merchant-client.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';

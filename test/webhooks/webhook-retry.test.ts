@@ -1,6 +1,6 @@
 /** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
 import { loadConfig } from '../../src/config.js';
-import { afterFailedAttempt } from '../../src/platform/delivery/webhook-retry.js';
+import { afterFailedAttempt } from '../../src/webhooks/webhook-retry.js';
 
 const settings = loadConfig({}).webhooks;
 const created = new Date('2026-11-22T12:00:00Z');

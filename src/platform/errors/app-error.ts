@@ -28,6 +28,10 @@ export class AppError extends Error {
   get headers(): Record<string, string> {
     return {};
   }
+  /** A request that did not validate, as body or JSON: the interfaces whose bodies give such a request its own code. */
+  get isInvalidRequest(): boolean {
+    return this.code === 'VALIDATION_FAILED' || this.code === 'MALFORMED_JSON';
+  }
   /** The first field named, for the graph's `userErrors.field`. */
   get field(): string | undefined {
     return this.details[0]?.name;

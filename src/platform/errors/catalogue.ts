@@ -45,8 +45,3 @@ export function errorEntry(code: ErrorCode): CatalogueEntry {
   if (!entry) throw new Error(`Error code ${code} is not declared: is its domain's errors file imported?`);
   return entry;
 }
-
-/** Every declared code, for tests that check the graph's enums against the catalogue. */
-export function declaredErrorCodes(): string[] {
-  return [...registry.keys()];
-}

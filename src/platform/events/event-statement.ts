@@ -1,8 +1,8 @@
 import type { Em } from '../db/orm.js';
 import type { SqlSession, SqlWrite } from '../db/statement-transaction.js';
 import { eventProjectors } from './event-projectors.js';
-import { currentTraceParent } from '../observability/trace-context.js';
 import type { NewEvent } from './new-event.js';
+import { outboxRow } from './record-event.js';
 
 type Read = Record<string, unknown> | undefined;
 
@@ -61,20 +61,10 @@ export async function eventWrites(
 
 /** The outbox rows of `events`, in their order, as one insert of the write runner (`eventWrites` adds their projectors' rows). */
 export function outboxRowsSql(events: readonly NewEvent[]): SqlWrite {
-  const traceParent = currentTraceParent();
-  // As `recordEvent`: the trace column only when there is a trace.
-  const values = `(?, ?, ?, ?, ?::jsonb, ?${traceParent ? ', ?' : ''})`;
+  const row = outboxRow();
   return {
-    sql: `insert into domain_event (stream_type, stream_id, msn, name, payload, occurred_at${traceParent ? ', trace_parent' : ''})
-  values ${events.map(() => values).join(', ')}`,
-    params: events.flatMap((event) => [
-      event.streamType,
-      event.streamId,
-      event.msn,
-      event.name,
-      JSON.stringify(event.payload),
-      event.occurredAt,
-      ...(traceParent ? [traceParent] : []),
-    ]),
+    sql: `insert into domain_event (${row.columns})
+  values ${events.map(() => `(${row.values('?')})`).join(', ')}`,
+    params: events.flatMap((event) => row.params(event, event.streamId)),
   };
 }

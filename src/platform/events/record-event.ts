@@ -35,20 +35,33 @@ export function outboxInsertSql(
   streamIdColumn: string,
 ): { sql: string; params: unknown[] } {
   refuseProjected(event);
-  const traceParent = currentTraceParent();
-  // As `recordEvent`: the trace column only when there is a trace.
-  const trace = traceParent ? { column: ', trace_parent', value: ', ?' } : { column: '', value: '' };
+  const row = outboxRow();
   return {
-    sql: `insert into domain_event (stream_type, stream_id, msn, name, payload, occurred_at${trace.column})
-  select ?, ${streamIdColumn}, ?, ?, ?::jsonb, ?${trace.value} from ${source}
+    sql: `insert into domain_event (${row.columns})
+  select ${row.values(streamIdColumn)} from ${source}
   returning id`,
-    params: [
+    params: row.params(event),
+  };
+}
+
+/**
+ * An outbox row's columns, the placeholders of one row (the stream id given as SQL) and an event's parameters for
+ * them, for the statements of the write runner. As `recordEvent`: the trace column only when there is a trace.
+ */
+export function outboxRow() {
+  const traceParent = currentTraceParent();
+  const trace = traceParent ? [traceParent] : [];
+  return {
+    columns: `stream_type, stream_id, msn, name, payload, occurred_at${traceParent ? ', trace_parent' : ''}`,
+    values: (streamId: string) => `?, ${streamId}, ?, ?, ?::jsonb, ?${traceParent ? ', ?' : ''}`,
+    params: (event: Omit<NewEvent, 'streamId'>, ...streamId: unknown[]) => [
       event.streamType,
+      ...streamId,
       event.msn,
       event.name,
       JSON.stringify(event.payload),
       event.occurredAt,
-      ...(traceParent ? [traceParent] : []),
+      ...trace,
     ],
   };
 }

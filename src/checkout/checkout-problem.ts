@@ -1,5 +1,5 @@
-import { errorEntry } from '../../errors/catalogue.js';
-import { problemType, type ErrorFormat } from './error-format.js';
+import { errorEntry } from '../platform/errors/catalogue.js';
+import { problemType, type ErrorFormat } from '../platform/rest/error-formats/error-format.js';
 
 /**
  * Checkout (FACTS §8: `CheckoutProblemDetails`): a problem with a required `errorCode` and `errors` as
@@ -25,7 +25,7 @@ export const checkoutProblem: ErrorFormat = {
   render(error, request) {
     const errors: Record<string, string[]> = {};
     for (const { name, reason } of error.details) (errors[name] ??= []).push(reason);
-    const validation = error.code === 'VALIDATION_FAILED' || error.code === 'MALFORMED_JSON';
+    const validation = error.isInvalidRequest;
     return {
       status: error.status,
       headers: { 'content-type': 'application/json; charset=utf-8' },

@@ -1,4 +1,4 @@
-import type { ErrorFormat } from './error-format.js';
+import type { ErrorFormat } from '../platform/rest/error-formats/error-format.js';
 
 /** Report API error codes (FACTS §11): 10002 a request that did not validate (any refusal of the request), 10001 anything else. */
 const VALIDATION = 10002;
@@ -24,7 +24,7 @@ export const ledgerError: ErrorFormat = {
     const headers = { 'content-type': 'application/json; charset=utf-8' };
     if (error.status === 401) return { status: 401, headers, body: { code: 'Unauthorized', message: error.message } };
     // A request the client must change (a bad parameter or cursor, an unknown ledger) is 10002; a failure of ours 10001.
-    const validation = error.code === 'VALIDATION_FAILED' || error.code === 'MALFORMED_JSON' || (error.status >= 400 && error.status < 500);
+    const validation = error.isInvalidRequest || (error.status >= 400 && error.status < 500);
     return {
       status: error.status,
       headers,

@@ -1,5 +1,5 @@
-import { errorEntry } from '../../errors/catalogue.js';
-import { tracedProblem, type ErrorFormat } from './error-format.js';
+import { errorEntry } from '../platform/errors/catalogue.js';
+import { tracedProblem, type ErrorFormat } from '../platform/rest/error-formats/error-format.js';
 
 /**
  * Management API (FACTS §9: `Problem`): `{type, title, status, detail, instance, traceId, extraDetails[{key,

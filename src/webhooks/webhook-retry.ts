@@ -1,6 +1,6 @@
-import type { WebhookSettings } from '../../config.js';
-import type { DeliveryStatus } from './delivery-status.js';
-import { backoffDelayMs } from './backoff.js';
+import type { WebhookSettings } from '../config.js';
+import type { DeliveryStatus } from '../platform/delivery/delivery-status.js';
+import { backoffDelayMs } from '../platform/delivery/backoff.js';
 
 export interface DeliveryOutcome {
   status: DeliveryStatus;

@@ -1,4 +1,4 @@
-import { problemType, type ErrorFormat } from './error-format.js';
+import { problemType, type ErrorFormat } from '../platform/rest/error-formats/error-format.js';
 
 /**
  * The user profile (userinfo) API (FACTS §10: `UserinfoError`): `{type, title, status, detail, instance,

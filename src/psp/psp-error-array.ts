@@ -1,5 +1,5 @@
-import { errorEntry } from '../../errors/catalogue.js';
-import type { ErrorFormat } from './error-format.js';
+import { errorEntry } from '../platform/errors/catalogue.js';
+import type { ErrorFormat } from '../platform/rest/error-formats/error-format.js';
 
 /** PSP error code 51: "invalid request" (FACTS §6). */
 const INVALID_REQUEST = '51';
@@ -20,7 +20,7 @@ export const pspErrorArray: ErrorFormat = {
     },
   },
   render(error, request) {
-    const validation = error.code === 'VALIDATION_FAILED' || error.code === 'MALFORMED_JSON';
+    const validation = error.isInvalidRequest;
     const errorCode = validation ? INVALID_REQUEST : (errorEntry(error.code).pspCode ?? String(error.status));
     const entries =
       validation && error.details.length > 0

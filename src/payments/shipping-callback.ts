@@ -1,5 +1,5 @@
-import type { PaygraphEnv } from '../../config.js';
-import { postOutboundForBody } from './outbound-post.js';
+import type { PaygraphEnv } from '../config.js';
+import { postOutboundForBody } from '../platform/delivery/outbound-post.js';
 
 /**
  * The merchant's shipping callback, one mechanism for checkout's dynamic shipping (spec 2, FACTS §8) and Express in

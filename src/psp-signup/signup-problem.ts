@@ -1,4 +1,4 @@
-import { problemType, type ErrorFormat } from './error-format.js';
+import { problemType, type ErrorFormat } from '../platform/rest/error-formats/error-format.js';
 
 /**
  * PSP signup (FACTS §7: `Error`): `{type, title, status, detail, instance}` with a numeric status, as
