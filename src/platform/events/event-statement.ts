@@ -64,7 +64,7 @@ export function outboxRowsSql(events: readonly NewEvent[]): SqlWrite {
   const row = outboxRow();
   return {
     sql: `insert into domain_event (${row.columns})
-  values ${events.map(() => `(${row.values('?')})`).join(', ')}`,
+  values ${events.map(() => `(${row.values})`).join(', ')}`,
     params: events.flatMap((event) => row.params(event, event.streamId)),
   };
 }

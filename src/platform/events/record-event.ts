@@ -35,33 +35,33 @@ export function outboxInsertSql(
   streamIdColumn: string,
 ): { sql: string; params: unknown[] } {
   refuseProjected(event);
-  const row = outboxRow();
+  const row = outboxRow(streamIdColumn);
   return {
     sql: `insert into domain_event (${row.columns})
-  select ${row.values(streamIdColumn)} from ${source}
+  select ${row.values} from ${source}
   returning id`,
     params: row.params(event),
   };
 }
 
 /**
- * An outbox row's columns, the placeholders of one row (the stream id given as SQL) and an event's parameters for
- * them, for the statements of the write runner. As `recordEvent`: the trace column only when there is a trace.
+ * An outbox row's columns, the placeholders of one row and an event's parameters for them, for the statements of the
+ * write runner. The stream id is a parameter, given to `params`, unless `streamIdSql` puts it in the statement (a
+ * column of an `insert … select`). As `recordEvent`: the trace column only when there is a trace.
  */
-export function outboxRow() {
+export function outboxRow(streamIdSql?: string) {
   const traceParent = currentTraceParent();
-  const trace = traceParent ? [traceParent] : [];
   return {
     columns: `stream_type, stream_id, msn, name, payload, occurred_at${traceParent ? ', trace_parent' : ''}`,
-    values: (streamId: string) => `?, ${streamId}, ?, ?, ?::jsonb, ?${traceParent ? ', ?' : ''}`,
-    params: (event: Omit<NewEvent, 'streamId'>, ...streamId: unknown[]) => [
+    values: `?, ${streamIdSql ?? '?'}, ?, ?, ?::jsonb, ?${traceParent ? ', ?' : ''}`,
+    params: (event: Omit<NewEvent, 'streamId'>, streamId?: string) => [
       event.streamType,
-      ...streamId,
+      ...(streamId === undefined ? [] : [streamId]),
       event.msn,
       event.name,
       JSON.stringify(event.payload),
       event.occurredAt,
-      ...trace,
+      ...(traceParent ? [traceParent] : []),
     ],
   };
 }
