@@ -101,6 +101,29 @@ describe('a document cannot make the limits walk more than its size', () => {
     await expectServed(COST_31);
   });
 
+  test('a document selecting more fields than the cap is refused before validation; one at the cap reaches validation', async () => {
+    // Leaves of one name: no repeated selection with a selection of its own, within the token and byte caps.
+    const typenames = (n: number) => `{ ${'__typename '.repeat(n)}}`;
+    // At the cap the bound lets it through, and validation weighs it (this file's cost limit is small).
+    const atCap = await merchant.graphql(typenames(defaultQueryLimits.maxFields));
+    expect(atCap.body.errors).toEqual([
+      expect.objectContaining({
+        message: `Query cost ${defaultQueryLimits.maxFields} exceeds the limit of ${limits.maxCost}`,
+        extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+      }),
+    ]);
+    const pastCap = await merchant.graphql(typenames(defaultQueryLimits.maxFields + 1));
+    expect(pastCap.status).toBe(400);
+    expect(pastCap.body).toEqual({
+      errors: [
+        {
+          message: `The document selects more than ${defaultQueryLimits.maxFields} fields (a fragment counts each time it is spread)`,
+          extensions: { code: 'DOCUMENT_TOO_COMPLEX' },
+        },
+      ],
+    });
+  });
+
   test('a document past the token cap is refused by the parser, one past the byte cap before it', async () => {
     const fields = (n: number) => `{ ${Array.from({ length: n }, () => 'x').join(' ')} }`;
     const tooManyTokens = await merchant.graphql(fields(defaultQueryLimits.maxTokens));
