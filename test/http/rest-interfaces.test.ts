@@ -56,6 +56,32 @@ describe('OpenAPI documents', () => {
     expect(get.requestBody).toBeUndefined();
   });
 
+  test("the served ePayment document shows Express (issue 34): the create's shipping, the payment's shippingDetails and userDetails, the error codes", async () => {
+    const res = await fetch(`${t.baseUrl}/epayment/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    const document = await res.json();
+    const shipping = document.paths['/epayment/v1/payments'].post.requestBody.content['application/json'].schema.properties.shipping;
+    expect(Object.keys(shipping.properties).sort()).toEqual(['allowedCountries', 'dynamicOptions', 'fixedOptions']);
+    expect(Object.keys(shipping.properties.dynamicOptions.properties).sort()).toEqual(['callbackAuthorizationToken', 'callbackUrl']);
+    const get = document.paths['/epayment/v1/payments/{reference}'].get.responses['200'].description;
+    for (const field of ['userDetails', 'shippingDetails', 'shippingOptionId', 'shippingOptionName', 'shippingCost'])
+      expect(get).toContain(field);
+    const codes = document.components.schemas.Error.properties.extraDetails.description;
+    for (const code of [
+      '4080 Invalid scope',
+      '4100',
+      '4110',
+      '4120',
+      '4130',
+      '4140',
+      '4160',
+      '5020 Express not allowed',
+      '6010',
+      '10020 Approve not allowed',
+    ])
+      expect(codes).toContain(code);
+  });
+
   test('the document is public, and only GET reads it', async () => {
     expect((await client.raw('POST', '/webhooks/v1/openapi.json')).status).toBe(405);
   });
