@@ -268,10 +268,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
       ? { deliveryLeaseMs: parseInterval('PAYGRAPH_DELIVERY_LEASE_MS', env.PAYGRAPH_DELIVERY_LEASE_MS) }
       : {}),
     pspCallbackTimeoutMs: parseInterval('PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS', env.PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS ?? '15000'),
-    shippingCallbackTimeoutMs: parseInterval(
-      'PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS',
-      env.PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS ?? '8000',
-    ),
+    shippingCallbackTimeoutMs: parseInterval('PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS', env.PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS ?? '8000'),
     attention: {
       authorizedWebhookMs: parseInterval(
         'PAYGRAPH_ATTENTION_AUTHORIZED_WEBHOOK_MS',

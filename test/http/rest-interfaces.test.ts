@@ -59,7 +59,7 @@ describe('OpenAPI documents', () => {
   test("the served ePayment document shows Express (issue 34): the create's shipping, the payment's shippingDetails and userDetails, the error codes", async () => {
     const res = await fetch(`${t.baseUrl}/epayment/v1/openapi.json`);
     expect(res.status).toBe(200);
-    const document = await res.json();
+    const document = (await res.json()) as any;
     const shipping = document.paths['/epayment/v1/payments'].post.requestBody.content['application/json'].schema.properties.shipping;
     expect(Object.keys(shipping.properties).sort()).toEqual(['allowedCountries', 'dynamicOptions', 'fixedOptions']);
     expect(Object.keys(shipping.properties.dynamicOptions.properties).sort()).toEqual(['callbackAuthorizationToken', 'callbackUrl']);
