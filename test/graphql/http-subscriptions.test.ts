@@ -171,6 +171,64 @@ describe('refusals, limits, frames', () => {
     expect(unknownAfter.text).toContain('BAD_USER_INPUT');
   });
 
+  test('a token in the URL authenticates nothing: SSE (GET and POST) and multipart refuse it, by whatever name it comes', async () => {
+    const { Authorization: authorization, ...otherHeaders } = await connectionParamsOf(merchant);
+    const token = authorization!.replace(/^Bearer /, '');
+    // Every credential, under the names a client might put in a query string: the stream's headers lack the token.
+    const inUrl = new URLSearchParams({ token, access_token: token, accessToken: token, jwt: token, bearer: token, auth: token });
+    for (const [name, value] of Object.entries({ ...otherHeaders, Authorization: authorization! })) {
+      inUrl.set(name, value);
+      inUrl.set(name.toLowerCase(), value);
+    }
+    const refusals: { face: string; status: number; code: unknown }[] = [];
+    // The first thing a stream says decides: a refusal, or (had it been served) a heartbeat or the stream's opening.
+    const firstWords = async (stream: RawStream) => {
+      open.push(stream);
+      await stream.until((text) => text.length > 0, 'the stream to answer');
+    };
+    const viaSse = async (face: string, stream: RawStream) => {
+      await firstWords(stream);
+      refusals.push({ face, status: stream.status, code: sseEvents(stream.text)[0]?.data.errors?.[0].extensions.code });
+    };
+    await viaSse(
+      'SSE POST',
+      await RawStream.open(`${t.baseUrl}/graphql/stream?${inUrl}`, {
+        method: 'POST',
+        headers: { ...otherHeaders, 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query: EVENTS }),
+      }),
+    );
+    const get = new URLSearchParams(inUrl);
+    get.set('query', EVENTS);
+    await viaSse(
+      'SSE GET',
+      await RawStream.open(`${t.baseUrl}/graphql/stream?${get}`, { headers: { ...otherHeaders, accept: 'text/event-stream' } }),
+    );
+    const viaMultipart = await RawStream.open(`${t.baseUrl}/graphql?${inUrl}`, {
+      method: 'POST',
+      headers: { ...otherHeaders, 'content-type': 'application/json', accept: MULTIPART_ACCEPT },
+      body: JSON.stringify({ query: EVENTS }),
+    });
+    await firstWords(viaMultipart);
+    const multipartCode = viaMultipart.status === 200 ? undefined : JSON.parse(viaMultipart.text).errors[0].extensions.code;
+    refusals.push({ face: 'multipart', status: viaMultipart.status, code: multipartCode });
+    expect(refusals).toEqual([
+      { face: 'SSE POST', status: 200, code: 'UNAUTHENTICATED' },
+      { face: 'SSE GET', status: 200, code: 'UNAUTHENTICATED' },
+      { face: 'multipart', status: 401, code: 'UNAUTHENTICATED' },
+    ]);
+    expect(t.app.services.events.subscriberCount).toBe(0);
+    // The same requests with the token in its header are served: the URL's parameters were all that was missing.
+    const served = await RawStream.open(`${t.baseUrl}/graphql?${inUrl}`, {
+      method: 'POST',
+      headers: { ...otherHeaders, authorization: authorization!, 'content-type': 'application/json', accept: MULTIPART_ACCEPT },
+      body: JSON.stringify({ query: EVENTS }),
+    });
+    open.push(served);
+    expect(served.status).toBe(200);
+    await eventually(() => t.app.services.events.subscriberCount === 1, 'the subscription with its header');
+  });
+
   test('a client holds as many streams as a socket holds subscriptions, on both transports together', async () => {
     const credentials = await connectionParamsOf(merchant);
     await sse({ query: EVENTS }, credentials);

@@ -12,14 +12,15 @@ import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { OperatorClient } from '../support/operator-client.js';
 import { migratedPgliteDump } from '../support/pglite-dump.js';
 import { connectionParamsOf, eventually, graphqlWsUrl } from '../support/subscriber.js';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { startProductionApp, startTestApp, type TestApp } from '../support/test-app.js';
 import { createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
 
 /**
  * issue 37 item 4: with PAYGRAPH_TRUSTED_DOCUMENTS=required, every operation on every transport (POST /graphql,
  * graphql-ws, SSE on /graphql/stream, Apollo's multipart on POST /graphql) must name a registered document; documents
  * are registered by the command line and by the operator graph, in both manifest formats; the dashboard's own are
- * registered at start. One app, its database prepared first so the command line registers into it before it starts.
+ * registered at start. One app, its database prepared first so the command line registers into it before it starts;
+ * last, a production app on the same database (PAYGRAPH_ENV=production) requires them as well.
  */
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -255,5 +256,86 @@ describe('with documents required', () => {
     // Sent with an empty query beside the id, as the IDE's fetcher does.
     expect((await post({ query: '', documentId: units[0] })).body.data.salesUnits).toHaveLength(1);
     expect((await post({ documentId: units[0] })).body).toEqual({ data: { salesUnits: [{ msn: '123456', name: expect.any(String) }] } });
+  });
+});
+
+describe('required in production', () => {
+  /** A query registered for production only, by the command line, before the production service starts. */
+  const PRODUCTION_UNITS = 'query ProductionUnits { salesUnits { msn } }';
+  let production: MerchantClient;
+
+  beforeAll(async () => {
+    // The same database (the embedded one is one process's: the test environment's app lets go of it first).
+    await t.close();
+    await writeFile(join(manifestDir, 'production.json'), JSON.stringify({ [sha256(PRODUCTION_UNITS)]: PRODUCTION_UNITS }));
+    expect(await cli('register-documents', '--file', join(manifestDir, 'production.json'))).toMatchObject({ code: 0, stderr: '' });
+    t = await startProductionApp(onPostgres ? { databaseUrl: database.databaseUrl } : { dataDir }, {
+      PAYGRAPH_TRUSTED_DOCUMENTS: 'required',
+    });
+    expect(t.app.services.config.env).toBe('production');
+    production = new MerchantClient(t.baseUrl);
+  });
+
+  test('POST /graphql: a registered document runs, by documentId or persistedQuery hash; a text is refused and not registered', async () => {
+    const post = async (body: unknown) => production.raw('POST', '/graphql', body, await production.headers());
+    expect((await post({ documentId: sha256(PRODUCTION_UNITS) })).body).toEqual({ data: { salesUnits: [{ msn: '123456' }] } });
+    const byHash = await post({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(PRODUCTION_UNITS) } } });
+    expect(byHash.body).toEqual({ data: { salesUnits: [{ msn: '123456' }] } });
+    const adHoc = await post({ query: PRODUCTION_UNITS });
+    expect({ status: adHoc.status, code: codeOf(adHoc.body), data: adHoc.body.data }).toEqual({
+      status: 400,
+      code: 'PERSISTED_QUERY_ID_REQUIRED',
+      data: undefined,
+    });
+    const text = '{ salesUnits { name } }';
+    expect(codeOf((await post({ query: text, extensions: { persistedQuery: { version: 1, sha256Hash: sha256(text) } } })).body)).toBe(
+      'PERSISTED_QUERY_NOT_FOUND',
+    );
+    expect(codeOf((await post({ extensions: { persistedQuery: { version: 1, sha256Hash: sha256(text) } } })).body)).toBe(
+      'PERSISTED_QUERY_NOT_FOUND',
+    );
+  });
+
+  test('graphql-ws: a registered subscription runs; a text is refused', async () => {
+    const client = createClient({
+      url: graphqlWsUrl(t.baseUrl),
+      webSocketImpl: WebSocket,
+      connectionParams: await connectionParamsOf(production),
+    });
+    try {
+      const first = (payload: Record<string, unknown>) =>
+        new Promise<{ data?: any; errors?: readonly { extensions?: { code?: string } }[] }>((resolve) => {
+          const stop = client.subscribe(payload as never, {
+            next: (result) => {
+              stop();
+              resolve(result);
+            },
+            error: (errors) => resolve({ errors: errors as never }),
+            complete: () => undefined,
+          });
+        });
+      // The payment made in the test environment's run is the unit's first event: a resume from the start brings it.
+      const named = await first({ query: '', documentId: sha256(EVENTS), variables: { after: '0' } });
+      expect(named.data.paymentEvents.event.reference).toBe(reference);
+      const adHoc = await first({ query: EVENTS, variables: { after: '0' } });
+      expect(adHoc.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_ID_REQUIRED');
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  test("SSE and multipart: a text is refused, in each one's shape", async () => {
+    for (const [path, accept] of [
+      ['/graphql/stream', 'text/event-stream'],
+      ['/graphql', 'multipart/mixed;boundary="graphql";subscriptionSpec="1.0",application/json'],
+    ] as const) {
+      // Refused before any stream starts, so the answer ends at once.
+      const refused = await fetch(`${t.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { ...(await production.headers()), Accept: accept },
+        body: JSON.stringify({ query: EVENTS, variables: { after: '0' } }),
+      });
+      expect({ path, refused: await refused.text() }).toEqual({ path, refused: expect.stringContaining('PERSISTED_QUERY_ID_REQUIRED') });
+    }
   });
 });

@@ -2,10 +2,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CATCH_UP_PAGE } from '../../src/operator/listen/event-feed.js';
 import { runListen } from '../../src/operator/listen/listen.command.js';
+import { forkEm } from '../../src/platform/db/orm.js';
 import { signWebhookRequest } from '../../src/platform/delivery/webhook-signature.js';
 import { CONDITION_DEADLINE_MS } from '../support/deadlines.js';
 import { MERCHANT_A, MerchantClient, newReference } from '../support/merchant-client.js';
+import { commitCreatedEvents } from '../support/outbox-events.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { freePort } from '../support/free-port.js';
 
@@ -328,4 +331,69 @@ test('--events forwards those names only; a merchant with one sales unit needs n
     expect(await listen.stop()).toBe(0);
     await receiver.close();
   }
+});
+
+test(`after an outage of more than ${CATCH_UP_PAGE} events (one page), listen pages forward from its cursor: each event once, in id order`, async () => {
+  const receiver = await acknowledgingReceiver();
+  const cursorFile = join(dir, 'outage.cursor');
+  const args = ['--forward-to', receiver.url, '--url', t.baseUrl, '--cursor-file', cursorFile];
+  const env = {
+    PAYGRAPH_CLIENT_ID: MERCHANT_A.clientId,
+    PAYGRAPH_CLIENT_SECRET: MERCHANT_A.clientSecret,
+    PAYGRAPH_SUBSCRIPTION_KEY: MERCHANT_A.subscriptionKey,
+  };
+  // A first run writes its cursor (the unit's newest event), then the listener is down.
+  const first = startListen(args, env);
+  await until(
+    'listen to start',
+    () => first.status.some((l) => l.startsWith("forwarding sales unit 123456's events")),
+    () => first.status,
+  );
+  expect(await first.stop()).toBe(0);
+  const cursor = (await readFile(cursorFile, 'utf8')).trim();
+
+  // Two pages of the oldest-first read and one event more, committed while it is down (at once, as another instance
+  // would): the catch-up crosses two page boundaries.
+  const count = 2 * CATCH_UP_PAGE + 1;
+  const prefix = `${newReference('outage')}-`;
+  const references = Array.from({ length: count }, (_, i) => `${prefix}${i + 1}`);
+  await commitCreatedEvents(forkEm(t.app.services.orm), prefix, count);
+  // In the stream (sequenced) before listen is back, so it reads them all from its cursor rather than live.
+  let newest: string | undefined;
+  await until(
+    'the events in the stream',
+    () => newest === references.at(-1),
+    () => newest,
+    async () => {
+      newest = (await merchant.graphql('{ events(first: 1) { edges { node { reference } } } }')).body.data.events.edges[0]?.node.reference;
+    },
+  );
+
+  const second = startListen(args, env);
+  try {
+    await until(
+      'the last event',
+      () => receiver.received.some((r) => JSON.parse(r.body).reference === references.at(-1)),
+      () => ({ received: receiver.received.length, status: second.status }),
+    );
+    expect(second.status.some((l) => l.includes(`after event ${cursor} `))).toBe(true);
+    const last = receiver.received.at(-1)!.eventId;
+    let acknowledged = '';
+    await until(
+      'the cursor at the last event',
+      () => acknowledged === last,
+      () => acknowledged,
+      async () => {
+        acknowledged = (await readFile(cursorFile, 'utf8')).trim();
+      },
+    );
+  } finally {
+    expect(await second.stop()).toBe(0);
+    await receiver.close();
+  }
+  // Every event once, in the order committed, and their ids rising: none lost or repeated at a page's edge.
+  expect(receiver.received.map((r) => JSON.parse(r.body).reference)).toEqual(references);
+  const ids = receiver.received.map((r) => BigInt(r.eventId));
+  expect(ids.every((id, i) => i === 0 || id > ids[i - 1]!)).toBe(true);
+  expect(ids[0]! > BigInt(cursor)).toBe(true);
 });

@@ -246,6 +246,50 @@ describe('a payment past its expiry that nobody expired', () => {
     expect(await gauge(metrics.port)).toEqual(NONE);
   });
 
+  test('a payment held on purpose by the 201 trigger shows only as any other: EXPIRY_OVERDUE once past its own expiresAt unexpired', async () => {
+    // README "Payments held on purpose": the trigger keeps the payment CREATED with no new event and leaves its expiresAt.
+    const TRIGGER_201 = { currency: 'NOK', value: 201 };
+    const held = newReference('held-201');
+    const longLiving = newReference('held-201-long');
+    expect((await merchant.createPayment({ reference: held, amount: TRIGGER_201 })).status).toBe(201);
+    const expiresAt = new Date(Date.now() + 24 * 3600 * 1000).toISOString();
+    // A long-living payment (QR, with a receipt) whose own expiresAt is a day ahead.
+    const receipt = {
+      orderLines: [{ name: 'Socks', id: 'line-1', totalAmount: 201, totalAmountExcludingTax: 201, totalTaxAmount: 0, taxPercentage: 0 }],
+      bottomLine: { currency: 'NOK' },
+    };
+    const longLived = await merchant.createPayment({
+      reference: longLiving,
+      amount: TRIGGER_201,
+      userFlow: 'QR',
+      returnUrl: undefined,
+      receipt,
+      expiresAt,
+    });
+    expect(longLived.status).toBe(201);
+    for (const reference of [held, longLiving]) {
+      expect((await merchant.forceApprove(reference)).body.extraDetails).toContainEqual({ name: 'failure', reason: 'UNKNOWN_RESULT' });
+    }
+    // Held, not forgotten: nothing to look at while it lives, nor past its expiry within the grace.
+    expect(await reasons(merchant)).toEqual([]);
+    await advanceUnitClock(10 * 60 * 1000 + 30 * 1000);
+    expect(await reasons(merchant)).toEqual([]);
+    // Past the grace and not expired by the job: shown, not exempted by its trigger; the long-living one is not due.
+    await advanceUnitClock(60 * 1000);
+    expect(await reasons(merchant)).toEqual([{ reference: held, state: 'EXPIRED', reasons: ['EXPIRY_OVERDUE'] }]);
+    expect(await gauge(metrics.port)).toEqual({ ...NONE, expiry_overdue: 1 });
+    await t.app.services.runJobsNow!();
+    expect(await reasons(merchant)).toEqual([]);
+    const states = await merchant.graphql(
+      'query($a: String!, $b: String!) { a: payment(reference: $a) { state } b: payment(reference: $b) { state } }',
+      {
+        a: held,
+        b: longLiving,
+      },
+    );
+    expect(states.body.data).toEqual({ a: { state: 'EXPIRED' }, b: { state: 'CREATED' } });
+  });
+
   test('a page costs the same statements for 1, 5 and 10 payments, with their causes and deliveries', async () => {
     const registered = await merchant.request('POST', '/webhooks/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: [AUTHORIZED] });
     expect(registered.status).toBe(201);

@@ -78,8 +78,8 @@ function sharedDatabase(databaseUrl: string): TestDatabase {
 }
 
 /** The service with production configuration; production seeds nothing, so the demo credentials are put in as set-up. */
-export async function startProductionApp(overrides: Partial<Config> = {}): Promise<TestApp> {
-  const app = await startTestApp(overrides, { PAYGRAPH_ENV: 'production', PAYGRAPH_TOKEN_SECRET: 'x'.repeat(40) });
+export async function startProductionApp(overrides: Partial<Config> = {}, env: NodeJS.ProcessEnv = {}): Promise<TestApp> {
+  const app = await startTestApp(overrides, { ...env, PAYGRAPH_ENV: 'production', PAYGRAPH_TOKEN_SECRET: 'x'.repeat(40) });
   await seedMerchants(forkEm(app.app.services.orm), new Date());
   await seedTestUsers(forkEm(app.app.services.orm));
   return app;

@@ -2,7 +2,15 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeExecutableSchema } from '@graphql-tools/schema';
-import { NoSchemaIntrospectionCustomRule, type GraphQLFormattedError, type GraphQLSchema, type ValidationRule } from 'graphql';
+import {
+  NoSchemaIntrospectionCustomRule,
+  buildASTSchema,
+  concatAST,
+  parse,
+  type GraphQLFormattedError,
+  type GraphQLSchema,
+  type ValidationRule,
+} from 'graphql';
 import type { ResolverMap } from '../module.js';
 
 /** `schema/` at the repository root, whether running from source or from `dist/`. */
@@ -37,7 +45,11 @@ let lastBuilt: { resolvers: readonly ResolverMap[]; schema: GraphQLSchema } | un
 export function buildSchema(resolvers: readonly ResolverMap[]): GraphQLSchema {
   const same = lastBuilt && lastBuilt.resolvers.length === resolvers.length && lastBuilt.resolvers.every((map, i) => map === resolvers[i]);
   if (same) return lastBuilt!.schema;
-  const schema = makeExecutableSchema({ typeDefs: loadTypeDefs(), resolvers: [...resolvers] });
+  // The SDL files are one document to graphql-js (each type defined once, `extend`ed elsewhere), which builds it in
+  // half the time of graphql-tools' merge of the same files; and the resolvers go onto that new schema's fields in
+  // place, not onto a copy of it. Without source locations: `npm run check` validates the SDL files with them.
+  const sdl = buildASTSchema(concatAST(loadTypeDefs().map((file) => parse(file, { noLocation: true }))));
+  const schema = makeExecutableSchema({ typeDefs: sdl, resolvers: [...resolvers], updateResolversInPlace: true });
   lastBuilt = { resolvers: [...resolvers], schema };
   return schema;
 }
