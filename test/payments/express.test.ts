@@ -178,6 +178,17 @@ describe('the create of an Express payment', () => {
     expect(res.body.extraDetails).toEqual(expect.arrayContaining([expect.objectContaining({ name: field })]));
   });
 
+  test.each([
+    ['not HTTPS', 'http://shop.example/wc-api/vipps_shipping_details', /HTTPS/],
+    ['a private address', 'https://10.0.0.7/wc-api/vipps_shipping_details', /private/],
+  ])('a callbackUrl the outbound URL policy refuses (%s) is refused at the create, naming the field', async (_, callbackUrl, reason) => {
+    const shipping = { dynamicOptions: { callbackUrl, callbackAuthorizationToken: 'tk' } };
+    const res = await t.merchant.createPayment({ reference: newReference(), ...expressBody({ shipping }) });
+    expect(res.status).toBe(400);
+    const refused = res.body.extraDetails?.find((d: any) => d.name === 'shipping.dynamicOptions.callbackUrl');
+    expect(refused?.reason).toMatch(reason);
+  });
+
   test('option ids of 100 characters with $ and : are taken', async () => {
     const id = `flat_rate:1$${'a'.repeat(88)}`;
     expect(id).toHaveLength(100);
@@ -519,7 +530,9 @@ describe('dynamic options', () => {
   let server: Server;
   let url: string;
   const calls: { headers: IncomingMessage['headers']; body: any }[] = [];
-  let answer: (body: any) => { status: number; body: string } = () => ({ status: 200, body: JSON.stringify({ groups: WOO_GROUPS }) });
+  const shopAnswer = () => ({ status: 200, body: JSON.stringify({ groups: WOO_GROUPS }) });
+  /** What the shop answers for the address it is sent; `delayMs`: it answers that late. */
+  let answer: (body: any) => { status: number; body: string; delayMs?: number } = shopAnswer;
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -528,8 +541,8 @@ describe('dynamic options', () => {
       req.on('end', () => {
         const body = JSON.parse(text);
         calls.push({ headers: req.headers, body });
-        const { status, body: out } = answer(body);
-        res.writeHead(status, { 'content-type': 'application/json' }).end(out);
+        const { status, body: out, delayMs } = answer(body);
+        setTimeout(() => res.writeHead(status, { 'content-type': 'application/json' }).end(out), delayMs ?? 0);
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -569,7 +582,79 @@ describe('dynamic options', () => {
       const page = await (await landing(token, { phoneNumber: '91234567' })).text();
       expect(page).toContain('The shop cannot ship to this address.');
     } finally {
-      answer = () => ({ status: 200, body: JSON.stringify({ groups: WOO_GROUPS }) });
+      answer = shopAnswer;
+    }
+  });
+
+  test('a shop that does not answer within PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS: the user is told it cannot ship there', async () => {
+    // The 8 s default, shortened for this test alone (an answer on its way on a busy machine must not time out in the
+    // others); the shop answers with good options, but only well after the timeout.
+    const config = t.app.app.services.config;
+    config.shippingCallbackTimeoutMs = 300;
+    answer = () => ({ ...shopAnswer(), delayMs: 1_500 });
+    try {
+      const { token } = await createExpress(dynamic());
+      const page = await (await landing(token, { phoneNumber: '91234567' })).text();
+      expect(page).toContain('The shop cannot ship to this address.');
+      expect(page).not.toContain('Flat rate');
+    } finally {
+      config.shippingCallbackTimeoutMs = 8_000;
+      answer = shopAnswer;
+    }
+  });
+
+  test('an answer over 256 KiB is refused unread: the user is told the shop cannot ship there', async () => {
+    // Good groups followed by whitespace: valid JSON that would offer Flat rate if it were read.
+    const padded = shopAnswer().body + ' '.repeat(256 * 1024);
+    answer = () => ({ status: 200, body: padded });
+    try {
+      const { token } = await createExpress(dynamic());
+      calls.length = 0;
+      const page = await (await landing(token, { phoneNumber: '91234567' })).text();
+      expect(calls).toHaveLength(1);
+      expect(page).toContain('The shop cannot ship to this address.');
+      expect(page).not.toContain('Flat rate');
+    } finally {
+      answer = shopAnswer;
+    }
+  });
+
+  test('a new address asks again: the shop is called with it and its options are offered and approved', async () => {
+    const bike = [
+      {
+        brand: 'PORTERBUDDY',
+        type: 'HOME_DELIVERY',
+        isDefault: true,
+        options: [{ id: 'bike:1', name: 'Bike courier', amount: nok(9_900) }],
+      },
+    ];
+    answer = (body) => ({ status: 200, body: JSON.stringify({ groups: body.postCode === '0155' ? WOO_GROUPS : bike }) });
+    try {
+      const { reference, token } = await createExpress(dynamic());
+      calls.length = 0;
+      const first = await (await landing(token, { phoneNumber: '91234567', address: '0' })).text();
+      expect(first).toContain('Flat rate: <strong>kr\u00a049,00</strong>');
+      const second = await (await landing(token, { phoneNumber: '91234567', address: '1' })).text();
+      expect(second).toContain('Bike courier: <strong>kr\u00a099,00</strong>');
+      expect(second).not.toContain('Flat rate');
+      const typed = { address: 'other', addressLine1: 'Kongens gate 2', city: 'Trondheim', postCode: '7011', country: 'NO' };
+      expect(await (await landing(token, { phoneNumber: '91234567', ...typed })).text()).toContain('Bike courier');
+      expect(calls.map((c) => [c.body.addressLine1, c.body.postCode])).toEqual([
+        ['Storgata 1', '0155'],
+        ['Dronning Eufemias gate 16', '0191'],
+        ['Kongens gate 2', '7011'],
+      ]);
+      const res = await approve(token, { phoneNumber: '91234567', consent: 'yes', address: '1', shippingOptionId: 'bike:1' });
+      expect(res.status).toBe(200);
+      const got = (await t.merchant.getPayment(reference)).body;
+      expect(got.amount).toEqual(nok(19_900));
+      expect(got.shippingDetails).toMatchObject({
+        shippingOptionId: 'bike:1',
+        shippingOptionName: 'Bike courier',
+        address: { postCode: '0191' },
+      });
+    } finally {
+      answer = shopAnswer;
     }
   });
 
