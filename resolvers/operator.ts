@@ -8,6 +8,7 @@ import {
   createSalesUnit,
   deactivateMerchant,
   deactivatePartner,
+  setExpressEnabled,
   setMerchantConsent,
   type OperatorCall,
 } from '../src/operator/onboarding.service.js';
@@ -119,6 +120,11 @@ export const operatorResolvers: Resolvers = {
             recurringAllowed: unit.recurringAllowed,
           },
         };
+      }),
+    setSalesUnitExpress: (_, { input }, { request }) =>
+      run(async () => {
+        await setExpressEnabled(operatorCall(request, 'setSalesUnitExpress'), { msn: input.msn, enabled: input.enabled });
+        return { msn: input.msn, expressEnabled: input.enabled };
       }),
     createApiClient: (_, { input }, { request }) =>
       run(async () => {

@@ -87,6 +87,11 @@ export interface Config {
    * so a test of the timeout need not wait the real 15 s.
    */
   pspCallbackTimeoutMs: number;
+  /**
+   * How long a merchant's shipping callback (checkout's dynamic shipping, Express's dynamic options) has to answer
+   * while the user waits (FACTS §8: 8 s); no answer in time is a shop that sent no options for the address.
+   */
+  shippingCallbackTimeoutMs: number;
   /** Port of the Prometheus metrics endpoint (`/metrics`), apart from the service's own; 0: any free port. */
   metricsPort: number;
   /** On SIGTERM, how long requests in flight may take to finish before their connections are cut. */
@@ -263,6 +268,7 @@ export function loadConfig(processEnv: NodeJS.ProcessEnv = process.env): Config 
       ? { deliveryLeaseMs: parseInterval('PAYGRAPH_DELIVERY_LEASE_MS', env.PAYGRAPH_DELIVERY_LEASE_MS) }
       : {}),
     pspCallbackTimeoutMs: parseInterval('PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS', env.PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS ?? '15000'),
+    shippingCallbackTimeoutMs: parseInterval('PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS', env.PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS ?? '8000'),
     attention: {
       authorizedWebhookMs: parseInterval(
         'PAYGRAPH_ATTENTION_AUTHORIZED_WEBHOOK_MS',

@@ -78,7 +78,7 @@ export async function offerShipping(services: Services, token: string, form: Buy
   const checked = checkBuyerForm(session.request, form, { address: true, contact: false, shipping: false, consent: false });
   if (!checked.ok) return { ok: false, page, form, message: 'Check the address.', fieldErrors: checked.fieldErrors };
   const address = checked.address!;
-  const offer = asksForShipping(session.request) ? await shippingOffer(session.request, address, services.config.env) : null;
+  const offer = asksForShipping(session.request) ? await shippingOffer(session.request, address, services.config) : null;
   await em.transactional(async (tx) => {
     const locked = await tx.findOneOrFail(CheckoutSession, { id: session.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (locked.state !== 'SessionCreated') return;
@@ -201,7 +201,7 @@ async function initiatePayment(services: Services, token: string, form: BuyerFor
       peek.offeredShipping && sameAddress(peek.buyerAddress, checked.address)
         ? peek.offeredShipping
         : request.logistics?.dynamicOptionsCallback
-          ? await shippingOffer(request, checked.address, services.config.env)
+          ? await shippingOffer(request, checked.address, services.config)
           : fixedOffer(request);
   }
   return forkEm(services.orm).transactional(async (em) => {

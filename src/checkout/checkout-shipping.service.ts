@@ -1,15 +1,13 @@
-import type { PaygraphEnv } from '../config.js';
-import { askShippingCallback, shippingCallbackSettings } from '../payments/shipping-callback.js';
+import type { Config } from '../config.js';
+import { askShippingCallback } from '../payments/shipping-callback.js';
 import { parseDynamicOptions } from './checkout-session.schemas.js';
 import type { CheckoutSessionRequest, LogisticsOption, OfferedShipping, SessionAddress } from './checkout-session.types.js';
 import type { CheckoutSession } from './checkout-session.entity.js';
 
-/**
+/*
  * Dynamic shipping (spec 2 "Dynamic shipping rules", FACTS §8): the shipping callback shared with Express
- * (shipping-callback.ts), whose settings these are. The callback must answer within 8 seconds; the test suite
- * shortens this setting so a receiver that hangs does not hold it up.
+ * (shipping-callback.ts), which must answer within `PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS` (8 s).
  */
-export const checkoutShippingSettings = shippingCallbackSettings;
 
 /** Whether the session asks for shipping at all: a callback or fixed options, and the address fields to ship to. */
 export function asksForShipping(request: CheckoutSessionRequest): boolean {
@@ -44,14 +42,18 @@ export function selectedOption(offer: OfferedShipping | null, chosenId?: string)
  * a valid, non-empty list (they win over fixed ones); otherwise the fixed options; otherwise none (the buyer cannot
  * pay). The POST goes through the outbound URL policy and holds no database transaction.
  */
-export async function shippingOffer(request: CheckoutSessionRequest, address: SessionAddress, env: PaygraphEnv): Promise<OfferedShipping> {
+export async function shippingOffer(
+  request: CheckoutSessionRequest,
+  address: SessionAddress,
+  config: Pick<Config, 'env' | 'shippingCallbackTimeoutMs'>,
+): Promise<OfferedShipping> {
   const callback = request.logistics?.dynamicOptionsCallback;
   if (callback) {
     const answer = await askShippingCallback(
       callback,
       { streetAddress: address.streetAddress, postalCode: address.postalCode, region: address.region, country: address.country },
       {},
-      env,
+      config,
     );
     if (answer.ok) {
       const options = parseDynamicOptions(answer.json, request.transaction.amount.currency);

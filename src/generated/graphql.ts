@@ -1054,6 +1054,8 @@ export type Mutation = {
   setCallbackQr: CallbackQrPayload;
   /** Sets an order's category; a later call replaces it. */
   setOrderCategory: SetOrderCategoryPayload;
+  /** Express in ePayment (a create with shipping) on or off for a sales unit; every unit starts with it on (set-express). */
+  setSalesUnitExpress: SetSalesUnitExpressPayload;
   /** Sign up a merchant; its sales unit takes PSP payments at once. */
   signUpPspMerchant: SignUpPspMerchantPayload;
   /** Changes a session the buyer has not paid yet; the buyer's page shows the change live (REST: PATCH /checkout/v3/session/{reference}). */
@@ -1246,6 +1248,11 @@ export type MutationSetCallbackQrArgs = {
 
 export type MutationSetOrderCategoryArgs = {
   input: SetOrderCategoryInput;
+};
+
+
+export type MutationSetSalesUnitExpressArgs = {
+  input: SetSalesUnitExpressInput;
 };
 
 
@@ -2696,6 +2703,19 @@ export type SetOrderCategoryPayload = {
   userErrors: Array<OrderUserError>;
 };
 
+export type SetSalesUnitExpressInput = {
+  /** false: the unit's Express creates (with shipping) are refused with 5020; true: they are taken again. */
+  enabled: Scalars['Boolean']['input'];
+  msn: Scalars['String']['input'];
+};
+
+export type SetSalesUnitExpressPayload = {
+  __typename?: 'SetSalesUnitExpressPayload';
+  expressEnabled?: Maybe<Scalars['Boolean']['output']>;
+  msn?: Maybe<Scalars['String']['output']>;
+  userErrors: Array<OperatorUserError>;
+};
+
 export type ShippingBrand =
   | 'BRING'
   | 'DHL'
@@ -3652,6 +3672,8 @@ export type ResolversTypes = ResolversObject<{
   SetCallbackQrInput: SetCallbackQrInput;
   SetOrderCategoryInput: SetOrderCategoryInput;
   SetOrderCategoryPayload: ResolverTypeWrapper<Omit<SetOrderCategoryPayload, 'order'> & { order?: Maybe<ResolversTypes['Order']> }>;
+  SetSalesUnitExpressInput: SetSalesUnitExpressInput;
+  SetSalesUnitExpressPayload: ResolverTypeWrapper<SetSalesUnitExpressPayload>;
   ShippingBrand: ShippingBrand;
   ShippingDetails: ResolverTypeWrapper<ShippingDetails>;
   ShippingGroupInput: ShippingGroupInput;
@@ -3929,6 +3951,8 @@ export type ResolversParentTypes = ResolversObject<{
   SetCallbackQrInput: SetCallbackQrInput;
   SetOrderCategoryInput: SetOrderCategoryInput;
   SetOrderCategoryPayload: Omit<SetOrderCategoryPayload, 'order'> & { order?: Maybe<ResolversParentTypes['Order']> };
+  SetSalesUnitExpressInput: SetSalesUnitExpressInput;
+  SetSalesUnitExpressPayload: SetSalesUnitExpressPayload;
   ShippingDetails: ShippingDetails;
   ShippingGroupInput: ShippingGroupInput;
   ShippingInfoInput: ShippingInfoInput;
@@ -4401,6 +4425,7 @@ export type MutationResolvers<ContextType = GraphQLContext, ParentType extends R
   rotateClientSecret?: Resolver<ResolversTypes['RotateClientSecretPayload'], ParentType, ContextType, RequireFields<MutationRotateClientSecretArgs, 'input'>>;
   setCallbackQr?: Resolver<ResolversTypes['CallbackQrPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationSetCallbackQrArgs, 'input'>>;
   setOrderCategory?: Resolver<ResolversTypes['SetOrderCategoryPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationSetOrderCategoryArgs, 'input'>>;
+  setSalesUnitExpress?: Resolver<ResolversTypes['SetSalesUnitExpressPayload'], ParentType, ContextType, RequireFields<MutationSetSalesUnitExpressArgs, 'input'>>;
   signUpPspMerchant?: Resolver<ResolversTypes['SignUpPspMerchantPayload'], ParentType, ContextType, RequireFields<MutationSignUpPspMerchantArgs, 'input'>>;
   updateCheckoutSession?: Resolver<ResolversTypes['UpdateCheckoutSessionPayload'], ParentType, SalesUnitField<ContextType>, RequireFields<MutationUpdateCheckoutSessionArgs, 'input'>>;
   updatePspMerchant?: Resolver<ResolversTypes['UpdatePspMerchantPayload'], ParentType, ContextType, RequireFields<MutationUpdatePspMerchantArgs, 'input'>>;
@@ -5016,6 +5041,12 @@ export type SetOrderCategoryPayloadResolvers<ContextType = GraphQLContext, Paren
   userErrors?: Resolver<Array<ResolversTypes['OrderUserError']>, ParentType, ContextType>;
 }>;
 
+export type SetSalesUnitExpressPayloadResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['SetSalesUnitExpressPayload'] = ResolversParentTypes['SetSalesUnitExpressPayload']> = ResolversObject<{
+  expressEnabled?: Resolver<Maybe<ResolversTypes['Boolean']>, ParentType, ContextType>;
+  msn?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  userErrors?: Resolver<Array<ResolversTypes['OperatorUserError']>, ParentType, ContextType>;
+}>;
+
 export type ShippingDetailsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ShippingDetails'] = ResolversParentTypes['ShippingDetails']> = ResolversObject<{
   address?: Resolver<ResolversTypes['PaymentAddress'], ParentType, ContextType>;
   shippingCost?: Resolver<ResolversTypes['Money'], ParentType, ContextType>;
@@ -5384,6 +5415,7 @@ export type Resolvers<ContextType = GraphQLContext> = ResolversObject<{
   SalesUnitEdge?: SalesUnitEdgeResolvers<ContextType>;
   SalesUnitPrice?: SalesUnitPriceResolvers<ContextType>;
   SetOrderCategoryPayload?: SetOrderCategoryPayloadResolvers<ContextType>;
+  SetSalesUnitExpressPayload?: SetSalesUnitExpressPayloadResolvers<ContextType>;
   ShippingDetails?: ShippingDetailsResolvers<ContextType>;
   SignUpPspMerchantPayload?: SignUpPspMerchantPayloadResolvers<ContextType>;
   StreamEvent?: StreamEventResolvers<ContextType>;

@@ -1,3 +1,5 @@
+import type { PaygraphEnv } from '../config.js';
+import { outboundUrlProblem } from '../platform/delivery/outbound-url.js';
 import { AppError, type ErrorDetail } from '../platform/errors/app-error.js';
 import type { CreatePaymentCommand } from './payment.commands.js';
 import type { Currency } from './payment.entity.js';
@@ -86,6 +88,19 @@ export function refuseExpress(command: CreatePaymentCommand): void {
   if (!(EXPRESS_USER_FLOWS as readonly string[]).includes(command.userFlow)) {
     throw AppError.validation([{ name: 'userFlow', reason: `Must be ${EXPRESS_USER_FLOWS.join(' or ')} for an Express payment` }]);
   }
+}
+
+/**
+ * The outbound URL policy (outbound-url.ts) on `dynamicOptions.callbackUrl`, judged at the create as checkout judges
+ * its callback URLs at its create: a URL the service would refuse to call (not HTTPS, a private or loopback address in
+ * production) is refused to the merchant, naming the field, instead of meeting every user as a shop that cannot ship.
+ * The call itself goes through the same policy again (a name may resolve elsewhere later).
+ */
+export async function refuseExpressCallbackUrl(command: CreatePaymentCommand, env: PaygraphEnv): Promise<void> {
+  const callbackUrl = command.shipping?.dynamicOptions?.callbackUrl;
+  if (callbackUrl === undefined) return;
+  const problem = await outboundUrlProblem(callbackUrl, env);
+  if (problem) throw AppError.validation([{ name: 'shipping.dynamicOptions.callbackUrl', reason: problem }]);
 }
 
 /** Where the user may ship: `allowedCountries`, or the sales unit's country (FACTS §14.1). */

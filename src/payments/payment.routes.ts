@@ -7,6 +7,7 @@ import { forceApprovePayment } from '../wallet/force-approve.service.js';
 import { cancelPayment, capturePayment, refundPayment } from './payment-modification.service.js';
 import { createPaymentResponse, getPaymentResponse, modificationResponse, paymentEventResponse } from './payment.presenter.js';
 import { REFERENCE_PATTERN } from './payment.rules.js';
+import { PaymentResponse } from './payment.response-schema.js';
 import { createPaymentBody, forceApproveBody, modificationBody } from './payment.schemas.js';
 import { createPayment, getPayment, getPaymentEvents } from './payment.service.js';
 
@@ -42,6 +43,7 @@ export function paymentRoutes(services: Services): RestInterface {
         params: { reference },
         success: {
           status: 200,
+          schema: PaymentResponse,
           description:
             'The payment; once AUTHORIZED, `userDetails` (the consented scopes: firstName, lastName, email, mobileNumber, addresses) when a profile scope was asked for, and `shippingDetails` (address, shippingOptionId, shippingOptionName, shippingCost in minor units) for an Express payment; after their retention once the payment ended (README, Data lifecycle) neither, and `personalDataRemovedAt` says when they were removed',
         },

@@ -10,7 +10,7 @@ import { readPayment, readPaymentEvents } from './payment.read-model.js';
 import { toPaymentView, toPaymentViewAt, type PaymentView } from './payment.view.js';
 import { newPspReference } from './psp-reference.js';
 import { refuseCreatePayment } from './payment.rules.js';
-import { refuseExpress } from './express.rules.js';
+import { refuseExpress, refuseExpressCallbackUrl } from './express.rules.js';
 import { scoped } from '../platform/auth/tenancy.js';
 
 /** A payment nobody acts on expires after 10 minutes (FACTS §1.7). */
@@ -31,6 +31,7 @@ export async function createPayment(ctx: SalesUnitContext, command: CreatePaymen
   try {
     // Express first: a CARD Express create is refused as Express (4160), not as a card in the test environment.
     refuseExpress(command);
+    await refuseExpressCallbackUrl(command, ctx.config.env);
     refuseCreatePayment(command, { env: ctx.config.env, now });
   } catch (refusal) {
     // A rule of the request alone: given only when the key has no answer and no request holds it, as the order of

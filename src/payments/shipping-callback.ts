@@ -1,15 +1,15 @@
-import type { PaygraphEnv } from '../config.js';
+import type { Config } from '../config.js';
 import { postOutboundForBody } from '../platform/delivery/outbound-post.js';
 
 /**
  * The merchant's shipping callback, one mechanism for checkout's dynamic shipping (spec 2, FACTS §8) and Express in
  * ePayment (FACTS §14.1): their bodies differ, the call does not. The user waits on it, so it is a direct POST through
  * the outbound URL policy (`postOutboundForBody`), never the delivery queue, and holds no database transaction. The
- * merchant must answer within `timeoutMs` (8 s, as the platform's checkout) with at most `maxResponseBytes`; the test
- * suite shortens the timeout so a receiver that hangs does not hold it up. `maxCallsPerPayment` bounds how often one
- * payment's user may ask (each new address asks again).
+ * merchant must answer within `config.shippingCallbackTimeoutMs` (`PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS`, 8 s as the
+ * platform's checkout) with at most `maxResponseBytes`, a larger answer refused unread. `maxCallsPerPayment` bounds
+ * how often one payment's user may ask (each new address asks again).
  */
-export const shippingCallbackSettings = { timeoutMs: 8_000, maxResponseBytes: 256 * 1024, maxCallsPerPayment: 20 };
+export const shippingCallbackSettings = { maxResponseBytes: 256 * 1024, maxCallsPerPayment: 20 };
 
 /** What the merchant answered: its JSON, or why there is none (a non-2xx answer, a timeout, a body that is not JSON). */
 export type ShippingCallbackAnswer = { ok: true; json: unknown } | { ok: false; reason: string };
@@ -18,7 +18,7 @@ export async function askShippingCallback(
   url: string,
   body: Record<string, unknown>,
   headers: Record<string, string>,
-  env: PaygraphEnv,
+  config: Pick<Config, 'env' | 'shippingCallbackTimeoutMs'>,
 ): Promise<ShippingCallbackAnswer> {
   let target: URL;
   try {
@@ -30,7 +30,7 @@ export async function askShippingCallback(
     target,
     JSON.stringify(body),
     { 'content-type': 'application/json', accept: 'application/json', ...headers },
-    { timeoutMs: shippingCallbackSettings.timeoutMs, env, maxBytes: shippingCallbackSettings.maxResponseBytes },
+    { timeoutMs: config.shippingCallbackTimeoutMs, env: config.env, maxBytes: shippingCallbackSettings.maxResponseBytes },
   );
   if ('error' in outcome) return { ok: false, reason: outcome.error };
   if (outcome.statusCode < 200 || outcome.statusCode >= 300) return { ok: false, reason: `status ${outcome.statusCode}` };

@@ -130,7 +130,7 @@ async function dynamicGroups(services: Services, payment: Payment, address: Paym
       country: address.country,
     },
     { authorization: dynamic.callbackAuthorizationToken },
-    services.config.env,
+    services.config,
   );
   if (!answer.ok) return CANNOT_SHIP;
   const { value, details } = callbackAnswer.check(answer.json);

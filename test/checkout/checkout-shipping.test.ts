@@ -1,4 +1,3 @@
-import { checkoutShippingSettings } from '../../src/checkout/checkout-shipping.service.js';
 import { useTestApp } from '../support/app-fixture.js';
 import { CheckoutClient, newSessionReference } from './support/checkout-client.js';
 import { MerchantEndpoints } from './support/merchant-endpoints.js';
@@ -73,9 +72,9 @@ describe('dynamic shipping', () => {
     }));
     endpoints.on('/dyn-null', () => ({ status: 200, body: null }));
     endpoints.on('/dyn-slow', () => ({ hang: SHORTENED_TIMEOUT_MS * 3 }));
-    // The 8 seconds of the public definition, shortened for this test so a receiver that hangs does not hold it up (and
+    // The 8 seconds of the public definition (PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS), shortened for this test so a receiver that hangs does not hold it up (and
     // only here: an answer on its way on a busy machine must not time out in the other tests).
-    checkoutShippingSettings.timeoutMs = SHORTENED_TIMEOUT_MS;
+    t.app.app.services.config.shippingCallbackTimeoutMs = SHORTENED_TIMEOUT_MS;
     try {
       for (const path of ['/dyn-empty', '/dyn-500', '/dyn-invalid', '/dyn-null', '/dyn-slow']) {
         const { token } = await sessionWith(path);
@@ -87,7 +86,7 @@ describe('dynamic shipping', () => {
         expect(endpoints.at(path).length).toBeGreaterThan(0);
       }
     } finally {
-      checkoutShippingSettings.timeoutMs = 8_000;
+      t.app.app.services.config.shippingCallbackTimeoutMs = 8_000;
     }
   });
 

@@ -28,6 +28,12 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS: value })).toThrow(/PAYGRAPH_PSP_CALLBACK_TIMEOUT_MS/);
   });
 
+  test('a shipping callback has 8 s to answer unless PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS says otherwise', () => {
+    expect(loadConfig({}).shippingCallbackTimeoutMs).toBe(8_000);
+    expect(loadConfig({ PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS: '500' }).shippingCallbackTimeoutMs).toBe(500);
+    expect(() => loadConfig({ PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS: 'soon' })).toThrow(/PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS/);
+  });
+
   test('an empty PORT is unset, not port 0', () => {
     expect(loadConfig({ PORT: '' }).port).toBe(8080);
     expect(loadConfig({ PORT: '  ' }).port).toBe(8080);

@@ -135,6 +135,19 @@ beforeAll(async () => {
 });
 afterAll(() => t?.close());
 
+test('the table "What we accept beyond the public definitions" has the rows of Express, profile data and the error codes (issue 34)', () => {
+  const section = README.slice(README.indexOf('## What we accept beyond the public definitions'), README.indexOf('## Configuration'));
+  const rows = section.split('\n').filter((line) => line.startsWith('| '));
+  const row = (...words: string[]) => rows.filter((line) => words.every((word) => line.includes(word)));
+  expect(
+    row('`shipping` on `POST /epayment/v1/payments`', '`fixedOptions`', '`dynamicOptions`', '`allowedCountries`', 'FACTS §14.1'),
+  ).toHaveLength(1);
+  expect(
+    row('`shippingDetails`', '`userDetails`', '`GET /epayment/v1/payments/{reference}`', '`epayments.payment.authorized.v1`'),
+  ).toHaveLength(1);
+  expect(row('"ErrorCode"', '4100-4130', '5020', '6010', '10020', 'FACTS §14.3')).toHaveLength(1);
+});
+
 test('every fenced block of the README is a walk-through this test runs, or is listed as not runnable with why', () => {
   expect(blocks.map((b) => b.name)).toEqual([
     'user-profile',

@@ -1,4 +1,6 @@
-import { MerchantClient } from '../support/merchant-client.js';
+import { Compile } from 'typebox/compile';
+import { PaymentResponse } from '../../src/payments/payment.response-schema.js';
+import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 import { epaymentProblem } from '../../src/platform/rest/error-formats/epayment-problem.js';
 import { invalidParamsProblem } from '../../src/platform/rest/error-formats/invalid-params-problem.js';
@@ -54,6 +56,71 @@ describe('OpenAPI documents', () => {
     const get = document.paths['/epayment/v1/payments/{reference}'].get;
     expect(get.parameters.map((p: any) => p.name)).not.toContain('Idempotency-Key');
     expect(get.requestBody).toBeUndefined();
+  });
+
+  test("the served ePayment document shows Express (issue 34): the create's shipping, the payment's shippingDetails and userDetails, the error codes", async () => {
+    const res = await fetch(`${t.baseUrl}/epayment/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    const document = (await res.json()) as any;
+    const shipping = document.paths['/epayment/v1/payments'].post.requestBody.content['application/json'].schema.properties.shipping;
+    expect(Object.keys(shipping.properties).sort()).toEqual(['allowedCountries', 'dynamicOptions', 'fixedOptions']);
+    expect(Object.keys(shipping.properties.dynamicOptions.properties).sort()).toEqual(['callbackAuthorizationToken', 'callbackUrl']);
+    const read = document.paths['/epayment/v1/payments/{reference}'].get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(read.properties.shippingDetails.properties).sort()).toEqual([
+      'address',
+      'shippingCost',
+      'shippingOptionId',
+      'shippingOptionName',
+    ]);
+    expect(Object.keys(read.properties.shippingDetails.properties.address.properties).sort()).toEqual([
+      'addressLine1',
+      'addressLine2',
+      'city',
+      'country',
+      'postCode',
+    ]);
+    expect(Object.keys(read.properties.userDetails.properties).sort()).toEqual([
+      'addresses',
+      'email',
+      'firstName',
+      'lastName',
+      'mobileNumber',
+    ]);
+    // What the document shows is what GET answers: an approved Express payment's body, checked against it.
+    expect(read).toEqual(JSON.parse(JSON.stringify(PaymentResponse)));
+    const reference = newReference();
+    const flatRate = { id: 'flat_rate:1', name: 'Flat rate', amount: { currency: 'NOK', value: 4_900 } };
+    const created = await client.createPayment({
+      reference,
+      userFlow: 'WEB_REDIRECT',
+      returnUrl: 'https://shop.example/return',
+      profile: { scope: 'name email phoneNumber address' },
+      shipping: { fixedOptions: [{ brand: 'POSTEN', type: 'HOME_DELIVERY', options: [flatRate] }] },
+    });
+    const token = new URL(created.body.redirectUrl).searchParams.get('token')!;
+    const approved = await fetch(`${t.baseUrl}/wallet/landing/approve?token=${encodeURIComponent(token)}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: t.baseUrl },
+      body: new URLSearchParams({ phoneNumber: '91234567', consent: 'yes', address: '0', shippingOptionId: 'flat_rate:1' }).toString(),
+    });
+    expect(approved.status).toBe(200);
+    const answer = (await client.getPayment(reference)).body;
+    expect(Object.keys(answer)).toEqual(expect.arrayContaining(['shippingDetails', 'userDetails']));
+    expect([...Compile(PaymentResponse).Errors(answer)]).toEqual([]);
+    const codes = document.components.schemas.Error.properties.extraDetails.description;
+    for (const code of [
+      '4080 Invalid scope',
+      '4100',
+      '4110',
+      '4120',
+      '4130',
+      '4140',
+      '4160',
+      '5020 Express not allowed',
+      '6010',
+      '10020 Approve not allowed',
+    ])
+      expect(codes).toContain(code);
   });
 
   test('the document is public, and only GET reads it', async () => {

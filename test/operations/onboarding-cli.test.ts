@@ -214,6 +214,30 @@ describeOnPostgres('the operator command line', () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ reference: 'first-production-payment' });
 
+    // set-express: the unit's Express creates (with shipping) are refused with 5020 while it is off, taken once on again.
+    const express = (reference: string) =>
+      merchantApi.createPayment({
+        reference,
+        paymentMethod: { type: 'WALLET' },
+        profile: { scope: 'name email phoneNumber address' },
+        shipping: {
+          fixedOptions: [
+            {
+              brand: 'OTHER',
+              type: 'OTHER',
+              isDefault: true,
+              options: [{ id: 'flat_rate:1', name: 'Flat rate', amount: { currency: 'NOK', value: 4_900 } }],
+            },
+          ],
+        },
+      });
+    expect(await ok('set-express', '--msn', credentials.msn, '--off')).toEqual({ msn: credentials.msn, expressEnabled: false });
+    const refused = await express('express-while-off');
+    expect(refused.status).toBe(400);
+    expect(refused.body.extraDetails).toContainEqual({ name: 'ErrorCode', reason: '5020' });
+    expect(await ok('set-express', '--msn', credentials.msn)).toEqual({ msn: credentials.msn, expressEnabled: true });
+    expect((await express('express-on-again')).status).toBe(201);
+
     const tokenStatus = (secret: string) =>
       new MerchantClient(baseUrl, { ...credentials, clientSecret: secret })
         .raw('POST', '/accesstoken/get', undefined, {
@@ -256,6 +280,8 @@ describeOnPostgres('the operator command line', () => {
       'operator.sales-unit.connected.v1',
       'operator.merchant-consent.recorded.v1',
       'operator.api-client.created.v1',
+      'operator.sales-unit.express-disabled.v1',
+      'operator.sales-unit.express-enabled.v1',
       'operator.api-client.secret-rotated.v1',
       'operator.api-client.secret-retired.v1',
       'operator.api-client.secret-rotated.v1',

@@ -101,6 +101,27 @@ describe('the operator mutations', () => {
     const shop = new MerchantClient(t.baseUrl, { msn, ...client });
     const created = await shop.createPayment();
     expect(created.status).toBe(201);
+    // A new unit is not approved for long-living payments: one is refused as before issue 34, 5050 naming expiresAt.
+    const longLiving = {
+      userFlow: 'QR',
+      returnUrl: undefined,
+      expiresAt: new Date(t.app.clock.now().getTime() + 2 * 24 * 3_600_000).toISOString(),
+      receipt: {
+        orderLines: [
+          { name: 'Socks', id: 'l1', totalAmount: 10_000, totalAmountExcludingTax: 8_000, totalTaxAmount: 2_000, taxPercentage: 25 },
+        ],
+        bottomLine: { currency: 'NOK' },
+      },
+    };
+    const refused = await shop.createPayment(longLiving);
+    expect({ status: refused.status, title: refused.body.title, details: refused.body.extraDetails }).toEqual({
+      status: 400,
+      title: 'Long-living payment not allowed',
+      details: [
+        { name: 'expiresAt', reason: 'The sales unit may not create long-living payments' },
+        { name: 'ErrorCode', reason: '5050' },
+      ],
+    });
 
     // Rotation: during the overlap both secrets take tokens; after retire only the new one.
     const rotated = await mutate(

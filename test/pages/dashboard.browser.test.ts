@@ -183,6 +183,30 @@ test("redeliver on a payment's page produces a new attempt", async () => {
   await screenshot(dashboard, 'dashboard-webhooks');
 });
 
+test("an Express payment's page shows the shipping the user chose: address, option and cost", async () => {
+  const flatRate = { id: 'flat_rate:1', name: 'Flat rate', amount: { currency: 'NOK', value: 4_900 } };
+  const { reference, redirectUrl } = await createPayment({
+    userFlow: 'WEB_REDIRECT',
+    returnUrl: 'https://shop.example/return',
+    profile: { scope: 'name email phoneNumber address' },
+    shipping: { fixedOptions: [{ brand: 'POSTEN', type: 'HOME_DELIVERY', isDefault: true, options: [flatRate] }] },
+  });
+  // The landing page's approval, as its form posts it: Kari's second address and the flat rate.
+  const approved = await fetch(`${t.baseUrl}/wallet/landing/approve?token=${new URL(redirectUrl).searchParams.get('token')}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: t.baseUrl },
+    body: new URLSearchParams({ phoneNumber: '91234567', consent: 'yes', address: '1', shippingOptionId: 'flat_rate:1' }).toString(),
+  });
+  expect(approved.status).toBe(200);
+  await dashboard.evaluate(`location.hash = ${JSON.stringify(`#/payments/${encodeURIComponent(reference)}`)}`);
+  await dashboard.getByTestId('payment-reference').filter({ hasText: reference }).waitFor();
+  const shipping = dashboard.getByTestId('shipping');
+  await shipping.waitFor();
+  expect((await shipping.innerText()).replace(/\s+/g, ' ')).toBe(
+    'Shipping Flat rate · kr 49,00 · option flat_rate:1 Dronning Eufemias gate 16 0191 Oslo, NO',
+  );
+});
+
 // Runs last: by now the dashboard has signed in, followed the feed and opened a payment's page.
 test('no credential in any URL the dashboard built, and the secret is in no storage', async () => {
   expect(requested.some((url) => url.startsWith('ws://'))).toBe(true);

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { forkEm } from '../../src/platform/db/orm.js';
-import { setExpressEnabled } from '../../src/operator/onboarding.service.js';
 import { shippingCallbackSettings } from '../../src/payments/shipping-callback.js';
 import { useTestApp } from '../support/app-fixture.js';
-import { newReference } from '../support/merchant-client.js';
+import { newReference, type MerchantClient } from '../support/merchant-client.js';
+import { OperatorClient } from '../support/operator-client.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { connectionParamsOf, eventually, Subscriber } from '../support/subscriber.js';
 
@@ -53,9 +53,34 @@ async function createRaw(json: string, key = newReference()): Promise<{ status: 
 
 const errorCode = (body: any) => body.extraDetails?.find((d: any) => d.name === 'ErrorCode')?.reason;
 
-async function createExpress(overrides: Record<string, unknown> = {}): Promise<{ reference: string; token: string }> {
+const GRAPH_CREATE = `mutation($i: CreatePaymentInput!) { createPayment(input: $i) { payment { reference } userErrors { code errorCode field } } }`;
+
+/** The graph's Express create input: the REST body's fields under the graph's names. */
+function graphInput(overrides: Record<string, unknown>): Record<string, unknown> {
+  return {
+    idempotencyKey: newReference(),
+    reference: newReference(),
+    amount: nok(10_000),
+    paymentMethod: 'WALLET',
+    userFlow: 'WEB_REDIRECT',
+    returnUrl: 'https://shop.example/return',
+    profileScope: 'name email phoneNumber address',
+    shipping: {
+      fixedOptions: WOO_GROUPS.map((g) => ({
+        ...g,
+        options: g.options.map((o) => ({ ...o, amount: { ...o.amount, value: Math.round(o.amount.value) } })),
+      })),
+    },
+    ...overrides,
+  };
+}
+
+async function createExpress(
+  overrides: Record<string, unknown> = {},
+  merchant: MerchantClient = t.merchant,
+): Promise<{ reference: string; token: string }> {
   const reference = newReference();
-  const res = await t.merchant.createPayment({ reference, ...expressBody(overrides) });
+  const res = await merchant.createPayment({ reference, ...expressBody(overrides) });
   if (res.status !== 201) throw new Error(`create failed: ${res.status} ${res.text}`);
   return { reference, token: new URL(res.body.redirectUrl).searchParams.get('token')! };
 }
@@ -126,6 +151,11 @@ describe('the create of an Express payment', () => {
       'shipping.fixedOptions[0].options[0].amount.value',
     ],
     [
+      'an amount above the maximum (65 000 000)',
+      { fixedOptions: [{ ...WOO_GROUPS[0], options: [{ ...WOO_GROUPS[0]!.options[0], amount: nok(65_000_001) }] }] },
+      'shipping.fixedOptions[0].options[0].amount.value',
+    ],
+    [
       'an amount with a fraction',
       { fixedOptions: [{ ...WOO_GROUPS[0], options: [{ ...WOO_GROUPS[0]!.options[0], amount: nok(49.5) }] }] },
       'shipping.fixedOptions[0].options[0].amount.value',
@@ -148,6 +178,17 @@ describe('the create of an Express payment', () => {
     expect(res.body.extraDetails).toEqual(expect.arrayContaining([expect.objectContaining({ name: field })]));
   });
 
+  test.each([
+    ['not HTTPS', 'http://shop.example/wc-api/vipps_shipping_details', /HTTPS/],
+    ['a private address', 'https://10.0.0.7/wc-api/vipps_shipping_details', /private/],
+  ])('a callbackUrl the outbound URL policy refuses (%s) is refused at the create, naming the field', async (_, callbackUrl, reason) => {
+    const shipping = { dynamicOptions: { callbackUrl, callbackAuthorizationToken: 'tk' } };
+    const res = await t.merchant.createPayment({ reference: newReference(), ...expressBody({ shipping }) });
+    expect(res.status).toBe(400);
+    const refused = res.body.extraDetails?.find((d: any) => d.name === 'shipping.dynamicOptions.callbackUrl');
+    expect(refused?.reason).toMatch(reason);
+  });
+
   test('option ids of 100 characters with $ and : are taken', async () => {
     const id = `flat_rate:1$${'a'.repeat(88)}`;
     expect(id).toHaveLength(100);
@@ -156,6 +197,35 @@ describe('the create of an Express payment', () => {
       ...expressBody({ shipping: { fixedOptions: [{ ...WOO_GROUPS[0], options: [{ ...WOO_GROUPS[0]!.options[0], id }] }] } }),
     });
     expect(res.status).toBe(201);
+  });
+
+  test.each([
+    ['WEB_REDIRECT (what WooCommerce sends)', {}],
+    ['NATIVE_REDIRECT', { userFlow: 'NATIVE_REDIRECT' }],
+  ])('userFlow %s is taken: it opens the landing page, where the user chooses the shipping', async (_, overrides) => {
+    const res = await t.merchant.createPayment({ reference: newReference(), ...expressBody(overrides) });
+    expect(res.status).toBe(201);
+    expect(new URL(res.body.redirectUrl).pathname).toBe('/wallet/landing');
+  });
+
+  test.each([
+    ['PUSH_MESSAGE', { userFlow: 'PUSH_MESSAGE', returnUrl: undefined, customer: { phoneNumber: KARI.phoneNumber } }],
+    ['QR', { userFlow: 'QR', returnUrl: undefined }],
+  ])('userFlow %s is refused: a plain 400 naming userFlow, no code, on both faces', async (flow, overrides) => {
+    const res = await t.merchant.createPayment({ reference: newReference(), ...expressBody(overrides) });
+    expect(res.status).toBe(400);
+    expect(errorCode(res.body)).toBeUndefined();
+    expect(res.body.extraDetails).toEqual([{ name: 'userFlow', reason: 'Must be WEB_REDIRECT or NATIVE_REDIRECT for an Express payment' }]);
+    const graph = await t.merchant.graphql(GRAPH_CREATE, { i: graphInput({ ...overrides, userFlow: flow, returnUrl: null }) });
+    expect(graph.body.data.createPayment.userErrors).toEqual([{ code: 'VALIDATION_FAILED', errorCode: null, field: 'userFlow' }]);
+  });
+
+  test('on the graph too, an option amount above the maximum is refused naming the field', async () => {
+    const over = [{ ...WOO_GROUPS[0], options: [{ ...WOO_GROUPS[0]!.options[0], amount: nok(65_000_001) }] }];
+    const res = await t.merchant.graphql(GRAPH_CREATE, { i: graphInput({ shipping: { fixedOptions: over } }) });
+    expect(res.body.data.createPayment.userErrors).toEqual([
+      { code: 'VALIDATION_FAILED', errorCode: null, field: 'shipping.fixedOptions[0].options[0].amount.value' },
+    ]);
   });
 
   test('a create without shipping is not Express, whatever its scope (WooCommerce without shipping)', async () => {
@@ -171,45 +241,45 @@ describe('the create of an Express payment', () => {
     expect(res.status).toBe(201);
   });
 
-  test('a unit the operator turned Express off for answers 5020; both test units are enabled', async () => {
-    const otherUnit = await t.otherMerchant.createPayment({ reference: newReference(), ...expressBody() });
-    expect(otherUnit.status).toBe(201);
-    const call = { em: forkEm(t.app.app.services.orm), actor: 'test-operator', now: new Date() };
-    await setExpressEnabled(call, { msn: '654321', enabled: false });
+  test('the operator turns Express off for a unit on its graph: its Express creates answer 5020 on both faces; on again, taken', async () => {
+    const operator = new OperatorClient(t.baseUrl);
+    const setExpress = async (msn: string, enabled: boolean) =>
+      (
+        await operator.graphql(
+          'mutation($i: SetSalesUnitExpressInput!) { setSalesUnitExpress(input: $i) { msn expressEnabled userErrors { code field } } }',
+          { i: { msn, enabled } },
+        )
+      ).body.data.setSalesUnitExpress;
+    expect((await t.otherMerchant.createPayment({ reference: newReference(), ...expressBody() })).status).toBe(201);
+    expect(await setExpress('654321', false)).toEqual({ msn: '654321', expressEnabled: false, userErrors: [] });
     try {
       const refused = await t.otherMerchant.createPayment({ reference: newReference(), ...expressBody() });
       expect(refused.status).toBe(400);
       expect(errorCode(refused.body)).toBe('5020');
-      // A create without shipping is unaffected.
+      expect(refused.body.extraDetails).toContainEqual(expect.objectContaining({ name: 'shipping' }));
+      const graph = await t.otherMerchant.graphql(GRAPH_CREATE, { i: graphInput({}) });
+      expect(graph.body.data.createPayment.userErrors).toEqual([{ code: 'EXPRESS_NOT_ALLOWED', errorCode: '5020', field: 'shipping' }]);
+      // A create without shipping is unaffected, and so is the other unit.
       expect((await t.otherMerchant.createPayment({ reference: newReference() })).status).toBe(201);
+      expect((await t.merchant.createPayment({ reference: newReference(), ...expressBody() })).status).toBe(201);
     } finally {
-      await setExpressEnabled(call, { msn: '654321', enabled: true });
+      expect(await setExpress('654321', true)).toEqual({ msn: '654321', expressEnabled: true, userErrors: [] });
     }
+    expect((await t.otherMerchant.createPayment({ reference: newReference(), ...expressBody() })).status).toBe(201);
+    expect(await setExpress('999999', false)).toEqual({
+      msn: null,
+      expressEnabled: null,
+      userErrors: [{ code: 'OPERATOR_NOT_FOUND', field: 'msn' }],
+    });
   });
 
   test('the graph takes the same shipping and answers the same codes', async () => {
     const mutation = `mutation($i: CreatePaymentInput!) { createPayment(input: $i) { payment { reference amount { value } } userErrors { code field } } }`;
-    const input = (overrides: Record<string, unknown>) => ({
-      idempotencyKey: newReference(),
-      reference: newReference(),
-      amount: nok(10_000),
-      paymentMethod: 'WALLET',
-      userFlow: 'WEB_REDIRECT',
-      returnUrl: 'https://shop.example/return',
-      profileScope: 'name email phoneNumber address',
-      shipping: {
-        fixedOptions: WOO_GROUPS.map((g) => ({
-          ...g,
-          options: g.options.map((o) => ({ ...o, amount: { ...o.amount, value: Math.round(o.amount.value) } })),
-        })),
-      },
-      ...overrides,
-    });
-    const ok = await t.merchant.graphql(mutation, { i: input({}) });
+    const ok = await t.merchant.graphql(mutation, { i: graphInput({}) });
     expect(ok.body.data.createPayment.userErrors).toEqual([]);
-    const scope = await t.merchant.graphql(mutation, { i: input({ profileScope: 'name' }) });
+    const scope = await t.merchant.graphql(mutation, { i: graphInput({ profileScope: 'name' }) });
     expect(scope.body.data.createPayment.userErrors).toEqual([{ code: 'EXPRESS_SCOPE', field: 'profile.scope' }]);
-    const neither = await t.merchant.graphql(mutation, { i: input({ shipping: {} }) });
+    const neither = await t.merchant.graphql(mutation, { i: graphInput({ shipping: {} }) });
     expect(neither.body.data.createPayment.userErrors).toEqual([{ code: 'EXPRESS_SHIPPING_OPTIONS_MISSING', field: 'shipping' }]);
   });
 });
@@ -314,6 +384,41 @@ describe('the approval of an Express payment', () => {
       postCode: '11151',
       country: 'SE',
     });
+  });
+
+  test('on the unit that captures directly (654321) nothing is captured at approval: the total is reserved, the merchant captures it', async () => {
+    const { reference, token } = await createExpress({}, t.otherMerchant);
+    const res = await approve(token, { phoneNumber: '91234567', consent: 'yes', address: '0', shippingOptionId: 'flat_rate:1' });
+    expect(res.status).toBe(200);
+    const got = (await t.otherMerchant.getPayment(reference)).body;
+    expect({ state: got.state, amount: got.amount, aggregate: got.aggregate }).toEqual({
+      state: 'AUTHORIZED',
+      amount: nok(14_900),
+      aggregate: { authorizedAmount: nok(14_900), capturedAmount: nok(0), cancelledAmount: nok(0), refundedAmount: nok(0) },
+    });
+    expect((await t.otherMerchant.events(reference)).body.map((e: any) => [e.name, e.amount.value])).toEqual([
+      ['CREATED', 10_000],
+      ['AUTHORIZED', 14_900],
+    ]);
+    expect((await t.otherMerchant.modify(reference, 'capture', 14_900)).status).toBe(200);
+    expect((await t.otherMerchant.getPayment(reference)).body.aggregate.capturedAmount).toEqual(nok(14_900));
+  });
+
+  test('a total with shipping on a failure trigger (100 + 51 = 151) is declined as that failure; a trigger create amount plus shipping is not', async () => {
+    const at51 = [{ ...WOO_GROUPS[0], options: [{ ...WOO_GROUPS[0]!.options[0], amount: nok(51) }] }];
+    const declined = await createExpress({ amount: nok(100), shipping: { fixedOptions: at51 } });
+    const res = await approve(declined.token, { phoneNumber: '91234567', consent: 'yes', address: '0', shippingOptionId: 'flat_rate:1' });
+    expect(res.status).toBe(400);
+    expect(await res.text()).toContain('there is not enough money on the account');
+    const read = (await t.merchant.getPayment(declined.reference)).body;
+    expect({ state: read.state, authorized: read.aggregate.authorizedAmount.value }).toEqual({ state: 'CREATED', authorized: 0 });
+    expect(read).not.toHaveProperty('shippingDetails');
+    expect((await t.merchant.events(declined.reference)).body.map((e: any) => e.name)).toEqual(['CREATED']);
+    // The amount the user approves is the total: a create of 151 with 49 NOK shipping is 5051, approved.
+    const approved = await createExpress({ amount: nok(151) });
+    const ok = await approve(approved.token, { phoneNumber: '91234567', consent: 'yes', address: '0', shippingOptionId: 'flat_rate:1' });
+    expect(ok.status).toBe(200);
+    expect((await t.merchant.getPayment(approved.reference)).body.amount).toEqual(nok(5_051));
   });
 
   test('a total with shipping above the maximum is refused to the user', async () => {
@@ -425,7 +530,9 @@ describe('dynamic options', () => {
   let server: Server;
   let url: string;
   const calls: { headers: IncomingMessage['headers']; body: any }[] = [];
-  let answer: (body: any) => { status: number; body: string } = () => ({ status: 200, body: JSON.stringify({ groups: WOO_GROUPS }) });
+  const shopAnswer = () => ({ status: 200, body: JSON.stringify({ groups: WOO_GROUPS }) });
+  /** What the shop answers for the address it is sent; `delayMs`: it answers that late. */
+  let answer: (body: any) => { status: number; body: string; delayMs?: number } = shopAnswer;
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -434,8 +541,8 @@ describe('dynamic options', () => {
       req.on('end', () => {
         const body = JSON.parse(text);
         calls.push({ headers: req.headers, body });
-        const { status, body: out } = answer(body);
-        res.writeHead(status, { 'content-type': 'application/json' }).end(out);
+        const { status, body: out, delayMs } = answer(body);
+        setTimeout(() => res.writeHead(status, { 'content-type': 'application/json' }).end(out), delayMs ?? 0);
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -475,7 +582,79 @@ describe('dynamic options', () => {
       const page = await (await landing(token, { phoneNumber: '91234567' })).text();
       expect(page).toContain('The shop cannot ship to this address.');
     } finally {
-      answer = () => ({ status: 200, body: JSON.stringify({ groups: WOO_GROUPS }) });
+      answer = shopAnswer;
+    }
+  });
+
+  test('a shop that does not answer within PAYGRAPH_SHIPPING_CALLBACK_TIMEOUT_MS: the user is told it cannot ship there', async () => {
+    // The 8 s default, shortened for this test alone (an answer on its way on a busy machine must not time out in the
+    // others); the shop answers with good options, but only well after the timeout.
+    const config = t.app.app.services.config;
+    config.shippingCallbackTimeoutMs = 300;
+    answer = () => ({ ...shopAnswer(), delayMs: 1_500 });
+    try {
+      const { token } = await createExpress(dynamic());
+      const page = await (await landing(token, { phoneNumber: '91234567' })).text();
+      expect(page).toContain('The shop cannot ship to this address.');
+      expect(page).not.toContain('Flat rate');
+    } finally {
+      config.shippingCallbackTimeoutMs = 8_000;
+      answer = shopAnswer;
+    }
+  });
+
+  test('an answer over 256 KiB is refused unread: the user is told the shop cannot ship there', async () => {
+    // Good groups followed by whitespace: valid JSON that would offer Flat rate if it were read.
+    const padded = shopAnswer().body + ' '.repeat(256 * 1024);
+    answer = () => ({ status: 200, body: padded });
+    try {
+      const { token } = await createExpress(dynamic());
+      calls.length = 0;
+      const page = await (await landing(token, { phoneNumber: '91234567' })).text();
+      expect(calls).toHaveLength(1);
+      expect(page).toContain('The shop cannot ship to this address.');
+      expect(page).not.toContain('Flat rate');
+    } finally {
+      answer = shopAnswer;
+    }
+  });
+
+  test('a new address asks again: the shop is called with it and its options are offered and approved', async () => {
+    const bike = [
+      {
+        brand: 'PORTERBUDDY',
+        type: 'HOME_DELIVERY',
+        isDefault: true,
+        options: [{ id: 'bike:1', name: 'Bike courier', amount: nok(9_900) }],
+      },
+    ];
+    answer = (body) => ({ status: 200, body: JSON.stringify({ groups: body.postCode === '0155' ? WOO_GROUPS : bike }) });
+    try {
+      const { reference, token } = await createExpress(dynamic());
+      calls.length = 0;
+      const first = await (await landing(token, { phoneNumber: '91234567', address: '0' })).text();
+      expect(first).toContain('Flat rate: <strong>kr\u00a049,00</strong>');
+      const second = await (await landing(token, { phoneNumber: '91234567', address: '1' })).text();
+      expect(second).toContain('Bike courier: <strong>kr\u00a099,00</strong>');
+      expect(second).not.toContain('Flat rate');
+      const typed = { address: 'other', addressLine1: 'Kongens gate 2', city: 'Trondheim', postCode: '7011', country: 'NO' };
+      expect(await (await landing(token, { phoneNumber: '91234567', ...typed })).text()).toContain('Bike courier');
+      expect(calls.map((c) => [c.body.addressLine1, c.body.postCode])).toEqual([
+        ['Storgata 1', '0155'],
+        ['Dronning Eufemias gate 16', '0191'],
+        ['Kongens gate 2', '7011'],
+      ]);
+      const res = await approve(token, { phoneNumber: '91234567', consent: 'yes', address: '1', shippingOptionId: 'bike:1' });
+      expect(res.status).toBe(200);
+      const got = (await t.merchant.getPayment(reference)).body;
+      expect(got.amount).toEqual(nok(19_900));
+      expect(got.shippingDetails).toMatchObject({
+        shippingOptionId: 'bike:1',
+        shippingOptionName: 'Bike courier',
+        address: { postCode: '0191' },
+      });
+    } finally {
+      answer = shopAnswer;
     }
   });
 

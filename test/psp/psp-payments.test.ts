@@ -248,6 +248,24 @@ describe('approval and the make-payment callback', () => {
     await eventually(async () => (await stateOf(body.pspTransactionId)) === 'RESERVED', 'RESERVED');
   });
 
+  test('failure-trigger amounts (151, 186) are ePayment’s: a PSP payment of one is approved and RESERVED, on the page and by force', async () => {
+    const onPage = await initiate({ amount: 151 });
+    const page = await fetch(`${t.baseUrl}/wallet/psp/approve?token=${encodeURIComponent(onPage.token)}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'phoneNumber=91234567',
+    });
+    expect(page.status).toBe(200);
+    const forced = await initiate({ amount: 186 });
+    expect((await approve(forced.body.pspTransactionId, forced.token)).status).toBe(200);
+    for (const { body, path } of [onPage, forced]) {
+      await eventually(() => endpoint.at(path).length === 1, 'the callback');
+      expect(endpoint.at(path)[0]!.body.paymentState).toBe('ACCEPTED');
+      await eventually(async () => (await stateOf(body.pspTransactionId)) === 'RESERVED', 'RESERVED');
+      expect((await details(body.pspTransactionId)).body.transactionSummary.remainingAmountToCapture).toBe(body.amount);
+    }
+  });
+
   test('with no action for 10 minutes the timeout job sends TIMEOUT', async () => {
     const { body, path, token } = await initiate();
     t.clock.advance(10 * 60 * 1000 + 1);

@@ -34,6 +34,10 @@ export const operatorMutations: Record<string, { query: string; variables: Recor
     query: 'mutation($i: CreateSalesUnitInput!) { createSalesUnit(input: $i) { salesUnit { msn } userErrors { code } } }',
     variables: { i: { merchantId: '0b0e8a5c-1f4e-4c57-9d1a-000000654321', name: 'Intruder unit' } },
   },
+  setSalesUnitExpress: {
+    query: 'mutation($i: SetSalesUnitExpressInput!) { setSalesUnitExpress(input: $i) { expressEnabled userErrors { code } } }',
+    variables: { i: { msn: '654321', enabled: false } },
+  },
   createApiClient: {
     query: 'mutation($i: CreateApiClientInput!) { createApiClient(input: $i) { apiClient { clientSecret } userErrors { code } } }',
     variables: { i: { ownerKind: 'MERCHANT', ownerId: '0b0e8a5c-1f4e-4c57-9d1a-000000654321' } },

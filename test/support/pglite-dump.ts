@@ -36,7 +36,11 @@ function dumpLike(bytes: Uint8Array): Blob {
   // Each call of the two dumps above reads its file anew, so the bytes are this dump's own and are handed over whole
   // (a copy across realms, as with the Buffer above, costs about 130 ms).
   const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  const dump = { type: 'application/x-tar', size: bytes.byteLength, arrayBuffer: async () => (whole ? bytes.buffer : bytes.slice().buffer) };
+  const dump = {
+    type: 'application/x-tar',
+    size: bytes.byteLength,
+    arrayBuffer: async () => (whole ? bytes.buffer : bytes.slice().buffer),
+  };
   return dump as unknown as Blob;
 }
 

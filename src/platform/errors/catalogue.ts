@@ -40,6 +40,13 @@ export function defineErrors<const T extends Record<string, CatalogueEntry>>(dom
   return entries;
 }
 
+/** Every declared ePayment `ErrorCode` with its title, by code, for the interface's OpenAPI document. */
+export function declaredVippsCodes(): { code: string; title: string }[] {
+  const byCode = new Map<string, string>();
+  for (const entry of registry.values()) if (entry.vippsCode && !byCode.has(entry.vippsCode)) byCode.set(entry.vippsCode, entry.title);
+  return [...byCode].map(([code, title]) => ({ code, title })).sort((a, b) => Number(a.code) - Number(b.code));
+}
+
 export function errorEntry(code: ErrorCode): CatalogueEntry {
   const entry = registry.get(code);
   if (!entry) throw new Error(`Error code ${code} is not declared: is its domain's errors file imported?`);

@@ -30,7 +30,10 @@ function operation(restInterface: RestInterface, route: DeclaredRoute): Json {
     summary: route.summary,
     parameters: [...pathParameters(route), ...headerParameters(route)],
     responses: {
-      [String(route.success.status)]: { description: route.success.description },
+      [String(route.success.status)]: {
+        description: route.success.description,
+        ...(route.success.schema ? { content: { 'application/json': { schema: route.success.schema } } } : {}),
+      },
       default: {
         description: `Error (${restInterface.errorFormat.name})`,
         content: { [restInterface.errorFormat.contentType]: { schema: { $ref: '#/components/schemas/Error' } } },

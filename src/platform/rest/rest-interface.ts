@@ -86,8 +86,8 @@ export interface RouteDeclaration<
   idempotent: I;
   params?: { readonly [K in ParamName<P>]?: ParamRule };
   body?: BodyShape<B>;
-  /** The success status, for the OpenAPI document. */
-  success: { status: number; description: string };
+  /** The success status and, where declared, its body's JSON Schema, for the OpenAPI document. */
+  success: RouteSuccess;
   /**
    * A public route that checks a token of its own in its handler (the wallet user's token) names its scheme here,
    * for the OpenAPI document: a bearer token and the subscription key.
@@ -102,6 +102,14 @@ export interface RouteDeclaration<
   handler(ctx: HandlerContext<A, RouteScope<A, S>>, values: RouteValues<P, B, I>): Promise<HttpResponse>;
 }
 
+/** What a route answers when it succeeds, as the OpenAPI document shows it. */
+export interface RouteSuccess {
+  status: number;
+  description: string;
+  /** A JSON Schema (a TypeBox schema is one). */
+  schema?: object;
+}
+
 /** A declared route with its types settled: what the router and the OpenAPI document need. */
 export interface DeclaredRoute {
   method: HttpMethod;
@@ -112,7 +120,7 @@ export interface DeclaredRoute {
   idempotent: boolean;
   params: Readonly<Record<string, ParamRule | undefined>>;
   body: BodyShape<unknown> | undefined;
-  success: { status: number; description: string };
+  success: RouteSuccess;
   /** The route's credentials and header rules: the interface's, or its own. */
   auth: InterfaceAuth;
   headers: HeaderRules | undefined;
