@@ -63,6 +63,8 @@ export default {
   maxWorkers: process.env.DATABASE_URL ? 3 : 2,
   // Longest file first (test/durations.json), so no long file starts last and holds up the end of a pass.
   testSequencer: '<rootDir>/scripts/jest-test-sequencer.mjs',
-  // Builds the pages' browser bundles (dist/pages/) when their sources changed: the app serves them.
+  // Builds the pages' browser bundles (dist/pages/) when their sources changed: the app serves them. A run with browser
+  // tests also gets one chromium that its files share, closed by the tear-down.
   globalSetup: '<rootDir>/scripts/jest-global-setup.mjs',
+  globalTeardown: '<rootDir>/scripts/jest-global-teardown.mjs',
 };

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { text } from 'node:stream/consumers';
 import type { Browser, Page } from 'playwright-core';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
@@ -61,7 +61,7 @@ test('the search finds a payment older than the feed loaded, keeps its filters i
   await screenshot(dashboard, 'dashboard-search');
 
   const [download] = await Promise.all([dashboard.waitForEvent('download'), dashboard.getByTestId('search-export').click()]);
-  const csv = await readFile((await download.path())!, 'utf8');
+  const csv = await text(await download.createReadStream());
   expect(csv.split('\r\n').slice(0, 2)).toEqual([
     'reference,state,created_at,currency,amount,captured,refunded,cancelled',
     expect.stringMatching(new RegExp(`^${old},CREATED,[^,]+,NOK,4321,0,0,0$`)),

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserServer, type Page } from 'playwright-core';
 
 /** Debian's chromium (`.ci/run` installs it): the tests never download a browser. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -17,9 +17,33 @@ const FLAGS = [
   '--disable-sync',
 ];
 
+/**
+ * Where the run's shared chromium listens (a `chromium.launchServer()` websocket), set by jest's global set-up
+ * (scripts/jest-global-setup.mjs) when the run has a browser test; the workers it starts inherit it.
+ */
+export const SHARED_BROWSER_VARIABLE = 'PAYGRAPH_BROWSER_ENDPOINT';
+
+/**
+ * A test file's browser. In a jest run with browser tests it is a connection to the run's one chromium (a launch and
+ * close cost about 2.5 s of CPU, and 16 files each paid it): the file sees only the contexts it makes, and its
+ * `close()` closes them and disconnects, so no cookie or storage passes from one file to the next. Anywhere else (no
+ * shared chromium) it launches one of its own, and `close()` ends it. Downloads are read with
+ * `download.createReadStream()`: `download.path()` throws on a connected browser.
+ */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`No chromium at ${CHROMIUM}: install Debian's chromium (apt-get install -y chromium)`);
+  const shared = process.env[SHARED_BROWSER_VARIABLE];
+  if (shared) return chromium.connect(shared);
   return chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+}
+
+/**
+ * The run's shared chromium (jest's global set-up starts it, its global tear-down closes it). Should the jest process
+ * die without its tear-down, chromium goes with it: playwright closes it on exit, SIGINT, SIGTERM and SIGHUP, and
+ * chromium leaves when the pipe to its parent closes (SIGKILL).
+ */
+export async function launchSharedBrowser(): Promise<BrowserServer> {
+  return chromium.launchServer({ executablePath: CHROMIUM, args: FLAGS, host: '127.0.0.1' });
 }
 
 /** Screenshots land in test-artifacts/ (ignored by git), one per page and state worth looking at. */

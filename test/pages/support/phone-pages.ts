@@ -13,8 +13,9 @@ export interface PhonePages {
 }
 
 /**
- * For a test file of phone pages: one browser for the file and, for each test, a fresh phone-sized context and page
- * whose errors (`collectPageErrors`) fail the test unless the test takes the ones it expects out of the list.
+ * For a test file of phone pages: one browser for the file (a connection to the run's chromium: `launchBrowser`) and,
+ * for each test, a fresh phone-sized context and page whose errors (`collectPageErrors`) fail the test unless the test
+ * takes the ones it expects out of the list.
  */
 export function usePhonePages(): PhonePages {
   let browser: Browser | undefined;
