@@ -1,4 +1,6 @@
 /** @database-free (code and files only, no database: CI runs this file in one pass, jest.config.js) */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { postOutbound } from '../../src/platform/delivery/outbound-post.js';
 import { isPublicAddress, outboundUrlProblem, unicastOnlyLookup } from '../../src/platform/delivery/outbound-url.js';
@@ -154,17 +156,25 @@ describe('test environment', () => {
   });
 
   test('a POST is bounded by its timeout and does not follow redirects', async () => {
-    const receiver = await new WebhookReceiver().start();
+    const requested: string[] = [];
+    // A receiver that hangs on /slow, and moves /moved to /followed, which a client following redirects would ask for.
+    const server = createServer((req, res) => {
+      requested.push(`${req.method} ${req.url}`);
+      if (req.url === '/slow') setTimeout(() => res.writeHead(200).end(), 1_000).unref();
+      else if (req.url === '/moved') res.writeHead(302, { Location: '/followed' }).end();
+      else res.writeHead(200).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      receiver.route('/slow', 'secret', () => ({ hang: 1_000 }));
-      receiver.route('/moved', 'secret', () => 302);
-      expect(await postOutbound(new URL(receiver.url('/slow')), '{}', {}, { timeoutMs: 100, env: 'test' })).toEqual({
+      expect(await postOutbound(new URL(`${base}/slow`), '{}', {}, { timeoutMs: 100, env: 'test' })).toEqual({
         error: 'timeout: no response within 100 ms',
       });
-      expect(await postOutbound(new URL(receiver.url('/moved')), '{}', {}, { timeoutMs: 1_000, env: 'test' })).toEqual({ statusCode: 302 });
-      expect(receiver.received.map((r) => r.path)).toEqual(['/slow', '/moved']);
+      expect(await postOutbound(new URL(`${base}/moved`), '{}', {}, { timeoutMs: 1_000, env: 'test' })).toEqual({ statusCode: 302 });
+      expect(requested.filter((request) => request !== 'POST /slow')).toEqual(['POST /moved']);
     } finally {
-      await receiver.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
