@@ -92,6 +92,23 @@ afterAll(async () => {
 
 const codeOf = (body: any) => body.errors?.[0]?.extensions?.code;
 
+/** The first result of a subscription over graphql-ws, or its errors; the subscription is stopped after it. */
+function firstResult(
+  client: ReturnType<typeof createClient>,
+  payload: Record<string, unknown>,
+): Promise<{ data?: any; errors?: readonly { extensions?: { code?: string } }[] }> {
+  return new Promise((resolve) => {
+    const stop = client.subscribe(payload as never, {
+      next: (result) => {
+        stop();
+        resolve(result);
+      },
+      error: (errors) => resolve({ errors: errors as never }),
+      complete: () => undefined,
+    });
+  });
+}
+
 test("registration: the operator graph takes codegen's format and Apollo's; a known id with other text is refused; the command line too", async () => {
   const register = async (manifest: unknown) =>
     operator.raw(
@@ -179,17 +196,7 @@ describe('with documents required', () => {
       connectionParams: await connectionParamsOf(merchant),
     });
     try {
-      const first = (payload: Record<string, unknown>) =>
-        new Promise<{ data?: any; errors?: readonly { extensions?: { code?: string } }[] }>((resolve) => {
-          const stop = client.subscribe(payload as never, {
-            next: (result) => {
-              stop();
-              resolve(result);
-            },
-            error: (errors) => resolve({ errors: errors as never }),
-            complete: () => undefined,
-          });
-        });
+      const first = (payload: Record<string, unknown>) => firstResult(client, payload);
       const named = await first({ query: '', documentId: sha256(EVENTS), variables: { after: '0' } });
       expect(named.data.paymentEvents.event.reference).toEqual(expect.any(String));
       const adHoc = await first({ query: EVENTS, variables: { after: '0' } });
@@ -303,17 +310,7 @@ describe('required in production', () => {
       connectionParams: await connectionParamsOf(production),
     });
     try {
-      const first = (payload: Record<string, unknown>) =>
-        new Promise<{ data?: any; errors?: readonly { extensions?: { code?: string } }[] }>((resolve) => {
-          const stop = client.subscribe(payload as never, {
-            next: (result) => {
-              stop();
-              resolve(result);
-            },
-            error: (errors) => resolve({ errors: errors as never }),
-            complete: () => undefined,
-          });
-        });
+      const first = (payload: Record<string, unknown>) => firstResult(client, payload);
       // The payment made in the test environment's run is the unit's first event: a resume from the start brings it.
       const named = await first({ query: '', documentId: sha256(EVENTS), variables: { after: '0' } });
       expect(named.data.paymentEvents.event.reference).toBe(reference);
