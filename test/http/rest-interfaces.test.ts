@@ -2,6 +2,7 @@ import { Compile } from 'typebox/compile';
 import { PaymentResponse } from '../../src/payments/payment.response-schema.js';
 import { MerchantClient, newReference } from '../support/merchant-client.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { submitLandingForm } from '../support/user-consent.js';
 import { epaymentProblem } from '../../src/platform/rest/error-formats/epayment-problem.js';
 import { invalidParamsProblem } from '../../src/platform/rest/error-formats/invalid-params-problem.js';
 import { defineRestInterface } from '../../src/platform/rest/rest-interface.js';
@@ -97,11 +98,11 @@ describe('OpenAPI documents', () => {
       profile: { scope: 'name email phoneNumber address' },
       shipping: { fixedOptions: [{ brand: 'POSTEN', type: 'HOME_DELIVERY', options: [flatRate] }] },
     });
-    const token = new URL(created.body.redirectUrl).searchParams.get('token')!;
-    const approved = await fetch(`${t.baseUrl}/wallet/landing/approve?token=${encodeURIComponent(token)}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: t.baseUrl },
-      body: new URLSearchParams({ phoneNumber: '91234567', consent: 'yes', address: '0', shippingOptionId: 'flat_rate:1' }).toString(),
+    const approved = await submitLandingForm(t.baseUrl, created.body.redirectUrl, {
+      phoneNumber: '91234567',
+      consent: 'yes',
+      address: '0',
+      shippingOptionId: 'flat_rate:1',
     });
     expect(approved.status).toBe(200);
     const answer = (await client.getPayment(reference)).body;

@@ -7,6 +7,7 @@ import { OperatorClient } from '../support/operator-client.js';
 import { eventually } from '../support/subscriber.js';
 import { onPostgres } from '../support/test-database.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
+import { submitLandingForm } from '../support/user-consent.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 
 /**
@@ -208,11 +209,11 @@ async function approvedExpress(): Promise<string> {
     shipping: { fixedOptions: [{ isDefault: true, priority: 0, brand: 'OTHER', type: 'OTHER', options }] },
   });
   expect(created.status).toBe(201);
-  const token = new URL(created.body.redirectUrl).searchParams.get('token')!;
-  const approved = await fetch(`${t.baseUrl}/wallet/landing/approve?token=${encodeURIComponent(token)}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: t.baseUrl },
-    body: new URLSearchParams({ phoneNumber: '91234567', consent: 'yes', address: '0', shippingOptionId: 'flat_rate:1' }).toString(),
+  const approved = await submitLandingForm(t.baseUrl, created.body.redirectUrl, {
+    phoneNumber: '91234567',
+    consent: 'yes',
+    address: '0',
+    shippingOptionId: 'flat_rate:1',
   });
   expect(approved.status).toBe(200);
   return reference;

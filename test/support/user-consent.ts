@@ -45,6 +45,19 @@ export async function approveWithConsent(
   return { reference, sub: payment.body.profile?.sub, userToken: userTokenOf(page), page, landingUrl: created.body.redirectUrl };
 }
 
+/**
+ * The landing page's form of the payment whose `redirectUrl` this is, sent as the page sends it (same-origin, no
+ * credentials): `form` is what the user filled in (phone number, consent, and for Express the address and option).
+ */
+export function submitLandingForm(baseUrl: string, redirectUrl: string, form: Record<string, string>): Promise<Response> {
+  const token = new URL(redirectUrl).searchParams.get('token')!;
+  return fetch(`${baseUrl}/wallet/landing/approve?token=${encodeURIComponent(token)}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: baseUrl },
+    body: new URLSearchParams(form).toString(),
+  });
+}
+
 /** The `access_token` in the fragment of the page's "Back to …" link, if any. */
 export function userTokenOf(page: string): string | undefined {
   const href = /<p class="back"[^>]*><a href="([^"]+)"/.exec(page)?.[1];
