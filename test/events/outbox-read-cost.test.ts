@@ -13,7 +13,9 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 let t: TestApp;
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // No jobs: the outbox's fan-out marks every event dispatched, a new version of each row, and when it ran between two
+  // readings (in CI, loaded, it did) the later one walked the dead versions too: 116 buffers against 76.
+  t = await startTestApp({ runJobs: false });
 });
 afterAll(() => t.close());
 
