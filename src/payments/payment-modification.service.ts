@@ -2,6 +2,7 @@ import type { SalesUnitContext } from '../platform/context.js';
 import { AppError } from '../platform/errors/app-error.js';
 import type { ErrorCode } from '../platform/errors/catalogue.js';
 import { keyConflict, type IdempotentRequest } from '../platform/idempotency/idempotency-gate.js';
+import { keyRecordsKeptSince } from '../platform/idempotency/idempotency-retention.js';
 import type { PaymentEventName } from './payment-event.entity.js';
 import type { PaymentEventPayload } from './payment-event.types.js';
 import { paymentEvent } from './payment-event.recorder.js';
@@ -136,7 +137,7 @@ async function modify(
   return runPaymentVerb(ctx, {
     // Keyed by the payment too: one key on two payments is two requests (idempotency-gate.ts).
     key: { ...request, target: reference },
-    keyInLog: mayRecord,
+    keyInLog: { names: mayRecord, createdBefore: keyRecordsKeptSince(ctx.config, ctx.clock.now()) },
     payment: { msn: scoped(ctx).msn, reference },
     time: ctx.clock.now(),
     mayRecord,
