@@ -134,12 +134,13 @@ async function modify(
   sameRequest: (logged: PaymentEventPayload) => boolean,
   change: (payment: Payment, now: Date) => VerbChange,
 ): Promise<PaymentView> {
+  const time = ctx.clock.now();
   return runPaymentVerb(ctx, {
     // Keyed by the payment too: one key on two payments is two requests (idempotency-gate.ts).
     key: { ...request, target: reference },
-    keyInLog: { names: mayRecord, createdBefore: keyRecordsKeptSince(ctx.config, ctx.clock.now()) },
+    keyInLog: { names: mayRecord, createdBefore: keyRecordsKeptSince(ctx.config, time) },
     payment: { msn: scoped(ctx).msn, reference },
-    time: ctx.clock.now(),
+    time,
     mayRecord,
     decide(taken) {
       if (!taken) throw paymentNotFound(reference);
