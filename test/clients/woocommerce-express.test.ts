@@ -1,4 +1,5 @@
 import { useTestApp } from '../support/app-fixture.js';
+import { submitLandingForm } from '../support/user-consent.js';
 import { float, outcome, phpJsonEncode, type PhpValue, type WireAnswer } from '../support/php-client.js';
 import { ShopSite, verifyWebhook, WooPlugin, type ReceivedCall } from './support/woocommerce-plugin.js';
 
@@ -114,20 +115,14 @@ function wooOrderFrom(result: any): { address: any; rateId: string; shippingCost
 
 /** The user on the landing page: Kari, her address, the option, consent, approve (a browser's form posts). */
 async function userApproves(createdAnswer: WireAnswer, optionId: string, address = '0'): Promise<void> {
-  const landing = new URL(createdAnswer.json.redirectUrl);
-  const token = landing.searchParams.get('token')!;
-  const page = await (await fetch(`${landing.href}&phoneNumber=91234567&address=${address}`)).text();
+  const page = await (await fetch(`${createdAnswer.json.redirectUrl}&phoneNumber=91234567&address=${address}`)).text();
   expect(page).toContain('Flat rate');
-  const approved = await fetch(`${fixture.baseUrl}/wallet/landing/approve?token=${encodeURIComponent(token)}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: fixture.baseUrl },
-    body: new URLSearchParams({
-      phoneNumber: '91234567',
-      address,
-      shippingOptionId: optionId,
-      consent: 'yes',
-      action: 'approve',
-    }).toString(),
+  const approved = await submitLandingForm(fixture.baseUrl, createdAnswer.json.redirectUrl, {
+    phoneNumber: '91234567',
+    address,
+    shippingOptionId: optionId,
+    consent: 'yes',
+    action: 'approve',
   });
   expect(approved.status).toBe(200);
 }

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../support/test-app.js';
 import { buildSchema } from '../../src/platform/graph/schema.js';
 import { modules } from '../../src/modules.js';
 import { fromGlobalId, toGlobalId } from '../../src/platform/graph/relay.js';
-import { approveWithConsent } from '../support/user-consent.js';
+import { approveWithConsent, submitLandingForm } from '../support/user-consent.js';
 import { pngImage } from '../support/images.js';
 import { PspClient } from '../support/psp-client.js';
 import { createSecondPsp, newIds, PSP_MSN, SECOND_PSP_MSN } from '../psp/psp-fixture.js';
@@ -878,11 +878,11 @@ describe('tenant isolation', () => {
       },
     });
     expect(created.status).toBe(201);
-    const token = new URL(created.body.redirectUrl).searchParams.get('token')!;
-    const approved = await fetch(`${t.baseUrl}/wallet/landing/approve?token=${encodeURIComponent(token)}`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/x-www-form-urlencoded', Origin: t.baseUrl },
-      body: new URLSearchParams({ phoneNumber: '91234567', consent: 'yes', address: '0', shippingOptionId: 'home' }).toString(),
+    const approved = await submitLandingForm(t.baseUrl, created.body.redirectUrl, {
+      phoneNumber: '91234567',
+      consent: 'yes',
+      address: '0',
+      shippingOptionId: 'home',
     });
     expect(approved.status).toBe(200);
     expect((await owner.getPayment(reference)).body.shippingDetails.shippingOptionId).toBe('home');
