@@ -29,6 +29,7 @@ import { Migration20261205060000AttemptLogContract } from '../platform/db/migrat
 import { Migration20261205060200EventPositionBackfill } from '../platform/db/migrations/Migration20261205060200EventPositionBackfill.js';
 import { Migration20261205070000ClaimIndexes } from '../platform/db/migrations/Migration20261205070000ClaimIndexes.js';
 import { Migration20261205080000ReadIndexes } from '../platform/db/migrations/Migration20261205080000ReadIndexes.js';
+import { Migration20261206000000PreviousReleaseShapes } from '../platform/db/migrations/Migration20261206000000PreviousReleaseShapes.js';
 import { Migration20261205050000TrustedDocuments } from '../platform/db/migrations/Migration20261205050000TrustedDocuments.js';
 import { TrustedDocument } from '../platform/graph/trusted-document.entity.js';
 import { deliveryRetention } from '../platform/delivery/delivery-retention.js';
@@ -71,6 +72,7 @@ export const platformModule: DomainModule = {
     { name: 'Migration20261205050000TrustedDocuments', class: Migration20261205050000TrustedDocuments },
     { name: 'Migration20261205070000ClaimIndexes', class: Migration20261205070000ClaimIndexes },
     { name: 'Migration20261205080000ReadIndexes', class: Migration20261205080000ReadIndexes },
+    { name: 'Migration20261206000000PreviousReleaseShapes', class: Migration20261206000000PreviousReleaseShapes },
   ],
   retention: [...deliveryRetention, idempotencyRetention],
   gauges: (services) => [partitionsAheadGauge(services)],

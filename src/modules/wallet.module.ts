@@ -2,6 +2,7 @@ import type { DomainModule } from '../platform/module.js';
 import { walletResolvers } from '../../resolvers/wallet.js';
 import { WalletUser } from '../wallet/wallet-user.entity.js';
 import { Migration20261205060000WalletUser } from '../wallet/migrations/Migration20261205060000WalletUser.js';
+import { Migration20261206000000WalletUserContract } from '../wallet/migrations/Migration20261206000000WalletUserContract.js';
 import { seedWalletClient } from '../wallet/wallet-client.seed.js';
 import { walletPages } from '../wallet/wallet.routes.js';
 import { seedTestUsers } from '../wallet/wallet.seed.js';
@@ -15,7 +16,10 @@ import '../wallet/wallet.errors.js';
 export const walletModule: DomainModule = {
   name: 'wallet',
   entities: [WalletUser],
-  migrations: [{ name: 'Migration20261205060000WalletUser', class: Migration20261205060000WalletUser }],
+  migrations: [
+    { name: 'Migration20261205060000WalletUser', class: Migration20261205060000WalletUser },
+    { name: 'Migration20261206000000WalletUserContract', class: Migration20261206000000WalletUserContract },
+  ],
   pages: walletPages,
   resolvers: [walletResolvers],
   seedTestEnvironment: async (em, now) => {
