@@ -31,6 +31,16 @@ export interface DatabaseOptions {
   pglite?: { loadDataDir: Blob } | { pglite: object };
 }
 
+/**
+ * Settings of every session the service's pools open, sent with the connection's start (`options`, as `psql`'s
+ * PGOPTIONS). JIT off: PostgreSQL compiles a statement whose estimated cost passes `jit_above_cost`, and on a large
+ * database the estimates of the service's short statements pass it. Compiling then took about a second of the
+ * server's CPU for each run of the deliverer's claim, whose execution takes 21 ms (10 million payments: the soak in
+ * bench/README.md), so deliveries crawled and every statement waited behind a busy server. None of the service's
+ * statements runs long enough to repay a compilation.
+ */
+const SESSION_OPTIONS = '-c jit=off';
+
 /** Opens the database (PostgreSQL when a URL is given, else PGlite) and brings its schema up to date. */
 export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
   const common = commonOptions(options);
@@ -39,7 +49,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
         ...common,
         clientUrl: options.databaseUrl,
         pool: { min: 0, max: 20 },
-        driverOptions: { onPoolCreated },
+        driverOptions: { onPoolCreated, options: SESSION_OPTIONS },
       })
     : await PgliteMikroORM.init({
         ...common,
@@ -131,7 +141,7 @@ export async function openBackgroundLane(orm: Orm, options: DatabaseOptions, siz
     ...commonOptions(options),
     clientUrl: options.databaseUrl,
     pool: { min: 0, max: size },
-    driverOptions: { onPoolCreated },
+    driverOptions: { onPoolCreated, options: SESSION_OPTIONS },
   });
 }
 
