@@ -1,6 +1,7 @@
 import { chunkStatements, setupStatements, soakReference, SOAK_WEBHOOKS, type FillPlan } from '../../bench/soak-fill.js';
 import { readBuffers, type ReadBuffers } from '../../bench/read-buffers.js';
 import { forkEm } from '../../src/platform/db/orm.js';
+import { gateAndRead } from '../../src/platform/db/run-operation.js';
 import { NO_GATE } from '../../src/platform/idempotency/idempotency-gate.js';
 import { keyRecordsKeptSince } from '../../src/platform/idempotency/idempotency-retention.js';
 import { lockedPayment } from '../../src/payments/payment-for-verb.js';
@@ -107,13 +108,14 @@ test("a payment's log, a page, the page's events, both searches and the outbox r
 
 /**
  * The buffers of a capture's locking read of its payment with the look for its key in the payment's log, as the
- * service builds it (`lockedPayment`), under a gate that lets it run, for a key the log does not hold.
+ * service builds it (`lockedPayment`, in the runner's first statement), under a gate that lets it run, for a key the
+ * log does not hold.
  */
 async function lockingReadWithKeyLook(reference: string): Promise<Reading> {
   const createdBefore = keyRecordsKeptSince(t.app.services.config, t.clock.now());
   const read = lockedPayment({ msn: '123456', reference }, { key: 'a-key-never-used', names: ['CAPTURED'], createdBefore });
-  const sql = `${[NO_GATE.ctes, ...read.ctes].join(',\n')} select ${read.columns} from (select 1) as gate_row ${read.joins}`;
-  return explainBuffers(db(), sql, [...NO_GATE.params, ...read.params]);
+  const { sql, params } = gateAndRead(NO_GATE, read);
+  return explainBuffers(db(), sql, params);
 }
 
 // The bench's captures (64 payments captured round robin, their logs growing by the hundred) walked each payment's log

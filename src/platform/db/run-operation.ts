@@ -15,6 +15,7 @@ import {
   replay,
   replayRecorded,
   type IdempotentRequest,
+  type KeyGate,
   type Outcome,
 } from '../idempotency/idempotency-gate.js';
 import { entityColumns, entityInsertSql, entityUpdateSql, untrackedEntity } from './entity-columns.js';
@@ -95,6 +96,22 @@ const NO_READ: OperationRead<object> = { ctes: [], params: [], columns: 'null as
 export type OperationContext = Pick<RequestContext, 'em' | 'clock'> | { em: Em; clock: Clock };
 
 /**
+ * An operation's first statement: the key's gate, the read under it, and what the operation adds to them (its
+ * projectors' reads, a guarded write and its record), each part's parameters in the order of its SQL.
+ */
+export function gateAndRead(
+  gate: Pick<KeyGate, 'ctes' | 'columns' | 'params'>,
+  read: Pick<OperationRead<object>, 'ctes' | 'columns' | 'joins' | 'params'>,
+  more: { ctes: readonly string[]; columns: readonly string[]; params: readonly unknown[] } = { ctes: [], columns: [], params: [] },
+): SqlWrite {
+  return {
+    sql: `${[gate.ctes, ...read.ctes, ...more.ctes].join(',\n')}
+select ${[gate.columns, read.columns, ...more.columns].join(', ')} from (select 1) as gate_row ${read.joins}`,
+    params: [...gate.params, ...read.params, ...more.params],
+  };
+}
+
+/**
  * The one way a change reaches the database: the key's gate and the read under it (one statement, with the BEGIN),
  * the decision in TypeScript, then the changed and new rows, the events with their projectors' rows and the key's
  * record (one statement, with the COMMIT), and the bus's wake-up at the commit. Same key and request: the stored
@@ -114,17 +131,11 @@ export async function runOperation<T, E extends object, M = undefined>(ctx: Oper
   const projections = mayRecord ? projectionReads(mayRecord.streamType, mayRecord.names, mayRecord.msn) : undefined;
   const guardedRecord =
     key && guardedWrite?.recorded ? recordInsert(gate.scope, gate.digest, { select: guardedWrite.recorded }, ctx.clock.now()) : undefined;
-  const first: SqlWrite = {
-    sql: `${[gate.ctes, ...read.ctes, ...(projections?.ctes ?? []), ...(guardedWrite?.ctes ?? []), ...(guardedRecord ? [`record as (${guardedRecord.sql})`] : [])].join(',\n')}
-select ${[gate.columns, read.columns, ...(projections?.columns ?? [])].join(', ')} from (select 1) as gate_row ${read.joins}`,
-    params: [
-      ...gate.params,
-      ...read.params,
-      ...(projections?.params ?? []),
-      ...(guardedWrite?.params ?? []),
-      ...(guardedRecord?.params ?? []),
-    ],
-  };
+  const first = gateAndRead(gate, read, {
+    ctes: [...(projections?.ctes ?? []), ...(guardedWrite?.ctes ?? []), ...(guardedRecord ? [`record as (${guardedRecord.sql})`] : [])],
+    columns: projections?.columns ?? [],
+    params: [...(projections?.params ?? []), ...(guardedWrite?.params ?? []), ...(guardedRecord?.params ?? [])],
+  });
   let wroteEvents = false;
   const then = async (rows: Record<string, unknown>[], session: SqlSession, on?: Em): Promise<{ value: Outcome<T>; last?: SqlWrite }> => {
     const [row = {}] = rows;
