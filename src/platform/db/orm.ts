@@ -41,6 +41,9 @@ export interface DatabaseOptions {
  */
 const SESSION_OPTIONS = '-c jit=off';
 
+/** What each pool of the service is opened with: the sessions' settings, and the handling of lost connections. */
+const poolOptions = () => ({ onPoolCreated, options: SESSION_OPTIONS });
+
 /** Opens the database (PostgreSQL when a URL is given, else PGlite) and brings its schema up to date. */
 export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
   const common = commonOptions(options);
@@ -49,7 +52,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Orm> {
         ...common,
         clientUrl: options.databaseUrl,
         pool: { min: 0, max: 20 },
-        driverOptions: { onPoolCreated, options: SESSION_OPTIONS },
+        driverOptions: poolOptions(),
       })
     : await PgliteMikroORM.init({
         ...common,
@@ -141,7 +144,7 @@ export async function openBackgroundLane(orm: Orm, options: DatabaseOptions, siz
     ...commonOptions(options),
     clientUrl: options.databaseUrl,
     pool: { min: 0, max: size },
-    driverOptions: { onPoolCreated, options: SESSION_OPTIONS },
+    driverOptions: poolOptions(),
   });
 }
 
