@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { SalesUnitContext } from '../platform/context.js';
 import { runOperation } from '../platform/db/run-operation.js';
 import { paymentCreation, type NewPayment } from './payment-creation.statement.js';
@@ -12,6 +12,7 @@ import { newPspReference } from './psp-reference.js';
 import { refuseCreatePayment } from './payment.rules.js';
 import { refuseExpress, refuseExpressCallbackUrl } from './express.rules.js';
 import { scoped } from '../platform/auth/tenancy.js';
+import { timeOrderedId } from '../platform/db/time-ordered-id.js';
 
 /** A payment nobody acts on expires after 10 minutes (FACTS §1.7). */
 export const DEFAULT_PAYMENT_LIFETIME_MS = 10 * 60_000;
@@ -46,7 +47,7 @@ export async function createPayment(ctx: SalesUnitContext, command: CreatePaymen
   }
   {
     const payment: NewPayment = {
-      id: randomUUID(),
+      id: timeOrderedId(),
       msn: scoped(ctx).msn,
       reference: command.reference,
       pspReference: newPspReference(),

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { PspPrincipal } from '../platform/auth/principal.js';
 import { scoped } from '../platform/auth/tenancy.js';
@@ -10,6 +10,7 @@ import { PspPayment, PspPaymentLog } from './psp-payment.entity.js';
 import { recordPspChange } from './psp-payment.events.js';
 import type { InitiatePspPaymentCommand } from './psp-payment.schemas.js';
 import { pspSalesUnitTakingPayments } from './psp-sales-unit.rules.js';
+import { timeOrderedId } from '../platform/db/time-ordered-id.js';
 
 /** How long the wallet user has to act before the payment times out (FACTS §6: 10 minutes). */
 export const PSP_PAYMENT_TIMEOUT_MS = 10 * 60 * 1000;
@@ -51,7 +52,7 @@ export async function initiatePspPayment(ctx: SalesUnitContext, command: Initiat
       }
       await refuseDuplicates(em, psp.pspId, msn, command.pspTransactionId, command.merchantOrderId);
       const payment = em.create(PspPayment, {
-        id: randomUUID(),
+        id: timeOrderedId(),
         pspId: psp.pspId,
         msn,
         pspTransactionId: command.pspTransactionId,

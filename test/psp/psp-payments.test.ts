@@ -110,6 +110,16 @@ describe('initiate', () => {
     );
   });
 
+  test('a PSP payment is stored under a time-ordered id (UUID version 7), as payments are', async () => {
+    const { body } = await initiate();
+    const rows = await forkEm(t.app.services.orm).execute<{ id: string }[]>(
+      'select id::text from psp_payment where psp_transaction_id = ?',
+      [body.pspTransactionId],
+    );
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
   test('a repeated pspTransactionId is code 44; a repeated merchantOrderId of the sales unit is code 99', async () => {
     const { body } = await initiate();
     const again = await call('POST', '/psp/v3/psppayments/init', initBody({ pspTransactionId: body.pspTransactionId }));
