@@ -19,6 +19,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { databaseOn } from './database-url.js';
 import { readBuffers, type ReadBuffers } from './read-buffers.js';
 import { chunkStatements, setupStatements, SOAK_WEBHOOKS, soakReference, type FillPlan } from './soak-fill.js';
 
@@ -35,11 +36,7 @@ const root = join(fileURLToPath(new URL('.', import.meta.url)), '../..');
 
 if (DATABASE === 'test') throw new Error('SOAK_DATABASE must not be the shared test database');
 
-const databaseUrl = (name: string) => {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-};
+const databaseUrl = (name: string) => databaseOn(SERVER_URL, name);
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))

@@ -17,6 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { databaseOn } from './database-url.js';
 import { paymentBody } from './payment-body.js';
 import { percentiles } from './percentiles.js';
 
@@ -35,11 +36,7 @@ interface Wal {
   bytes: number;
 }
 
-const databaseUrl = (name: string) => {
-  const url = new URL(SERVER_URL);
-  url.pathname = `/${name}`;
-  return url.toString();
-};
+const databaseUrl = (name: string) => databaseOn(SERVER_URL, name);
 
 async function serve(root: string): Promise<{ child: ChildProcess; baseUrl: string }> {
   const child = spawn(process.execPath, ['--experimental-async-context-frame', join(root, 'dist/src/main.js')], {

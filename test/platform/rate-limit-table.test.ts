@@ -4,7 +4,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Orm } from '../../src/platform/db/orm.js';
 import { RATE_LIMIT_APPLICATION_NAME, RequestLimiter } from '../../src/platform/rate-limit/request-limiter.js';
 import { openMigratedDatabase } from '../support/migrated-schema.js';
-import { admin, createTestDatabase, onPostgres, type TestDatabase } from '../support/test-database.js';
+import { admin, createTestDatabase, databaseUrl, onPostgres, type TestDatabase } from '../support/test-database.js';
 
 /**
  * The shared rate-limit store's table comes from the platform's migrations, so no limiter runs DDL when an instance
@@ -64,11 +64,9 @@ describe('the rate-limit table', () => {
     for (let round = 0; round < 10; round++) {
       const name = `${templateName}_round_${round}`;
       await admin(serverUrl, `create database ${name} template ${templateName}`);
-      const url = new URL(serverUrl);
-      url.pathname = `/${name}`;
       const config: Config = {
         ...loadConfig({}),
-        databaseUrl: url.toString(),
+        databaseUrl: databaseUrl(serverUrl, name),
         rateLimits: { ...loadConfig({}).rateLimits, client: { points: 4, windowSeconds: 60 }, store: 'postgres' },
       };
       try {

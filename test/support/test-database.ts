@@ -79,7 +79,8 @@ async function exists(serverUrl: string, name: string): Promise<boolean> {
   return (await admin(serverUrl, 'select 1 from pg_database where datname = $1', [name])).rowCount === 1;
 }
 
-function databaseUrl(serverUrl: string, name: string): string {
+/** The URL of database `name` on the server `serverUrl` names. */
+export function databaseUrl(serverUrl: string, name: string): string {
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return url.toString();
