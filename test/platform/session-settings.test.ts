@@ -29,8 +29,11 @@ describeOnPostgres('session settings', () => {
       second = await startTestApp({ databaseUrl });
       const plain = new pg.Client({ connectionString: databaseUrl });
       await plain.connect();
-      expect((await plain.query<{ jit: string }>('show jit')).rows).toEqual([{ jit: 'on' }]);
-      await plain.end();
+      try {
+        expect((await plain.query<{ jit: string }>('show jit')).rows).toEqual([{ jit: 'on' }]);
+      } finally {
+        await plain.end();
+      }
       expect(await forkEm(second.app.services.orm).execute('show jit')).toEqual([{ jit: 'off' }]);
     } finally {
       await admin.end();
