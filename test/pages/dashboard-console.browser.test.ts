@@ -172,6 +172,10 @@ test('a capture and a refund from the payment page, each confirmed, an amount ab
     .filter({ hasText: /^Refunded kr\s25,00/ })
     .waitFor();
   await dashboard.getByTestId('timeline').locator('[data-event="REFUNDED"]').waitFor();
+  // One date format on every page (src/pages/client/shared/format.ts): each moment of the timeline reads `05.12.2026, 14:03:09`.
+  const moments = await dashboard.getByTestId('timeline').locator('time').allTextContents();
+  expect(moments.length).toBeGreaterThanOrEqual(4);
+  for (const moment of moments) expect(moment).toMatch(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}:\d{2}$/);
 
   // What the page did is what the API shows, each action once.
   const events = (await merchant.events(reference)).body as { name: string; amount: { value: number } }[];
